@@ -1,0 +1,176 @@
+//! A batch: the jobs of one `fork` / `for_ranges` call, on its caller's stack.
+//!
+//! A batch is queued in its pool's [`Queue`](crate::queue::Queue) so that idle workers can
+//! *attach* to it as helpers; the owner (the caller) works on it too. Jobs are claimed one index
+//! at a time from `next_job`.
+//!
+//! Protocol and who wakes whom:
+//! - `attach` (a helper, under the queue lock): takes one of `helpers_left`, adds one to
+//!   `attached`. Only a linked batch can be attached, and the owner unlinks it under the same lock
+//!   before waiting, so after that `attached` only falls.
+//! - A participant claims `i = next_job.fetch_add(1)` and runs job `i` when `i < jobs`; a panic is
+//!   caught, stored, and `cancelled` stops further claims.
+//! - `detach` (a helper, when no job is left to claim): its **final** access to the batch is
+//!   `attached.fetch_sub(1)`; the helper that takes it to zero then wakes the owner through the
+//!   owner's parker address, copied *before* the decrement (the owner may free the batch as soon as
+//!   it sees zero; parkers are never freed, see [`crate::parker::current`]).
+//! - The owner returns once the batch is *settled*: unlinked, no claim left, `attached == 0`.
+//!
+//! Why no wake is lost: the owner sleeps only after `settled()` was false, and every transition
+//! to settled is a helper's last `fetch_sub`, which is followed by `unpark`; the parker keeps the
+//! token if the owner has not parked yet. Checked by the loom model `batch_two_claimers` in
+//! `tests/loom.rs`.
+
+// `pub` items here are reachable only from the loom models (`loom_api`).
+#![allow(unreachable_pub)]
+
+use std::any::Any;
+use std::marker::PhantomData;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use crate::parker::Parker;
+use crate::sync::{lock, AtomicBool, AtomicPtr, AtomicUsize, Mutex, Ordering::*};
+
+/// A panic payload caught in a job.
+pub(crate) type Panic = Box<dyn Any + Send + 'static>;
+
+/// See the module documentation.
+pub struct Batch<'a> {
+    /// Queue link, written only under the queue lock.
+    pub(crate) next: AtomicPtr<Batch<'static>>,
+    /// Whether the batch is in a queue; written only under the queue lock.
+    pub(crate) linked: AtomicBool,
+    /// Helpers that may still attach; written only under the queue lock.
+    pub(crate) helpers_left: AtomicUsize,
+    attached: AtomicUsize,
+    next_job: AtomicUsize,
+    jobs: usize,
+    cancelled: AtomicBool,
+    owner: *const Parker,
+    job: *const (dyn Fn(usize) + Sync + 'a),
+    panic: Mutex<Option<Panic>>,
+    /// The ledger root of the token that made the batch (0 when not recorded).
+    pub(crate) root: usize,
+    _job: PhantomData<&'a (dyn Fn(usize) + Sync + 'a)>,
+}
+
+// SAFETY: the raw pointers are a parker that lives forever (or, under loom, as long as the
+// model) and the job closure, which is `Sync` and outlives the batch; every other field is an
+// atomic or a mutex.
+unsafe impl Sync for Batch<'_> {}
+// SAFETY: as above; a batch is never moved while shared (it stays on its owner's stack).
+unsafe impl Send for Batch<'_> {}
+
+impl<'a> Batch<'a> {
+    /// A batch of `jobs` jobs that at most `helpers` helpers may join. `owner` is the parker the
+    /// owner waits on; it must outlive every helper that can still hold its address.
+    pub fn new(
+        jobs: usize,
+        helpers: usize,
+        owner: &Parker,
+        job: &'a (dyn Fn(usize) + Sync + 'a),
+        root: usize,
+    ) -> Self {
+        Batch {
+            next: AtomicPtr::new(std::ptr::null_mut()),
+            linked: AtomicBool::new(false),
+            helpers_left: AtomicUsize::new(helpers),
+            attached: AtomicUsize::new(0),
+            next_job: AtomicUsize::new(0),
+            jobs,
+            cancelled: AtomicBool::new(false),
+            owner,
+            job,
+            panic: Mutex::new(None),
+            root,
+            _job: PhantomData,
+        }
+    }
+
+    /// Whether no job is left to claim.
+    #[inline]
+    pub(crate) fn exhausted(&self) -> bool {
+        self.next_job.load(Relaxed) >= self.jobs || self.cancelled.load(Relaxed)
+    }
+
+    /// Called under the queue lock by a helper that takes a helper place.
+    #[inline]
+    pub(crate) fn attach_locked(&self) {
+        self.attached.fetch_add(1, Relaxed);
+    }
+
+    /// Claims and runs jobs until none is left. Panics are caught and stored.
+    pub fn run_jobs(&self) {
+        loop {
+            if self.cancelled.load(Relaxed) {
+                return;
+            }
+            let i = self.next_job.fetch_add(1, Relaxed);
+            if i >= self.jobs {
+                return;
+            }
+            // SAFETY: the owner keeps the closure alive until the batch is settled, and this
+            // participant is attached (or is the owner), so the batch is not yet settled.
+            let job = unsafe { &*self.job };
+            if let Err(p) = catch_unwind(AssertUnwindSafe(|| job(i))) {
+                self.cancel(p);
+            }
+        }
+    }
+
+    /// Runs job `i` alone (a share addressed to one participant). A panic is caught and stored.
+    pub(crate) fn run_one(&self, i: usize) {
+        // SAFETY: as in `run_jobs`: the caller is attached or the owner.
+        let job = unsafe { &*self.job };
+        if let Err(p) = catch_unwind(AssertUnwindSafe(|| job(i))) {
+            self.cancel(p);
+        }
+    }
+
+    /// Counts `n` participants as attached without the queue (shares sent by mail).
+    pub(crate) fn attach_direct(&self, n: usize) {
+        self.attached.fetch_add(n, Relaxed);
+    }
+
+    /// Marks every job as claimed (the owner handed them out by mail).
+    pub(crate) fn claim_all(&self) {
+        self.next_job.store(self.jobs, Relaxed);
+    }
+
+    #[cold]
+    fn cancel(&self, p: Panic) {
+        self.cancelled.store(true, Relaxed);
+        let mut slot = lock(&self.panic);
+        if slot.is_none() {
+            *slot = Some(p);
+        }
+    }
+
+    /// A helper leaves the batch. After this call the helper must not touch the batch: the
+    /// owner may already have returned and freed it.
+    ///
+    /// # Safety
+    /// `this` points to a batch this helper attached to and has not yet detached from.
+    pub unsafe fn detach(this: *const Batch<'_>) {
+        // SAFETY: still attached, so the owner waits and the batch is alive.
+        let owner = unsafe { (*this).owner };
+        // SAFETY: as above; this decrement is the helper's last access to the batch.
+        let last = unsafe { (*this).attached.fetch_sub(1, AcqRel) } == 1;
+        if last {
+            // SAFETY: parkers outlive every waker (see `parker::current`); the model keeps its
+            // parkers alive for the whole execution.
+            unsafe { (*owner).unpark() };
+        }
+    }
+
+    /// The owner's condition: no helper attached and no claim left.
+    #[inline]
+    pub fn settled(&self) -> bool {
+        self.attached.load(Acquire) == 0 && self.exhausted()
+    }
+
+    /// The first panic caught in a job, if any.
+    pub fn take_panic(&self) -> Option<Panic> {
+        lock(&self.panic).take()
+    }
+}

@@ -1,0 +1,386 @@
+//! Budget tokens and their entries.
+//!
+//! An [`Exec`] is the right to use `budget` slots of a pool for one call. Every entry consumes
+//! it; `fork` hands each job a child token whose budgets, over the jobs that can run at once,
+//! sum to at most the parent's, so nested parallelism conserves threads at every depth.
+
+use std::ops::Range;
+use std::panic::resume_unwind;
+use std::sync::Arc;
+
+use crate::batch::Batch;
+use crate::error::{Error, Refused};
+use crate::handle::Pool;
+use crate::ledger;
+use crate::parker;
+use crate::pool::{PoolShared, Settle};
+use crate::sync::{lock, Mutex};
+
+enum PoolRef<'a> {
+    Serial,
+    Owned(Arc<PoolShared>),
+    Borrowed(&'a PoolShared),
+}
+
+/// A budget token: the right to run on up to `budget` slots of a pool.
+///
+/// Not `Clone`, not `Copy`: every entry consumes the token, and [`reborrow`](Exec::reborrow)
+/// or [`limit`](Exec::limit) narrow it.
+///
+/// ```compile_fail
+/// let pool = teamalg::Pool::builder().threads(2).build().unwrap();
+/// let exec = teamalg::Exec::new(&pool, 2).unwrap();
+/// let copy = exec.clone(); // Exec is not Clone
+/// ```
+///
+/// ```compile_fail
+/// let exec = teamalg::Exec::serial();
+/// exec.for_ranges(10, 1, |_| {});
+/// exec.for_ranges(10, 1, |_| {}); // used after move: Exec is not Copy
+/// ```
+///
+/// ```
+/// use teamalg::{Exec, Pool};
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+///
+/// let pool = Pool::builder().threads(2).build()?;
+/// let sum = AtomicUsize::new(0);
+/// Exec::new(&pool, 2)?.for_ranges(1000, 100, |r| {
+///     sum.fetch_add(r.sum::<usize>(), Ordering::Relaxed);
+/// });
+/// assert_eq!(sum.into_inner(), 999 * 1000 / 2);
+/// # Ok::<(), teamalg::Error>(())
+/// ```
+pub struct Exec<'a> {
+    pool: PoolRef<'a>,
+    budget: usize,
+    pub(crate) root: usize,
+    /// A root token (not a fork child): the caller itself counts in the ledger.
+    is_root: bool,
+}
+
+impl std::fmt::Debug for Exec<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Exec")
+            .field("budget", &self.budget)
+            .field("serial", &matches!(self.pool, PoolRef::Serial))
+            .finish()
+    }
+}
+
+impl Exec<'static> {
+    /// A token for `budget` slots of `pool`, clamped to the pool's thread count.
+    pub fn new(pool: &Pool, budget: usize) -> Result<Exec<'static>, Error> {
+        if budget == 0 {
+            return Err(Error::ZeroBudget);
+        }
+        Ok(Exec {
+            budget: budget.min(pool.threads()),
+            pool: PoolRef::Owned(pool.shared.clone()),
+            root: ledger::register(),
+            is_root: true,
+        })
+    }
+
+    /// A serial token: every entry runs inline on the caller.
+    pub fn serial() -> Exec<'static> {
+        Exec {
+            pool: PoolRef::Serial,
+            budget: 1,
+            root: 0,
+            is_root: true,
+        }
+    }
+}
+
+/// A buffer for `n` slot indices: on the stack up to 64, else on the heap.
+fn slot_buffer<'b>(
+    n: usize,
+    stack: &'b mut [usize; 64],
+    heap: &'b mut Vec<usize>,
+) -> &'b mut [usize] {
+    if n <= stack.len() {
+        &mut stack[..n]
+    } else {
+        heap.resize(n, 0);
+        heap
+    }
+}
+
+/// Budget of child `i` of `jobs` under `budget`: equal shares, the remainder to the first.
+#[inline]
+fn child_budget(budget: usize, jobs: usize, i: usize) -> usize {
+    if jobs >= budget {
+        1
+    } else {
+        budget / jobs + usize::from(i < budget % jobs)
+    }
+}
+
+impl<'a> Exec<'a> {
+    /// The number of slots this token may use at once (1 for a serial token).
+    pub fn budget(&self) -> usize {
+        self.budget
+    }
+
+    /// A token for one entry that leaves this one usable afterwards.
+    pub fn reborrow(&mut self) -> Exec<'_> {
+        Exec {
+            pool: match &self.pool {
+                PoolRef::Serial => PoolRef::Serial,
+                PoolRef::Owned(p) => PoolRef::Borrowed(p),
+                PoolRef::Borrowed(p) => PoolRef::Borrowed(p),
+            },
+            budget: self.budget,
+            root: self.root,
+            is_root: self.is_root,
+        }
+    }
+
+    /// The same token with its budget lowered to `n` (at least 1; never raised).
+    pub fn limit(mut self, n: usize) -> Exec<'a> {
+        self.budget = self.budget.min(n.max(1));
+        self
+    }
+
+    fn shared(&self) -> Option<&PoolShared> {
+        match &self.pool {
+            PoolRef::Serial => None,
+            PoolRef::Owned(p) => Some(p),
+            PoolRef::Borrowed(p) => Some(p),
+        }
+    }
+
+    /// The pool to run on, when this entry can go parallel at all.
+    #[inline]
+    fn parallel_pool(&self) -> Option<&PoolShared> {
+        if self.budget < 2 {
+            return None;
+        }
+        self.shared().filter(|p| !p.is_shut_down())
+    }
+
+    fn child<'s>(&self, pool: &'s PoolShared, budget: usize) -> Exec<'s> {
+        Exec {
+            pool: PoolRef::Borrowed(pool),
+            budget,
+            root: self.root,
+            is_root: false,
+        }
+    }
+
+    fn serial_child(&self) -> Exec<'_> {
+        match self.shared() {
+            Some(p) => self.child(p, 1),
+            None => Exec::serial(),
+        }
+    }
+
+    /// Runs `f(i, child)` for every `i` in `0..jobs`, at most `budget` at once, and returns when
+    /// all are done. Child tokens split the budget: with fewer jobs than slots each child gets an
+    /// equal share (the remainder to the first), otherwise each gets one slot.
+    ///
+    /// A panic in any job cancels the jobs not yet started and resumes on the caller once the
+    /// running ones are done; the pool stays usable.
+    pub fn fork<F>(self, jobs: usize, f: F)
+    where
+        F: Fn(usize, Exec<'_>) + Sync,
+    {
+        match jobs {
+            0 => {}
+            1 => f(0, self),
+            _ => match self.parallel_pool() {
+                None => {
+                    for i in 0..jobs {
+                        f(i, self.serial_child());
+                    }
+                }
+                Some(pool) => {
+                    let budget = self.budget;
+                    let job = |i: usize| f(i, self.child(pool, child_budget(budget, jobs, i)));
+                    self.run_batch(pool, jobs, &job);
+                }
+            },
+        }
+    }
+
+    /// Like [`fork`](Exec::fork), with the budget divided in proportion to `shares` (each child
+    /// gets at least one slot; with more jobs than slots every child gets one).
+    pub fn fork_sized<F>(self, shares: &[usize], f: F)
+    where
+        F: Fn(usize, Exec<'_>) + Sync,
+    {
+        let jobs = shares.len();
+        if jobs <= 1 || self.parallel_pool().is_none() || jobs >= self.budget {
+            return self.fork(jobs, f);
+        }
+        let pool = self.parallel_pool().expect("checked above");
+        let budget = self.budget;
+        let total: usize = shares.iter().map(|&s| s.max(1)).sum();
+        let spare = budget - jobs;
+        // Each child: 1 + its proportional part of the spare slots, rounded down; the slots
+        // lost to rounding go to the first children.
+        let base = |i: usize| 1 + spare * shares[i].max(1) / total;
+        let given: usize = (0..jobs).map(base).sum();
+        let left = budget - given;
+        let job = |i: usize| {
+            let b = base(i) + usize::from(i < left);
+            f(i, self.child(pool, b))
+        };
+        self.run_batch(pool, jobs, &job);
+    }
+
+    /// Runs `f` over `0..len` split into at most `budget` contiguous ranges of at least
+    /// `grain` elements (a `grain` of 0 counts as 1). An empty range runs nothing.
+    pub fn for_ranges<F>(self, len: usize, grain: usize, f: F)
+    where
+        F: Fn(Range<usize>) + Sync,
+    {
+        if len == 0 {
+            return;
+        }
+        let chunks = self.budget.min(len.div_ceil(grain.max(1)));
+        match self.parallel_pool().filter(|_| chunks > 1) {
+            None => f(0..len),
+            Some(pool) => {
+                let job = |i: usize| f(i * len / chunks..(i + 1) * len / chunks);
+                self.run_batch(pool, chunks, &job);
+            }
+        }
+    }
+
+    /// Queues `jobs` jobs, works on them, joins, and resumes a panic.
+    fn run_batch(&self, pool: &PoolShared, jobs: usize, job: &(dyn Fn(usize) + Sync)) {
+        let helpers = jobs.min(self.budget) - 1;
+        let root = if self.is_root { self.root } else { 0 };
+        ledger::enter(root);
+        let batch = Batch::new(jobs, helpers, parker::current(), job, self.root);
+        // SAFETY: `settle` below unlinks the batch and waits until no helper holds it before
+        // this frame (which owns `batch`) can end, also when unwinding.
+        unsafe { pool.queue.push(&batch) };
+        let woke = pool.wake_idle(helpers) > 0;
+        {
+            let _settle = Settle {
+                pool,
+                batch: &batch,
+                woke,
+                unlink: true,
+            };
+            batch.run_jobs();
+        }
+        ledger::exit(root);
+        if let Some(p) = batch.take_panic() {
+            resume_unwind(p);
+        }
+    }
+
+    /// Runs `f(i)` for every `i` in `0..budget`, each on its own thread, all at once: the caller
+    /// runs `f(0)` and idle workers, reserved for the call, run the others. Refuses when that
+    /// cannot be guaranteed: on a fork child ([`Refused::Nested`]), when the caller is a worker
+    /// of this pool ([`Refused::InPool`]), or when not enough workers are idle
+    /// ([`Refused::Busy`]). A serial token or a budget of one runs `f(0)` inline.
+    pub fn broadcast<F>(self, f: F) -> Result<(), Refused>
+    where
+        F: Fn(usize) + Sync,
+    {
+        let Some(pool) = self.parallel_pool() else {
+            f(0);
+            return Ok(());
+        };
+        if !self.is_root {
+            return Err(Refused::Nested);
+        }
+        if pool.is_current_worker() {
+            return Err(Refused::InPool);
+        }
+        let want = self.budget - 1;
+        let mut slots = [0usize; 64];
+        let mut many = Vec::new();
+        let out = slot_buffer(want, &mut slots, &mut many);
+        let got = pool.reserve_idle(want, out);
+        if got < want {
+            pool.release(&out[..got]);
+            return Err(Refused::Busy);
+        }
+        ledger::enter(self.root);
+        let batch = Batch::new(self.budget, 0, parker::current(), &f, self.root);
+        batch.claim_all();
+        batch.attach_direct(want);
+        for (i, &k) in out.iter().enumerate() {
+            pool.mail(k, &batch, i + 1);
+        }
+        {
+            let _settle = Settle {
+                pool,
+                batch: &batch,
+                woke: false,
+                unlink: false,
+            };
+            batch.run_one(0);
+        }
+        ledger::exit(self.root);
+        if let Some(p) = batch.take_panic() {
+            resume_unwind(p);
+        }
+        Ok(())
+    }
+
+    /// Enters the pool once for an outside library that runs its own threads: holds up to
+    /// `budget - 1` idle workers of this pool (they sleep, so they leave their CPUs to the
+    /// library) and runs `f(width)` on the caller, where `width` is 1 plus the workers held.
+    /// The library should use at most `width` threads. A serial token gives width 1.
+    pub fn external<R>(self, f: impl FnOnce(usize) -> R) -> R {
+        let Some(pool) = self.parallel_pool() else {
+            return f(1);
+        };
+        let want = self.budget - 1;
+        let mut slots = [0usize; 64];
+        let mut many = Vec::new();
+        let out = slot_buffer(want, &mut slots, &mut many);
+        let got = pool.reserve_idle(want, out);
+        struct Release<'p>(&'p PoolShared, &'p [usize]);
+        impl Drop for Release<'_> {
+            fn drop(&mut self) {
+                self.0.release(self.1);
+            }
+        }
+        let _release = Release(pool, &out[..got]);
+        f(1 + got)
+    }
+
+    /// Runs `f` on a worker of the pool with a token of the same budget, and returns its
+    /// result; from a worker of the same pool, a serial token or a shut-down pool it runs
+    /// inline. Nested entries made inside `f` are in-pool entries, the cheapest kind.
+    pub fn install<R: Send>(self, f: impl FnOnce(Exec<'_>) -> R + Send) -> R {
+        let pool = match self.shared() {
+            Some(p) if !p.is_shut_down() && !p.is_current_worker() => p,
+            _ => return f(self),
+        };
+        let task = Mutex::new(Some(f));
+        let result: Mutex<Option<R>> = Mutex::new(None);
+        let budget = self.budget;
+        let job = |_: usize| {
+            let f = lock(&task).take().expect("an install job runs once");
+            let r = f(self.child(pool, budget));
+            *lock(&result) = Some(r);
+        };
+        let batch = Batch::new(1, 1, parker::current(), &job, self.root);
+        // SAFETY: as in `run_batch`; the owner claims no job, so a worker must run it, and
+        // `Settle` waits until one has.
+        unsafe { pool.queue.push(&batch) };
+        pool.wake_idle(1);
+        // Not unlinked by us: the worker that attaches takes the only helper place, which
+        // unlinks it.
+        drop(Settle {
+            pool,
+            batch: &batch,
+            woke: false,
+            unlink: false,
+        });
+        if let Some(p) = batch.take_panic() {
+            resume_unwind(p);
+        }
+        let r = lock(&result).take();
+        r.expect("the install job ran")
+    }
+}

@@ -1,0 +1,183 @@
+//! The user's handle of a pool, and its builder.
+
+use std::fmt;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use crate::cpus::CpuSet;
+use crate::error::Error;
+use crate::pool::PoolShared;
+use crate::reserve;
+use crate::wait::DEFAULT_SPIN_POLLS;
+
+type NameFn = Box<dyn Fn(usize) -> String>;
+type StartFn = Arc<dyn Fn(usize) + Send + Sync>;
+
+/// A set of worker threads with one owner. See the crate documentation for an example.
+///
+/// Dropping a pool waits until its workers have left it (dedicated workers are joined, so their
+/// thread-local destructors have run); leased workers go back to the reserve.
+pub struct Pool {
+    pub(crate) shared: Arc<PoolShared>,
+    dedicated: Vec<JoinHandle<()>>,
+}
+
+impl fmt::Debug for Pool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Pool")
+            .field("threads", &self.threads())
+            .field("dedicated", &!self.dedicated.is_empty())
+            .finish()
+    }
+}
+
+impl Pool {
+    /// A builder with default settings.
+    pub fn builder() -> PoolBuilder {
+        PoolBuilder::default()
+    }
+
+    /// The number of worker threads.
+    pub fn threads(&self) -> usize {
+        self.shared.threads()
+    }
+
+    /// The spin budget of this pool's waits, in polls.
+    pub fn spin_polls(&self) -> u32 {
+        self.shared.spin_polls
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        self.shared.shut_down();
+        let me = std::thread::current().id();
+        for h in self.dedicated.drain(..) {
+            // A pool dropped from one of its own workers cannot join that worker: it leaves the
+            // pool when its current job returns.
+            if h.thread().id() != me {
+                let _ = h.join();
+            }
+        }
+    }
+}
+
+/// Settings of a [`Pool`].
+///
+/// A pool with default *thread* settings (no `thread_name`, `on_start` or `stack_size`) leases
+/// workers from the process-wide reserve, so building one per call is cheap; otherwise it gets
+/// dedicated threads that its drop joins.
+#[derive(Default)]
+pub struct PoolBuilder {
+    threads: Option<usize>,
+    thread_name: Option<NameFn>,
+    on_start: Option<StartFn>,
+    stack_size: Option<usize>,
+    spin_polls: Option<u32>,
+}
+
+impl fmt::Debug for PoolBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PoolBuilder")
+            .field("threads", &self.threads)
+            .field("thread_name", &self.thread_name.is_some())
+            .field("on_start", &self.on_start.is_some())
+            .field("stack_size", &self.stack_size)
+            .field("spin_polls", &self.spin_polls)
+            .finish()
+    }
+}
+
+impl PoolBuilder {
+    /// Number of workers (default: the CPUs of the calling thread's affinity set). 0 makes
+    /// `build` fail with [`Error::ZeroThreads`].
+    pub fn threads(mut self, n: usize) -> Self {
+        self.threads = Some(n);
+        self
+    }
+
+    /// Names worker `k` (dedicated workers).
+    pub fn thread_name(mut self, name: impl Fn(usize) -> String + 'static) -> Self {
+        self.thread_name = Some(Box::new(name));
+        self
+    }
+
+    /// Runs on worker `k`'s thread before it serves (dedicated workers).
+    pub fn on_start(mut self, f: impl Fn(usize) + Send + Sync + 'static) -> Self {
+        self.on_start = Some(Arc::new(f));
+        self
+    }
+
+    /// Stack size of each worker thread, in bytes (dedicated workers).
+    pub fn stack_size(mut self, bytes: usize) -> Self {
+        self.stack_size = Some(bytes);
+        self
+    }
+
+    /// Spin polls of every wait in this pool before it yields and sleeps (default
+    /// [`DEFAULT_SPIN_POLLS`](crate::wait::DEFAULT_SPIN_POLLS)).
+    pub fn spin_polls(mut self, polls: u32) -> Self {
+        self.spin_polls = Some(polls);
+        self
+    }
+
+    /// Builds the pool.
+    pub fn build(self) -> Result<Pool, Error> {
+        let cpus = CpuSet::current();
+        let threads = self.threads.unwrap_or(cpus.count());
+        if threads == 0 {
+            return Err(Error::ZeroThreads);
+        }
+        let spin_polls = self.spin_polls.unwrap_or(DEFAULT_SPIN_POLLS);
+        let shared = Arc::new(PoolShared::new(threads, spin_polls, cpus));
+        let dedicated =
+            self.thread_name.is_some() || self.on_start.is_some() || self.stack_size.is_some();
+        if !dedicated {
+            reserve::lease(&shared)?;
+            return Ok(Pool {
+                shared,
+                dedicated: Vec::new(),
+            });
+        }
+        let mut handles = Vec::with_capacity(threads);
+        for k in 0..threads {
+            let mut b = std::thread::Builder::new();
+            b = b.name(match &self.thread_name {
+                Some(f) => f(k),
+                None => format!("teamalg-worker-{k}"),
+            });
+            if let Some(s) = self.stack_size {
+                b = b.stack_size(s);
+            }
+            let pool = shared.clone();
+            let on_start = self.on_start.clone();
+            match b.spawn(move || {
+                if let Some(f) = on_start {
+                    // A panicking start hook must not lose the worker (drop would wait for it).
+                    let hook = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(k)));
+                    if hook.is_err() {
+                        eprintln!("teamalg: the on_start hook of worker {k} panicked");
+                    }
+                }
+                pool.serve(k);
+                pool.leave();
+            }) {
+                Ok(h) => {
+                    reserve::count_spawn();
+                    handles.push(h);
+                }
+                Err(e) => {
+                    shared.abandon(threads - k);
+                    for h in handles {
+                        let _ = h.join();
+                    }
+                    return Err(Error::Spawn(e));
+                }
+            }
+        }
+        Ok(Pool {
+            shared,
+            dedicated: handles,
+        })
+    }
+}

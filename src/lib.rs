@@ -1,0 +1,68 @@
+//! teamalg: dense and sparse linear algebra on low-latency thread teams.
+//!
+//! This crate is the executor: pools of teamalg's own worker threads, a process-wide reserve of
+//! idle workers (so a pool built per call starts no thread), budget tokens that make nested
+//! parallelism conserve threads, and libgomp-style staged waits (spin, yield, sleep).
+//!
+//! ```
+//! use teamalg::{Exec, Pool};
+//!
+//! let pool = Pool::builder().threads(2).build()?;
+//! let mut out = vec![0u64; 1000];
+//! let chunks: Vec<&mut [u64]> = out.chunks_mut(250).collect();
+//! let cells: Vec<std::sync::Mutex<&mut [u64]>> = chunks.into_iter().map(std::sync::Mutex::new).collect();
+//! Exec::new(&pool, 2)?.fork(cells.len(), |i, _child| {
+//!     let mut c = cells[i].lock().unwrap();
+//!     for (j, x) in c.iter_mut().enumerate() {
+//!         *x = (i * 250 + j) as u64;
+//!     }
+//! });
+//! drop(cells);
+//! assert_eq!(out[999], 999);
+//! # Ok::<(), teamalg::Error>(())
+//! ```
+//!
+//! The design record is `docs/executor.md`.
+
+#![cfg_attr(loom, allow(dead_code, unused_imports))]
+
+mod batch;
+mod parker;
+mod queue;
+mod sync;
+pub mod wait;
+
+#[cfg(not(loom))]
+mod cpus;
+#[cfg(not(loom))]
+mod error;
+#[cfg(not(loom))]
+mod exec;
+#[cfg(not(loom))]
+mod handle;
+#[cfg(not(loom))]
+pub mod ledger;
+#[cfg(not(loom))]
+mod pool;
+#[cfg(not(loom))]
+pub mod reserve;
+
+#[cfg(not(loom))]
+pub use cpus::available_cpus;
+#[cfg(not(loom))]
+pub use error::{Error, Refused};
+#[cfg(not(loom))]
+pub use exec::Exec;
+#[cfg(not(loom))]
+pub use handle::{Pool, PoolBuilder};
+#[cfg(not(loom))]
+pub use reserve::spawned_workers;
+
+/// The protocol types, exposed for the loom models only.
+#[cfg(loom)]
+#[doc(hidden)]
+pub mod loom_api {
+    pub use crate::batch::Batch;
+    pub use crate::parker::Parker;
+    pub use crate::queue::Queue;
+}

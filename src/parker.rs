@@ -1,0 +1,200 @@
+//! A parker: one thread sleeps on it, any thread wakes it; a wake is never lost.
+//!
+//! States (in `state`):
+//! - `EMPTY`: no token, nobody asleep.
+//! - `PARKED`: the owner is asleep (or about to be) on the condition variable.
+//! - `NOTIFIED`: a wake token is waiting; the next `park` consumes it and returns at once.
+//!
+//! Protocol. `unpark` swaps in `NOTIFIED` (Release) and only when it replaced `PARKED` takes the
+//! lock and signals. `park` consumes a token with a CAS `NOTIFIED -> EMPTY` (Acquire); otherwise it
+//! takes the lock and moves `EMPTY -> PARKED` *under the lock* before waiting. Why no wake is lost:
+//! an `unpark` that saw `PARKED` must take the same lock to signal, and the sleeper holds it from
+//! its CAS to the moment `wait` releases it atomically, so the signal comes after the sleeper is
+//! waiting; an `unpark` that saw `EMPTY` leaves `NOTIFIED`, which makes the CAS to `PARKED` fail
+//! and the sleeper returns without waiting. The Release/Acquire pair on `state` also orders every
+//! write the waker made before `unpark` before the sleeper's reads after `park`.
+//!
+//! Checked by the loom model `parker_no_lost_wakeup` in `tests/loom.rs`.
+
+// `pub` items here are reachable only from the loom models (`loom_api`).
+#![allow(unreachable_pub)]
+
+use std::time::Duration;
+
+use crate::sync::AtomicUsize;
+use crate::sync::{lock, Condvar, Mutex, Ordering::*};
+use crate::wait::counters;
+
+const EMPTY: usize = 0;
+const PARKED: usize = 1;
+const NOTIFIED: usize = 2;
+
+/// How a `park_timeout` ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Parked {
+    /// A wake token was consumed.
+    Woken,
+    /// The time ran out with no token.
+    TimedOut,
+}
+
+/// See the module documentation.
+#[derive(Debug)]
+pub struct Parker {
+    state: AtomicUsize,
+    lock: Mutex<()>,
+    cvar: Condvar,
+}
+
+impl Default for Parker {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Parker {
+    /// A parker with no token.
+    pub fn new() -> Self {
+        Parker {
+            state: AtomicUsize::new(EMPTY),
+            lock: Mutex::new(()),
+            cvar: Condvar::new(),
+        }
+    }
+
+    /// Sleeps until a wake token is available, then consumes it. May also return spuriously
+    /// (callers re-check their condition in a loop).
+    pub fn park(&self) {
+        self.park_inner(None);
+    }
+
+    /// Like `park`, but gives up after `timeout`.
+    pub(crate) fn park_timeout(&self, timeout: Duration) -> Parked {
+        self.park_inner(Some(timeout))
+    }
+
+    #[inline]
+    fn take_token(&self) -> bool {
+        self.state
+            .compare_exchange(NOTIFIED, EMPTY, Acquire, Relaxed)
+            .is_ok()
+    }
+
+    fn park_inner(&self, timeout: Option<Duration>) -> Parked {
+        if self.take_token() {
+            return Parked::Woken;
+        }
+        let mut guard = lock(&self.lock);
+        if let Err(actual) = self.state.compare_exchange(EMPTY, PARKED, Relaxed, Relaxed) {
+            debug_assert_eq!(actual, NOTIFIED, "only the owner parks");
+            // A token arrived between the fast path and the lock: consume it.
+            self.state.swap(EMPTY, Acquire);
+            return Parked::Woken;
+        }
+        counters::record_park();
+        loop {
+            let timed_out;
+            (guard, timed_out) = wait(&self.cvar, guard, timeout);
+            if self.take_token() {
+                return Parked::Woken;
+            }
+            if timed_out {
+                // Leave PARKED; a token that raced the timeout is consumed, not lost.
+                return match self.state.swap(EMPTY, Acquire) {
+                    NOTIFIED => Parked::Woken,
+                    _ => Parked::TimedOut,
+                };
+            }
+            // Spurious wake-up: still PARKED, wait again.
+        }
+    }
+
+    /// Makes a token available and wakes the owner if it sleeps.
+    pub fn unpark(&self) {
+        match self.state.swap(NOTIFIED, Release) {
+            EMPTY | NOTIFIED => {}
+            _ => {
+                // The sleeper holds the lock from its PARKED CAS until it waits: taking the
+                // lock here orders the signal after the sleeper is really waiting.
+                drop(lock(&self.lock));
+                self.cvar.notify_one();
+                counters::record_wake();
+            }
+        }
+    }
+}
+
+#[cfg(not(loom))]
+fn wait<'a>(
+    cvar: &Condvar,
+    guard: crate::sync::MutexGuard<'a, ()>,
+    timeout: Option<Duration>,
+) -> (crate::sync::MutexGuard<'a, ()>, bool) {
+    match timeout {
+        None => (cvar.wait(guard).unwrap_or_else(|e| e.into_inner()), false),
+        Some(t) => {
+            let (g, r) = cvar
+                .wait_timeout(guard, t)
+                .unwrap_or_else(|e| e.into_inner());
+            (g, r.timed_out())
+        }
+    }
+}
+
+#[cfg(loom)]
+fn wait<'a>(
+    cvar: &Condvar,
+    guard: crate::sync::MutexGuard<'a, ()>,
+    timeout: Option<Duration>,
+) -> (crate::sync::MutexGuard<'a, ()>, bool) {
+    match timeout {
+        None => (cvar.wait(guard).unwrap(), false),
+        // Under the model a timed park is a park whose time has already run out.
+        Some(_) => (guard, true),
+    }
+}
+
+/// The calling thread's parker, with a `'static` address.
+///
+/// Wakers copy this address and use it after the waiter may have returned from the wait that
+/// asked for the wake (a batch's last helper wakes its owner after its final decrement), so a
+/// parker must outlive every thread that can still hold its address. Parkers are never freed: a
+/// thread that exits hands its parker back to a free list and the next new thread takes it. A
+/// late wake then reaches the parker's next owner as a spurious wake-up, which every wait
+/// tolerates because it re-checks its condition.
+#[cfg(not(loom))]
+pub(crate) fn current() -> &'static Parker {
+    use std::cell::Cell;
+
+    struct Lease(Cell<Option<&'static Parker>>);
+    impl Drop for Lease {
+        fn drop(&mut self) {
+            if let Some(p) = self.0.get() {
+                lock(&FREE).push(p);
+            }
+        }
+    }
+    static FREE: Mutex<Vec<&'static Parker>> = Mutex::new(Vec::new());
+    thread_local! {
+        static LEASE: Lease = const { Lease(Cell::new(None)) };
+    }
+
+    #[cold]
+    fn acquire() -> &'static Parker {
+        lock(&FREE)
+            .pop()
+            .unwrap_or_else(|| Box::leak(Box::new(Parker::new())))
+    }
+
+    LEASE
+        .try_with(|lease| match lease.0.get() {
+            Some(p) => p,
+            None => {
+                let p = acquire();
+                lease.0.set(Some(p));
+                p
+            }
+        })
+        // During thread-local destruction: a parker that is leaked for good.
+        .unwrap_or_else(|_| Box::leak(Box::new(Parker::new())))
+}

@@ -1,0 +1,47 @@
+//! The synchronisation facade: std primitives normally, loom's under `cfg(loom)`.
+//!
+//! Every protocol in the executor (parker, batch claim, idle-worker wake) reaches atomics, locks
+//! and the spin hint through this module, so the loom models in `tests/loom.rs` check the very
+//! code that ships.
+
+#[cfg(not(loom))]
+pub(crate) use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
+#[cfg(not(loom))]
+pub(crate) use std::sync::{Condvar, Mutex, MutexGuard};
+
+#[cfg(loom)]
+pub(crate) use loom::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
+#[cfg(loom)]
+pub(crate) use loom::sync::{Condvar, Mutex, MutexGuard};
+
+/// One poll's pause: the PAUSE instruction on x86-64 (a loom yield under the model).
+#[inline]
+pub(crate) fn spin_pause() {
+    #[cfg(not(loom))]
+    std::hint::spin_loop();
+    #[cfg(loom)]
+    loom::thread::yield_now();
+}
+
+/// Gives the CPU to another runnable thread.
+#[inline]
+pub(crate) fn yield_now() {
+    #[cfg(not(loom))]
+    std::thread::yield_now();
+    #[cfg(loom)]
+    loom::thread::yield_now();
+}
+
+/// Locks a mutex, ignoring poisoning: every critical section in the executor leaves its data
+/// consistent before any user code can run, so a poisoned lock holds nothing half-written.
+#[inline]
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    #[cfg(not(loom))]
+    {
+        m.lock().unwrap_or_else(|e| e.into_inner())
+    }
+    #[cfg(loom)]
+    {
+        m.lock().unwrap()
+    }
+}

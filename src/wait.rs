@@ -1,0 +1,138 @@
+//! Staged waits, as in libgomp: spin, then yield, then sleep.
+//!
+//! Every wait in the executor (an idle worker waiting for work, a caller joining its helpers, a
+//! reserved worker waiting for its mail) is one *episode* of three phases:
+//!
+//! 1. **Spin**: poll the condition with one PAUSE per poll, at most `polls` polls. The budget is
+//!    a count, not a time, so a waiter that is descheduled does not spend it while it is off the
+//!    CPU. Default [`DEFAULT_SPIN_POLLS`] (libgomp's `GOMP_SPINCOUNT`); when more threads can be
+//!    awake than the affinity set has CPUs, [`THROTTLED_SPIN_POLLS`] (libgomp's throttle), so an
+//!    oversubscribed pool degrades gracefully instead of burning whole time slices.
+//! 2. **Yield**: [`YIELD_POLLS`] polls with a `yield_now` between them.
+//! 3. **Sleep**: the waiter's [`Waiter::sleep`] parks on the waiter's own parker until woken.
+//!
+//! No waiter spins forever: phase 3 is always reached when the condition stays false. The waker
+//! side of each protocol (who unparks whom) lives with the protocol; this file only schedules the
+//! polls.
+
+use crate::sync::{spin_pause, yield_now};
+
+/// Spin polls before yielding, by default (libgomp's `GOMP_SPINCOUNT`, about 300 us to 6 ms
+/// depending on the cost of PAUSE).
+pub const DEFAULT_SPIN_POLLS: u32 = 300_000;
+/// Spin polls when the threads that can be awake outnumber the CPUs (libgomp's throttled count).
+pub const THROTTLED_SPIN_POLLS: u32 = 100;
+/// Polls with a `yield_now` between them, after the spin and before sleeping.
+pub const YIELD_POLLS: u32 = 16;
+
+/// One side of a wait: the condition and how to sleep on it.
+pub(crate) trait Waiter {
+    /// Polls the condition. Cheap; called once per poll.
+    fn ready(&mut self) -> bool;
+    /// Sleeps until a waker may have made the condition true. Implementations announce
+    /// themselves to their wakers, re-check the condition, then park; a spurious return is fine.
+    fn sleep(&mut self);
+}
+
+/// Which phase ended an episode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// The condition held while spinning.
+    Spin,
+    /// The condition held while yielding.
+    Yield,
+    /// The waiter slept at least once.
+    Sleep,
+}
+
+/// Waits until `w.ready()`, spinning `polls` polls, then yielding, then sleeping.
+#[inline]
+pub(crate) fn wait_staged(polls: u32, w: &mut impl Waiter) -> Phase {
+    if w.ready() {
+        return Phase::Spin;
+    }
+    wait_slow(polls, w)
+}
+
+#[cold]
+fn wait_slow(polls: u32, w: &mut impl Waiter) -> Phase {
+    for _ in 0..polls {
+        spin_pause();
+        if w.ready() {
+            return Phase::Spin;
+        }
+    }
+    for _ in 0..YIELD_POLLS {
+        yield_now();
+        if w.ready() {
+            return Phase::Yield;
+        }
+    }
+    loop {
+        w.sleep();
+        if w.ready() {
+            return Phase::Sleep;
+        }
+    }
+}
+
+/// Counters of the wait protocols, process-wide, for benchmarks and tests. Not part of the
+/// stable API.
+pub mod counters {
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+    static PARKS: AtomicU64 = AtomicU64::new(0);
+    static WAKES: AtomicU64 = AtomicU64::new(0);
+    static JOIN_SLEEPS: AtomicU64 = AtomicU64::new(0);
+    static IDLE_SLEEPS: AtomicU64 = AtomicU64::new(0);
+
+    /// A snapshot of the counters; subtract two snapshots to count an interval.
+    #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+    pub struct WaitCounters {
+        /// Times a thread really blocked in a parker.
+        pub parks: u64,
+        /// Wakes that found a blocked thread and signalled it.
+        pub wakes: u64,
+        /// Joins (a caller waiting for its helpers) that reached the sleep phase.
+        pub join_sleeps: u64,
+        /// Idle workers that reached the sleep phase.
+        pub idle_sleeps: u64,
+    }
+
+    impl std::ops::Sub for WaitCounters {
+        type Output = WaitCounters;
+        fn sub(self, o: Self) -> Self {
+            WaitCounters {
+                parks: self.parks - o.parks,
+                wakes: self.wakes - o.wakes,
+                join_sleeps: self.join_sleeps - o.join_sleeps,
+                idle_sleeps: self.idle_sleeps - o.idle_sleeps,
+            }
+        }
+    }
+
+    /// Reads the counters.
+    pub fn snapshot() -> WaitCounters {
+        WaitCounters {
+            parks: PARKS.load(Relaxed),
+            wakes: WAKES.load(Relaxed),
+            join_sleeps: JOIN_SLEEPS.load(Relaxed),
+            idle_sleeps: IDLE_SLEEPS.load(Relaxed),
+        }
+    }
+
+    pub(crate) fn record_park() {
+        PARKS.fetch_add(1, Relaxed);
+    }
+    pub(crate) fn record_wake() {
+        WAKES.fetch_add(1, Relaxed);
+    }
+    #[cfg_attr(loom, allow(dead_code))]
+    pub(crate) fn record_join_sleep() {
+        JOIN_SLEEPS.fetch_add(1, Relaxed);
+    }
+    #[cfg_attr(loom, allow(dead_code))]
+    pub(crate) fn record_idle_sleep() {
+        IDLE_SLEEPS.fetch_add(1, Relaxed);
+    }
+}
