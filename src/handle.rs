@@ -20,6 +20,7 @@ type StartFn = Arc<dyn Fn(usize) + Send + Sync>;
 pub struct Pool {
     pub(crate) shared: Arc<PoolShared>,
     dedicated: Vec<JoinHandle<()>>,
+    lease: Option<reserve::Lease>,
 }
 
 impl fmt::Debug for Pool {
@@ -50,6 +51,10 @@ impl Pool {
 
 impl Drop for Pool {
     fn drop(&mut self) {
+        if let Some(lease) = &self.lease {
+            let revoked = lease.revoke_unstarted(&self.shared);
+            self.shared.forget(revoked);
+        }
         self.shared.shut_down();
         let me = std::thread::current().id();
         for h in self.dedicated.drain(..) {
@@ -133,10 +138,11 @@ impl PoolBuilder {
         let dedicated =
             self.thread_name.is_some() || self.on_start.is_some() || self.stack_size.is_some();
         if !dedicated {
-            reserve::lease(&shared)?;
+            let lease = reserve::lease(&shared)?;
             return Ok(Pool {
                 shared,
                 dedicated: Vec::new(),
+                lease: Some(lease),
             });
         }
         let mut handles = Vec::with_capacity(threads);
@@ -178,6 +184,7 @@ impl PoolBuilder {
         Ok(Pool {
             shared,
             dedicated: handles,
+            lease: None,
         })
     }
 }

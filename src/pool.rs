@@ -196,19 +196,37 @@ impl PoolShared {
     pub(crate) fn mail(&self, k: usize, batch: &Batch<'_>, index: usize) {
         let slot = &self.slots[k];
         slot.mail_index.store(index, Relaxed);
-        slot.mail
-            .store(batch as *const Batch<'_> as *mut Batch<'static>, Release);
+        slot.mail.store(
+            (batch as *const Batch<'_>)
+                .cast_mut()
+                .cast::<Batch<'static>>(),
+            Release,
+        );
         if slot.sleeping.swap(false, SeqCst) {
             self.sleepers.fetch_sub(1, SeqCst);
         }
         slot.unpark();
     }
 
+    /// Records that the worker leased for slot `k` may be asleep on `parker` in the reserve:
+    /// the slot counts as sleeping, so the first work that needs it wakes it.
+    pub(crate) fn expect_sleeper(&self, k: usize, parker: *mut Parker) {
+        let slot = &self.slots[k];
+        slot.parker.store(parker, Release);
+        slot.sleeping.store(true, SeqCst);
+        self.sleepers.fetch_add(1, SeqCst);
+    }
+
     /// Forgets `n` workers that never arrived (a failed build), so shutdown does not wait for
     /// them, and shuts down.
     pub(crate) fn abandon(&self, n: usize) {
-        self.active.fetch_sub(n, AcqRel);
+        self.forget(n);
         self.shut_down();
+    }
+
+    /// Forgets `n` workers that will never serve (their orders were taken back).
+    pub(crate) fn forget(&self, n: usize) {
+        self.active.fetch_sub(n, AcqRel);
     }
 
     /// Begins shutting the pool down and waits until its workers have left (all but the caller,
@@ -218,7 +236,9 @@ impl PoolShared {
         self.dropper
             .store(parker::current() as *const Parker as *mut Parker, SeqCst);
         self.shutdown.store(true, SeqCst);
+        let mut woke = false;
         for slot in self.slots.iter() {
+            woke |= slot.sleeping.load(SeqCst);
             slot.unpark();
         }
         let stay = usize::from(me_worker);
@@ -228,10 +248,17 @@ impl PoolShared {
                 self.0.active.load(Acquire) <= self.1
             }
             fn sleep(&mut self) {
-                parker::current().park_timeout(Duration::from_millis(1));
+                parker::current().park();
             }
         }
-        wait_staged(THROTTLED_SPIN_POLLS, &mut Leaving(self, stay));
+        // Each leaving worker unparks the dropper (`leave`), so a plain park loses nothing.
+        // A worker we had to wake may be queued on our CPU: then do not spin against it.
+        let polls = if woke {
+            THROTTLED_SPIN_POLLS
+        } else {
+            self.polls()
+        };
+        wait_staged(polls, &mut Leaving(self, stay));
         me_worker
     }
 
@@ -306,6 +333,9 @@ impl PoolShared {
         let slot = &self.slots[k];
         slot.parker
             .store(me as *const Parker as *mut Parker, Release);
+        if slot.sleeping.swap(false, SeqCst) {
+            self.sleepers.fetch_sub(1, SeqCst);
+        }
         let this: *const PoolShared = &**self;
         CURRENT.with(|c| c.set((this, k)));
         SERVING.fetch_add(1, Relaxed);
@@ -351,34 +381,62 @@ struct IdleWait<'a> {
 }
 
 impl IdleWait<'_> {
-    /// Full spin for at most CPUs - 1 idle workers process-wide (one CPU is left for callers);
-    /// others, and reserved slots, take the throttled count.
+    /// Reserved slots sleep at once (their CPUs belong to someone else); others spin in full
+    /// only when they get a [`SpinPlace`].
     fn polls(&mut self) -> u32 {
         let pool = self.pool;
         if pool.slots[self.k].state.load(Relaxed) == RESERVED {
             return 0;
         }
-        let polls = pool.polls();
-        if polls <= THROTTLED_SPIN_POLLS {
-            return polls;
-        }
-        let cap = pool.cpus.count().saturating_sub(1);
-        let got = IDLE_SPINNERS
-            .fetch_update(Relaxed, Relaxed, |n| (n < cap).then_some(n + 1))
-            .is_ok();
-        if got {
-            self.spinning = true;
+        let place = SpinPlace::take(pool.polls(), pool.cpus.count());
+        let polls = place.polls();
+        if place.full {
             pool.idle_spinning.fetch_add(1, SeqCst);
-            polls
-        } else {
-            THROTTLED_SPIN_POLLS
+            std::mem::forget(place);
+            self.spinning = true;
         }
+        polls
     }
 
     fn stop_spinning(&mut self) {
         if std::mem::take(&mut self.spinning) {
             IDLE_SPINNERS.fetch_sub(1, Relaxed);
             self.pool.idle_spinning.fetch_sub(1, SeqCst);
+        }
+    }
+}
+
+/// A place among the idle workers allowed a full spin: at most CPUs - 1 process-wide, so one
+/// CPU stays free for the callers that will hand them work. Others take the throttled count.
+pub(crate) struct SpinPlace {
+    full: bool,
+    polls: u32,
+}
+
+impl SpinPlace {
+    pub(crate) fn take(polls: u32, cpus: usize) -> SpinPlace {
+        if polls <= THROTTLED_SPIN_POLLS {
+            return SpinPlace { full: false, polls };
+        }
+        let cap = cpus.saturating_sub(1);
+        let full = IDLE_SPINNERS
+            .fetch_update(Relaxed, Relaxed, |n| (n < cap).then_some(n + 1))
+            .is_ok();
+        SpinPlace {
+            full,
+            polls: if full { polls } else { THROTTLED_SPIN_POLLS },
+        }
+    }
+
+    pub(crate) fn polls(&self) -> u32 {
+        self.polls
+    }
+}
+
+impl Drop for SpinPlace {
+    fn drop(&mut self) {
+        if self.full {
+            IDLE_SPINNERS.fetch_sub(1, Relaxed);
         }
     }
 }

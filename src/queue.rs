@@ -59,7 +59,7 @@ impl Queue {
     /// # Safety
     /// `b` must stay alive and unmoved until [`Queue::unlink`] has been called for it.
     pub unsafe fn push(&self, b: &Batch<'_>) {
-        let b = b as *const Batch<'_> as *const Batch<'static>;
+        let b = (b as *const Batch<'_>).cast::<Batch<'static>>();
         let mut list = lock(&self.list);
         // SAFETY: `b` is alive (caller's contract); its link fields are ours under the lock.
         unsafe {
@@ -114,7 +114,7 @@ impl Queue {
 
     /// Removes `b` if it is still linked. After this, no helper can attach to it.
     pub fn unlink(&self, b: &Batch<'_>) {
-        let target = b as *const Batch<'_> as *const Batch<'static>;
+        let target = (b as *const Batch<'_>).cast::<Batch<'static>>();
         let mut list = lock(&self.list);
         if !b.linked.load(Relaxed) {
             return;

@@ -17,7 +17,9 @@ use crate::cpus::CpuSet;
 use crate::error::Error;
 use crate::parker::{self, Parker};
 use crate::pool::PoolShared;
-use crate::sync::{lock, AtomicPtr, Mutex, Ordering::*};
+use crate::pool::SpinPlace;
+use crate::sync::{lock, AtomicBool, AtomicPtr, Mutex, Ordering::*};
+use crate::wait::{wait_staged, Waiter, DEFAULT_SPIN_POLLS};
 
 static SPAWNED: StdAtomicUsize = StdAtomicUsize::new(0);
 
@@ -38,12 +40,15 @@ enum Order {
 struct IdleWorker {
     parker: AtomicPtr<Parker>,
     order: Mutex<Option<Order>>,
+    /// Mirrors `order.is_some()`, so that a waiting worker polls an atomic, not the lock.
+    has_order: AtomicBool,
     handle: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl IdleWorker {
     fn give(&self, order: Order) {
         *lock(&self.order) = Some(order);
+        self.has_order.store(true, Release);
         let p = self.parker.load(Acquire);
         if !p.is_null() {
             // SAFETY: parkers are never freed.
@@ -51,12 +56,30 @@ impl IdleWorker {
         }
     }
 
+    /// Waits for the next order, staged: a worker handed back by a pool dropped after one call
+    /// is usually leased again within microseconds by the next pool, so it spins first (one of
+    /// the CPUs - 1 idle spinners), then sleeps.
     fn wait_order(&self) -> Order {
+        struct Orders<'a>(&'a IdleWorker);
+        impl Waiter for Orders<'_> {
+            fn ready(&mut self) -> bool {
+                self.0.has_order.load(Acquire)
+            }
+            fn sleep(&mut self) {
+                parker::current().park();
+            }
+        }
+        let spin = SpinPlace::take(DEFAULT_SPIN_POLLS, crate::cpus::available_cpus());
+        let mut polls = spin.polls();
         loop {
-            if let Some(o) = lock(&self.order).take() {
+            wait_staged(polls, &mut Orders(self));
+            let mut order = lock(&self.order);
+            self.has_order.store(false, Relaxed);
+            if let Some(o) = order.take() {
                 return o;
             }
-            parker::current().park();
+            // The order was taken back (its pool was dropped before needing us): wait again.
+            polls = 0;
         }
     }
 }
@@ -95,30 +118,80 @@ pub fn trim() -> usize {
     n
 }
 
+/// The workers a pool leased from the reserve, kept so that its drop can take back the orders
+/// of those that never started serving.
+pub(crate) struct Lease {
+    workers: Vec<Arc<IdleWorker>>,
+}
+
 /// Leases `pool.threads()` workers for `pool`, starting threads for those the reserve lacks.
-pub(crate) fn lease(pool: &Arc<PoolShared>) -> Result<(), Error> {
+///
+/// A worker taken from the reserve gets its order without a wake-up: one still spinning there
+/// picks it up at once, and one asleep is recorded as a sleeping slot of the pool, so it is
+/// woken only when the pool has work for it (by the pool's ordinary idle-worker wake).
+pub(crate) fn lease(pool: &Arc<PoolShared>) -> Result<Lease, Error> {
     let threads = pool.threads();
+    let mut workers = Vec::with_capacity(threads);
     let mut r = lock(&RESERVE);
     r.widest = r.widest.max(threads);
     for k in 0..threads {
         match r.idle.pop() {
-            Some(w) => w.give(Order::Serve(pool.clone(), k)),
+            Some(w) => {
+                pool.expect_sleeper(k, w.parker.load(Acquire));
+                *lock(&w.order) = Some(Order::Serve(pool.clone(), k));
+                w.has_order.store(true, Release);
+                workers.push(w);
+            }
             None => {
                 if let Err(e) = spawn(pool.clone(), k) {
                     drop(r);
-                    pool.abandon(threads - k);
+                    let lease = Lease { workers };
+                    let revoked = lease.revoke_unstarted(pool);
+                    pool.abandon(threads - k + revoked);
                     return Err(e);
                 }
             }
         }
     }
-    Ok(())
+    Ok(Lease { workers })
+}
+
+impl Lease {
+    /// Takes back the orders of workers that have not started serving `pool` and returns them
+    /// to the reserve. Returns how many. Called before the pool shuts down, so its drop never
+    /// waits for a worker it did not need.
+    pub(crate) fn revoke_unstarted(&self, pool: &Arc<PoolShared>) -> usize {
+        let mut revoked = Vec::new();
+        for w in &self.workers {
+            let mut order = lock(&w.order);
+            if let Some(Order::Serve(p, _)) = &*order {
+                if Arc::ptr_eq(p, pool) {
+                    *order = None;
+                    w.has_order.store(false, Relaxed);
+                    revoked.push(w.clone());
+                }
+            }
+        }
+        let n = revoked.len();
+        if n > 0 {
+            let mut r = lock(&RESERVE);
+            for w in revoked {
+                if r.idle.len() < bound(&r) {
+                    r.idle.push(w);
+                } else {
+                    w.give(Order::Retire);
+                }
+            }
+        }
+        n
+    }
 }
 
 fn spawn(pool: Arc<PoolShared>, k: usize) -> Result<(), Error> {
     let me = Arc::new(IdleWorker {
         parker: AtomicPtr::new(std::ptr::null_mut()),
         order: Mutex::new(None),
+        has_order: AtomicBool::new(false),
         handle: Mutex::new(None),
     });
     let inner = me.clone();

@@ -11,7 +11,8 @@ fn pin_to_one_cpu() {
     // SAFETY: plain data; zeroed is a valid empty set.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
     // SAFETY: pid 0 is this thread; the size matches.
-    let rc = unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
+    let rc =
+        unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
     assert_eq!(rc, 0);
     // SAFETY: indices below CPU_SETSIZE.
     let first = (0..libc::CPU_SETSIZE as usize)

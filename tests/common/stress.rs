@@ -5,13 +5,13 @@ use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use teamalg::{ledger, Exec, Pool};
 
 /// A small deterministic generator (xorshift64*).
-pub struct Rng(u64);
+pub(crate) struct Rng(u64);
 
 impl Rng {
-    pub fn new(seed: u64) -> Self {
+    pub(crate) fn new(seed: u64) -> Self {
         Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
     }
-    pub fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
@@ -20,7 +20,7 @@ impl Rng {
 }
 
 /// A nested parallel program.
-pub enum Prog {
+pub(crate) enum Prog {
     /// Busy work of this many spins; counts one unit.
     Leaf(u32),
     /// `fork` of the children (one job each).
@@ -32,7 +32,7 @@ pub enum Prog {
 }
 
 impl Prog {
-    pub fn random(rng: &mut Rng, depth: u32) -> Prog {
+    pub(crate) fn random(rng: &mut Rng, depth: u32) -> Prog {
         let leaf = |rng: &mut Rng| Prog::Leaf(rng.below(2000) as u32);
         if depth == 0 {
             return leaf(rng);
@@ -43,7 +43,10 @@ impl Prog {
             2 => {
                 let n = rng.below(4) as usize + 1;
                 let shares = (0..n).map(|_| rng.below(4) as usize).collect();
-                Prog::Sized(shares, (0..n).map(|_| Prog::random(rng, depth - 1)).collect())
+                Prog::Sized(
+                    shares,
+                    (0..n).map(|_| Prog::random(rng, depth - 1)).collect(),
+                )
             }
             _ => {
                 let n = rng.below(5) as usize;
@@ -53,7 +56,7 @@ impl Prog {
     }
 
     /// The units this program counts when it runs.
-    pub fn units(&self) -> usize {
+    pub(crate) fn units(&self) -> usize {
         match self {
             Prog::Leaf(_) => 1,
             Prog::Ranges(len, _) => *len,
@@ -61,7 +64,7 @@ impl Prog {
         }
     }
 
-    pub fn run(&self, exec: Exec<'_>, done: &AtomicUsize) {
+    pub(crate) fn run(&self, exec: Exec<'_>, done: &AtomicUsize) {
         match self {
             Prog::Leaf(spins) => {
                 for _ in 0..*spins {
@@ -81,7 +84,7 @@ impl Prog {
 /// Runs `rounds` random programs from `callers` threads at once on one pool; asserts every unit
 /// ran and that no root ever had more live tasks than its budget. Returns the largest live count
 /// seen (so callers can check the stress was really parallel).
-pub fn stress(pool: &Pool, seed: u64, rounds: usize, callers: usize) -> usize {
+pub(crate) fn stress(pool: &Pool, seed: u64, rounds: usize, callers: usize) -> usize {
     let max_seen = AtomicUsize::new(0);
     std::thread::scope(|s| {
         for c in 0..callers {
@@ -97,9 +100,16 @@ pub fn stress(pool: &Pool, seed: u64, rounds: usize, callers: usize) -> usize {
                     // Twice through reborrow, once by value.
                     prog.run(exec.reborrow(), &done);
                     prog.run(exec, &done);
-                    assert_eq!(done.load(Relaxed), 2 * prog.units(), "lost or repeated work");
+                    assert_eq!(
+                        done.load(Relaxed),
+                        2 * prog.units(),
+                        "lost or repeated work"
+                    );
                     let max = ledger::max_live(id);
-                    assert!(max <= budget, "root had {max} live tasks with a budget of {budget}");
+                    assert!(
+                        max <= budget,
+                        "root had {max} live tasks with a budget of {budget}"
+                    );
                     assert_eq!(ledger::live(id), 0, "a task outlived its call");
                     max_seen.fetch_max(max, Relaxed);
                 }
