@@ -114,6 +114,12 @@ impl Queue {
 
     /// Removes `b` if it is still linked. After this, no helper can attach to it.
     pub fn unlink(&self, b: &Batch<'_>) {
+        // Only the owner links a batch, and only once: `false` is final, no lock needed. The
+        // Acquire pairs with the Release in `unlink_locked`, so the attachments made before the
+        // unlink are visible to the owner's wait.
+        if !b.linked.load(Acquire) {
+            return;
+        }
         let target = (b as *const Batch<'_>).cast::<Batch<'static>>();
         let mut list = lock(&self.list);
         if !b.linked.load(Relaxed) {
@@ -150,7 +156,7 @@ impl Queue {
             if list.tail == cur {
                 list.tail = prev;
             }
-            (*cur).linked.store(false, Relaxed);
+            (*cur).linked.store(false, Release);
         }
         self.queued.fetch_sub(1, SeqCst);
     }
