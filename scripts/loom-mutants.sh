@@ -3,23 +3,25 @@
 #
 #   scripts/loom-mutants.sh [parker|batch ...]    (default: all)
 #
-# For each mutant: copy the tracked tree to a scratch folder, delete the wake, run the model
-# under loom, and require that it fails (loom reports a deadlock). Exits non-zero when a
-# mutant survives, i.e. when a model would not notice a lost wake.
+# For each mutant: copy the tracked tree to a scratch folder, delete the wake (or replace the
+# line), run the model under loom, and require that it fails. Exits non-zero when a mutant
+# survives, i.e. when a model would not notice the fault.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 target=${CARGO_TARGET_DIR:-$root/target/loom-mutants}
 
-# name | file | exact line to delete | model
+# name | file | exact line | replacement (empty: delete) | model
 mutants=(
-  "parker|src/parker.rs|                self.cvar.notify_one();|parker_no_lost_wakeup"
-  "batch|src/batch.rs|            unsafe { (*owner).unpark() };|batch_two_claimers"
+  "parker|src/parker.rs|                self.cvar.notify_one();||parker_no_lost_wakeup"
+  "batch|src/batch.rs|            unsafe { (*owner).unpark() };||batch_two_claimers"
+  "install|src/batch.rs|            unsafe { (*owner).unpark() };||batch_owner_waits_for_its_only_helper"
+  "settled-order|src/batch.rs|        self.exhausted() && self.attached.load(Acquire) == 0|        self.attached.load(Acquire) == 0 && self.exhausted()|batch_owner_waits_for_its_only_helper"
 )
 
 want=("$@")
 status=0
 for m in "${mutants[@]}"; do
-  IFS='|' read -r name file line model <<<"$m"
+  IFS='|' read -r name file line replacement model <<<"$m"
   if [ ${#want[@]} -gt 0 ] && [[ ! " ${want[*]} " == *" $name "* ]]; then
     continue
   fi
@@ -27,15 +29,27 @@ for m in "${mutants[@]}"; do
   (cd "$root" && git ls-files -z | xargs -0 -I{} cp --parents {} "$scratch")
   before=$(grep -cxF -- "$line" "$scratch/$file" || true)
   if [ "$before" != 1 ]; then
-    echo "mutant $name: the line to delete is not in $file exactly once" >&2
+    echo "mutant $name: the line to change is not in $file exactly once" >&2
     status=1
     continue
   fi
-  grep -vxF -- "$line" "$scratch/$file" >"$scratch/$file.new" && mv "$scratch/$file.new" "$scratch/$file"
-  echo "mutant $name: removed the wake from $file; running $model (a failure is expected)"
+  LINE="$line" REPL="$replacement" python3 - "$scratch/$file" <<'PY'
+import os, sys
+path = sys.argv[1]
+line, repl = os.environ["LINE"], os.environ["REPL"]
+out = []
+for l in open(path).read().split("\n"):
+    if l == line:
+        if repl:
+            out.append(repl)
+    else:
+        out.append(l)
+open(path, "w").write("\n".join(out))
+PY
+  echo "mutant $name: changed $file; running $model (a failure is expected)"
   if (cd "$scratch" && RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 CARGO_TARGET_DIR="$target" \
       cargo test -q --release --test loom -- --exact "$model" >"$scratch/log" 2>&1); then
-    echo "mutant $name SURVIVED: the model passed without its wake" >&2
+    echo "mutant $name SURVIVED: the model passed with the fault in place" >&2
     status=1
   elif grep -qi "deadlock" "$scratch/log"; then
     echo "mutant $name killed: loom reports a deadlock"

@@ -90,7 +90,7 @@ impl<'a> Batch<'a> {
     /// Whether no job is left to claim.
     #[inline]
     pub(crate) fn exhausted(&self) -> bool {
-        self.next_job.load(Relaxed) >= self.jobs || self.cancelled.load(Relaxed)
+        self.next_job.load(Acquire) >= self.jobs || self.cancelled.load(Acquire)
     }
 
     /// Called under the queue lock by a helper that takes a helper place.
@@ -105,7 +105,8 @@ impl<'a> Batch<'a> {
             if self.cancelled.load(Relaxed) {
                 return;
             }
-            let i = self.next_job.fetch_add(1, Relaxed);
+            // Release: a claim is ordered after the claimer's attachment (see `settled`).
+            let i = self.next_job.fetch_add(1, AcqRel);
             if i >= self.jobs {
                 return;
             }
@@ -139,7 +140,7 @@ impl<'a> Batch<'a> {
 
     #[cold]
     fn cancel(&self, p: Panic) {
-        self.cancelled.store(true, Relaxed);
+        self.cancelled.store(true, Release);
         let mut slot = lock(&self.panic);
         if slot.is_none() {
             *slot = Some(p);
@@ -163,10 +164,15 @@ impl<'a> Batch<'a> {
         }
     }
 
-    /// The owner's condition: no helper attached and no claim left.
+    /// The owner's condition: no claim left and no helper attached.
+    ///
+    /// Read in this order: once the claims are seen exhausted, every claimer's attachment
+    /// (made before its claim) is visible, so `attached == 0` then means they have all left.
+    /// The other order could read `attached` before a helper attaches and the claims after it
+    /// claims (an owner that claims nothing, as in `install`, would return too early).
     #[inline]
     pub fn settled(&self) -> bool {
-        self.attached.load(Acquire) == 0 && self.exhausted()
+        self.exhausted() && self.attached.load(Acquire) == 0
     }
 
     /// The first panic caught in a job, if any.

@@ -158,6 +158,7 @@ impl PoolBuilder {
             let pool = shared.clone();
             let on_start = self.on_start.clone();
             match b.spawn(move || {
+                pool.arrive();
                 if let Some(f) = on_start {
                     // A panicking start hook must not lose the worker (drop would wait for it).
                     let hook = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(k)));
@@ -181,6 +182,7 @@ impl PoolBuilder {
                 }
             }
         }
+        shared.wait_arrivals(threads);
         Ok(Pool {
             shared,
             dedicated: handles,

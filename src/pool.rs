@@ -85,6 +85,8 @@ pub(crate) struct PoolShared {
     shutdown: AtomicBool,
     /// Workers that have not yet left the pool.
     active: AtomicUsize,
+    /// Fresh threads that have started (so `build` can wait for them).
+    arrived: AtomicUsize,
     /// The parker of the thread dropping the pool, set before `shutdown`.
     dropper: AtomicPtr<Parker>,
 }
@@ -115,7 +117,21 @@ impl PoolShared {
             cpus,
             shutdown: AtomicBool::new(false),
             active: AtomicUsize::new(threads),
+            arrived: AtomicUsize::new(0),
             dropper: AtomicPtr::new(std::ptr::null_mut()),
+        }
+    }
+
+    /// A freshly spawned worker thread reports that it runs.
+    pub(crate) fn arrive(&self) {
+        self.arrived.fetch_add(1, Release);
+    }
+
+    /// Waits until `n` fresh threads have arrived. A freshly spawned thread may need a CPU
+    /// that spinning threads hold, so this naps rather than spins.
+    pub(crate) fn wait_arrivals(&self, n: usize) {
+        while self.arrived.load(Acquire) < n {
+            std::thread::sleep(Duration::from_micros(50));
         }
     }
 

@@ -132,6 +132,7 @@ pub(crate) struct Lease {
 pub(crate) fn lease(pool: &Arc<PoolShared>) -> Result<Lease, Error> {
     let threads = pool.threads();
     let mut workers = Vec::with_capacity(threads);
+    let mut fresh = 0;
     let mut r = lock(&RESERVE);
     r.widest = r.widest.max(threads);
     for k in 0..threads {
@@ -143,6 +144,7 @@ pub(crate) fn lease(pool: &Arc<PoolShared>) -> Result<Lease, Error> {
                 workers.push(w);
             }
             None => {
+                fresh += 1;
                 if let Err(e) = spawn(pool.clone(), k) {
                     drop(r);
                     let lease = Lease { workers };
@@ -153,6 +155,9 @@ pub(crate) fn lease(pool: &Arc<PoolShared>) -> Result<Lease, Error> {
             }
         }
     }
+    drop(r);
+    // New threads serve at once; wait until they run, so the pool is ready when built.
+    pool.wait_arrivals(fresh);
     Ok(Lease { workers })
 }
 
@@ -197,7 +202,10 @@ fn spawn(pool: Arc<PoolShared>, k: usize) -> Result<(), Error> {
     let inner = me.clone();
     let handle = std::thread::Builder::new()
         .name("teamalg-worker".into())
-        .spawn(move || run(inner, Order::Serve(pool, k)))
+        .spawn(move || {
+            pool.arrive();
+            run(inner, Order::Serve(pool, k))
+        })
         .map_err(Error::Spawn)?;
     count_spawn();
     *lock(&me.handle) = Some(handle);

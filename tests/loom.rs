@@ -102,3 +102,48 @@ fn batch_two_claimers() {
         assert_eq!(ran[1].load(Relaxed), 1);
     });
 }
+
+/// An owner that claims nothing (`install`): it must not return before the one helper has
+/// claimed, run and left. Guards the same wake as `batch_two_claimers`, and the order of the
+/// two reads in `Batch::settled` (reading `attached` first lets the owner return while the
+/// helper still runs; loom then finds the job not yet run).
+#[test]
+fn batch_owner_waits_for_its_only_helper() {
+    loom::model(|| {
+        let queue = Arc::new(Queue::new());
+        let owner = Arc::new(Parker::new());
+        let ran = Arc::new(AtomicUsize::new(0));
+        let helper = {
+            let queue = queue.clone();
+            thread::spawn(move || loop {
+                if let Some(b) = queue.attach(|_| true) {
+                    // SAFETY: attached, so the batch is alive until `detach`.
+                    unsafe { (*b).run_jobs() };
+                    // SAFETY: attached above; last access.
+                    unsafe { Batch::detach(b) };
+                    return;
+                }
+                thread::yield_now();
+            })
+        };
+        {
+            let r = ran.clone();
+            let job = move |_: usize| {
+                r.fetch_add(1, Relaxed);
+            };
+            let batch = Batch::new(1, 1, &owner, &job, 0);
+            // SAFETY: the helper's attachment unlinks the batch, and the owner waits until it
+            // has left.
+            unsafe { queue.push(&batch) };
+            while !batch.settled() {
+                owner.park();
+            }
+            assert_eq!(
+                ran.load(Relaxed),
+                1,
+                "the owner returned before the job ran"
+            );
+        }
+        helper.join().unwrap();
+    });
+}
