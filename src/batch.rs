@@ -119,25 +119,6 @@ impl<'a> Batch<'a> {
         }
     }
 
-    /// Runs job `i` alone (a share addressed to one participant). A panic is caught and stored.
-    pub(crate) fn run_one(&self, i: usize) {
-        // SAFETY: as in `run_jobs`: the caller is attached or the owner.
-        let job = unsafe { &*self.job };
-        if let Err(p) = catch_unwind(AssertUnwindSafe(|| job(i))) {
-            self.cancel(p);
-        }
-    }
-
-    /// Counts `n` participants as attached without the queue (shares sent by mail).
-    pub(crate) fn attach_direct(&self, n: usize) {
-        self.attached.fetch_add(n, Relaxed);
-    }
-
-    /// Marks every job as claimed (the owner handed them out by mail).
-    pub(crate) fn claim_all(&self) {
-        self.next_job.store(self.jobs, Relaxed);
-    }
-
     #[cold]
     fn cancel(&self, p: Panic) {
         self.cancelled.store(true, Release);

@@ -12,6 +12,26 @@ pub enum Error {
     ZeroBudget,
     /// The operating system refused to start a worker thread.
     Spawn(std::io::Error),
+    /// `into_team(0)`: a team needs at least its leader.
+    ZeroWidth,
+    /// `into_team(width)` with more participants than the pool has threads.
+    TeamTooWide {
+        /// The width asked for.
+        width: usize,
+        /// The pool's threads.
+        threads: usize,
+    },
+    /// The members of a team could not be reserved within the pool's `acquire_timeout`.
+    MembersBusy,
+    /// `split(&sizes, ..)` with no sizes, a size of 0, or sizes summing to more than the width.
+    InvalidSplit {
+        /// How many children were asked for.
+        sizes: usize,
+        /// The sum of the sizes.
+        total: usize,
+        /// The width of the team being split.
+        width: usize,
+    },
 }
 
 impl fmt::Display for Error {
@@ -24,6 +44,23 @@ impl fmt::Display for Error {
                 f.write_str("a token needs a budget of at least one slot (0 given)")
             }
             Error::Spawn(e) => write!(f, "could not start a worker thread: {e}"),
+            Error::ZeroWidth => f.write_str("a team needs a width of at least 1 (0 given)"),
+            Error::TeamTooWide { width, threads } => write!(
+                f,
+                "a team of width {width} needs more workers than the pool's {threads} threads"
+            ),
+            Error::MembersBusy => {
+                f.write_str("the team's members could not be reserved in time (workers busy)")
+            }
+            Error::InvalidSplit {
+                sizes,
+                total,
+                width,
+            } => write!(
+                f,
+                "invalid split: {sizes} children of total size {total} on a team of width \
+                 {width} (each size must be at least 1 and the total at most the width)"
+            ),
         }
     }
 }

@@ -14,12 +14,17 @@ use crate::handle::Pool;
 use crate::ledger;
 use crate::parker;
 use crate::pool::{PoolShared, Settle};
+use crate::section::Participant;
 use crate::sync::{lock, Mutex};
+use crate::sync::{AtomicUsize, Ordering::Relaxed};
+use crate::team::{acquire_members, run_on, Lead, TeamExec};
 
 enum PoolRef<'a> {
     Serial,
     Owned(Arc<PoolShared>),
     Borrowed(&'a PoolShared),
+    /// Team authority over these reserved member slots.
+    Team(&'a PoolShared, &'a [usize]),
 }
 
 /// A budget token: the right to run on up to `budget` slots of a pool.
@@ -57,6 +62,8 @@ pub struct Exec<'a> {
     pub(crate) root: usize,
     /// A root token (not a fork child): the caller itself counts in the ledger.
     is_root: bool,
+    /// The claim on a team's leadership, released when the token is dropped.
+    _lead: Option<Lead<'a>>,
 }
 
 impl std::fmt::Debug for Exec<'_> {
@@ -79,6 +86,7 @@ impl Exec<'static> {
             pool: PoolRef::Owned(pool.shared.clone()),
             root: ledger::register(),
             is_root: true,
+            _lead: None,
         })
     }
 
@@ -89,12 +97,45 @@ impl Exec<'static> {
             budget: 1,
             root: 0,
             is_root: true,
+            _lead: None,
         }
     }
 }
 
+impl<'a> Exec<'a> {
+    /// A token with team authority over `members` (its budget is the team's width).
+    pub(crate) fn for_team(
+        pool: Option<&'a PoolShared>,
+        members: &'a [usize],
+        lead: Option<Lead<'a>>,
+    ) -> Exec<'a> {
+        match pool {
+            Some(p) if !members.is_empty() => Exec {
+                pool: PoolRef::Team(p, members),
+                budget: 1 + members.len(),
+                root: 0,
+                is_root: true,
+                _lead: lead,
+            },
+            _ => Exec {
+                _lead: lead,
+                ..Exec::serial()
+            },
+        }
+    }
+}
+
+/// Releases reserved slots when dropped.
+struct Release<'p>(&'p PoolShared, &'p [usize]);
+
+impl Drop for Release<'_> {
+    fn drop(&mut self) {
+        self.0.release(self.1);
+    }
+}
+
 /// A buffer for `n` slot indices: on the stack up to 64, else on the heap.
-fn slot_buffer<'b>(
+pub(crate) fn slot_buffer<'b>(
     n: usize,
     stack: &'b mut [usize; 64],
     heap: &'b mut Vec<usize>,
@@ -105,6 +146,18 @@ fn slot_buffer<'b>(
         heap.resize(n, 0);
         heap
     }
+}
+
+/// Budget of child `i` of a `fork_sized` with fewer jobs than `budget`: 1 plus its part of the
+/// spare slots in proportion to its share, rounded down; the slots lost to rounding go to the
+/// first children.
+fn sized_budget(budget: usize, shares: &[usize], i: usize) -> usize {
+    let jobs = shares.len();
+    let total: usize = shares.iter().map(|&s| s.max(1)).sum();
+    let spare = budget - jobs;
+    let base = |j: usize| 1 + spare * shares[j].max(1) / total;
+    let given: usize = (0..jobs).map(base).sum();
+    base(i) + usize::from(i < budget - given)
 }
 
 /// Budget of child `i` of `jobs` under `budget`: equal shares, the remainder to the first.
@@ -130,16 +183,21 @@ impl<'a> Exec<'a> {
                 PoolRef::Serial => PoolRef::Serial,
                 PoolRef::Owned(p) => PoolRef::Borrowed(p),
                 PoolRef::Borrowed(p) => PoolRef::Borrowed(p),
+                PoolRef::Team(p, m) => PoolRef::Team(p, m),
             },
             budget: self.budget,
             root: self.root,
             is_root: self.is_root,
+            _lead: None,
         }
     }
 
     /// The same token with its budget lowered to `n` (at least 1; never raised).
     pub fn limit(mut self, n: usize) -> Exec<'a> {
         self.budget = self.budget.min(n.max(1));
+        if let PoolRef::Team(_, members) = &mut self.pool {
+            *members = &members[..self.budget - 1];
+        }
         self
     }
 
@@ -148,6 +206,16 @@ impl<'a> Exec<'a> {
             PoolRef::Serial => None,
             PoolRef::Owned(p) => Some(p),
             PoolRef::Borrowed(p) => Some(p),
+            PoolRef::Team(p, _) => Some(p),
+        }
+    }
+
+    /// The members this team token may use, when it is one.
+    #[inline]
+    fn team_members(&self) -> Option<(&'a PoolShared, &'a [usize])> {
+        match self.pool {
+            PoolRef::Team(p, m) => Some((p, m)),
+            _ => None,
         }
     }
 
@@ -166,6 +234,7 @@ impl<'a> Exec<'a> {
             budget,
             root: self.root,
             is_root: false,
+            _lead: None,
         }
     }
 
@@ -186,6 +255,9 @@ impl<'a> Exec<'a> {
     where
         F: Fn(usize, Exec<'_>) + Sync,
     {
+        if let (Some((pool, members)), true) = (self.team_members(), jobs > 1) {
+            return self.team_fork(pool, members, jobs, None, &f);
+        }
         match jobs {
             0 => {}
             1 => f(0, self),
@@ -211,23 +283,53 @@ impl<'a> Exec<'a> {
         F: Fn(usize, Exec<'_>) + Sync,
     {
         let jobs = shares.len();
+        if let (Some((pool, members)), true) = (self.team_members(), jobs > 1) {
+            return self.team_fork(pool, members, jobs, Some(shares), &f);
+        }
         if jobs <= 1 || self.parallel_pool().is_none() || jobs >= self.budget {
             return self.fork(jobs, f);
         }
         let pool = self.parallel_pool().expect("checked above");
         let budget = self.budget;
-        let total: usize = shares.iter().map(|&s| s.max(1)).sum();
-        let spare = budget - jobs;
-        // Each child: 1 + its proportional part of the spare slots, rounded down; the slots
-        // lost to rounding go to the first children.
-        let base = |i: usize| 1 + spare * shares[i].max(1) / total;
-        let given: usize = (0..jobs).map(base).sum();
-        let left = budget - given;
-        let job = |i: usize| {
-            let b = base(i) + usize::from(i < left);
-            f(i, self.child(pool, b))
-        };
+        let job = |i: usize| f(i, self.child(pool, sized_budget(budget, shares, i)));
         self.run_batch(pool, jobs, &job);
+    }
+
+    /// `fork` / `fork_sized` on a team token: with at least as many jobs as participants, one
+    /// section whose participants claim jobs (children get one slot each); with fewer, a split
+    /// of the team into one child team per job.
+    fn team_fork(
+        &self,
+        pool: &PoolShared,
+        members: &[usize],
+        jobs: usize,
+        shares: Option<&[usize]>,
+        f: &(dyn Fn(usize, Exec<'_>) + Sync),
+    ) {
+        let budget = self.budget;
+        if jobs >= budget {
+            let next = AtomicUsize::new(0);
+            run_on(Some(pool), members, &|_| loop {
+                let i = next.fetch_add(1, Relaxed);
+                if i >= jobs {
+                    return;
+                }
+                f(i, self.child(pool, 1));
+            });
+            return;
+        }
+        let mut stack = [0usize; 64];
+        let mut heap = Vec::new();
+        let sizes = slot_buffer(jobs, &mut stack, &mut heap);
+        for (i, size) in sizes.iter_mut().enumerate() {
+            *size = match shares {
+                Some(s) => sized_budget(budget, s, i),
+                None => child_budget(budget, jobs, i),
+            };
+        }
+        TeamExec::new(Some(pool), members)
+            .split(sizes, |i, t| f(i, t.token()))
+            .expect("child budgets sum to the team's width");
     }
 
     /// Runs `f` over `0..len` split into at most `budget` contiguous ranges of at least
@@ -240,6 +342,13 @@ impl<'a> Exec<'a> {
             return;
         }
         let chunks = self.budget.min(len.div_ceil(grain.max(1)));
+        if let (Some((pool, members)), true) = (self.team_members(), chunks > 1) {
+            let job = |p: Participant<'_>| {
+                let i = p.index();
+                f(i * len / chunks..(i + 1) * len / chunks)
+            };
+            return run_on(Some(pool), &members[..chunks - 1], &job);
+        }
         match self.parallel_pool().filter(|_| chunks > 1) {
             None => f(0..len),
             Some(pool) => {
@@ -283,6 +392,11 @@ impl<'a> Exec<'a> {
     where
         F: Fn(usize) + Sync,
     {
+        let job = |p: Participant<'_>| f(p.index());
+        if let Some((pool, members)) = self.team_members() {
+            run_on(Some(pool), members, &job);
+            return Ok(());
+        }
         let Some(pool) = self.parallel_pool() else {
             f(0);
             return Ok(());
@@ -298,31 +412,38 @@ impl<'a> Exec<'a> {
         let mut many = Vec::new();
         let out = slot_buffer(want, &mut slots, &mut many);
         let got = pool.reserve_idle(want, out);
+        let _release = Release(pool, &out[..got]);
         if got < want {
-            pool.release(&out[..got]);
             return Err(Refused::Busy);
         }
         ledger::enter(self.root);
-        let batch = Batch::new(self.budget, 0, parker::current(), &f, self.root);
-        batch.claim_all();
-        batch.attach_direct(want);
-        for (i, &k) in out.iter().enumerate() {
-            pool.mail(k, &batch, i + 1);
-        }
-        {
-            let _settle = Settle {
-                pool,
-                batch: &batch,
-                woke: false,
-                unlink: false,
-            };
-            batch.run_one(0);
-        }
+        run_on(Some(pool), out, &job);
         ledger::exit(self.root);
-        if let Some(p) = batch.take_panic() {
-            resume_unwind(p);
-        }
         Ok(())
+    }
+
+    /// Reserves the members of a team for the scope of `f`: up to `budget - 1` idle workers
+    /// (waiting at most the pool's `acquire_timeout` for them), led by the calling thread.
+    /// Refuses with [`Refused::Busy`] when they cannot all be reserved in time. On a team token
+    /// it uses the token's members; on a serial token or a budget of one, `f` gets a team of
+    /// width 1.
+    pub fn team<R>(self, f: impl FnOnce(TeamExec<'_>) -> R) -> Result<R, Refused> {
+        if let Some((pool, members)) = self.team_members() {
+            return Ok(f(TeamExec::new(Some(pool), members)));
+        }
+        let Some(pool) = self.parallel_pool() else {
+            return Ok(f(TeamExec::new(None, &[])));
+        };
+        let want = self.budget - 1;
+        let mut slots = [0usize; 64];
+        let mut many = Vec::new();
+        let out = slot_buffer(want, &mut slots, &mut many);
+        let got = acquire_members(pool, want, out, pool.acquire_timeout);
+        let _release = Release(pool, &out[..got]);
+        if got < want {
+            return Err(Refused::Busy);
+        }
+        Ok(f(TeamExec::new(Some(pool), out)))
     }
 
     /// Enters the pool once for an outside library that runs its own threads: holds up to
@@ -330,6 +451,10 @@ impl<'a> Exec<'a> {
     /// library) and runs `f(width)` on the caller, where `width` is 1 plus the workers held.
     /// The library should use at most `width` threads. A serial token gives width 1.
     pub fn external<R>(self, f: impl FnOnce(usize) -> R) -> R {
+        if self.team_members().is_some() {
+            // The members are reserved already.
+            return f(self.budget);
+        }
         let Some(pool) = self.parallel_pool() else {
             return f(1);
         };
@@ -338,12 +463,6 @@ impl<'a> Exec<'a> {
         let mut many = Vec::new();
         let out = slot_buffer(want, &mut slots, &mut many);
         let got = pool.reserve_idle(want, out);
-        struct Release<'p>(&'p PoolShared, &'p [usize]);
-        impl Drop for Release<'_> {
-            fn drop(&mut self) {
-                self.0.release(self.1);
-            }
-        }
         let _release = Release(pool, &out[..got]);
         f(1 + got)
     }
@@ -353,7 +472,11 @@ impl<'a> Exec<'a> {
     /// inline. Nested entries made inside `f` are in-pool entries, the cheapest kind.
     pub fn install<R: Send>(self, f: impl FnOnce(Exec<'_>) -> R + Send) -> R {
         let pool = match self.shared() {
-            Some(p) if !p.is_shut_down() && !p.is_current_worker() => p,
+            Some(p)
+                if !p.is_shut_down() && !p.is_current_worker() && self.team_members().is_none() =>
+            {
+                p
+            }
             _ => return f(self),
         };
         let task = Mutex::new(Some(f));

@@ -3,12 +3,16 @@
 use std::fmt;
 use std::sync::Arc;
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use crate::cpus::CpuSet;
 use crate::error::Error;
 use crate::pool::PoolShared;
 use crate::reserve;
 use crate::wait::DEFAULT_SPIN_POLLS;
+
+/// Default of [`PoolBuilder::acquire_timeout`].
+pub(crate) const DEFAULT_ACQUIRE_TIMEOUT: Duration = Duration::from_millis(10);
 
 type NameFn = Box<dyn Fn(usize) -> String>;
 type StartFn = Arc<dyn Fn(usize) + Send + Sync>;
@@ -79,6 +83,7 @@ pub struct PoolBuilder {
     on_start: Option<StartFn>,
     stack_size: Option<usize>,
     spin_polls: Option<u32>,
+    acquire_timeout: Option<Duration>,
 }
 
 impl fmt::Debug for PoolBuilder {
@@ -89,6 +94,7 @@ impl fmt::Debug for PoolBuilder {
             .field("on_start", &self.on_start.is_some())
             .field("stack_size", &self.stack_size)
             .field("spin_polls", &self.spin_polls)
+            .field("acquire_timeout", &self.acquire_timeout)
             .finish()
     }
 }
@@ -126,6 +132,13 @@ impl PoolBuilder {
         self
     }
 
+    /// How long `into_team` and `Exec::team` wait for idle workers to become members before
+    /// they give up (default 10 ms).
+    pub fn acquire_timeout(mut self, timeout: Duration) -> Self {
+        self.acquire_timeout = Some(timeout);
+        self
+    }
+
     /// Builds the pool.
     pub fn build(self) -> Result<Pool, Error> {
         let cpus = CpuSet::current();
@@ -134,7 +147,8 @@ impl PoolBuilder {
             return Err(Error::ZeroThreads);
         }
         let spin_polls = self.spin_polls.unwrap_or(DEFAULT_SPIN_POLLS);
-        let shared = Arc::new(PoolShared::new(threads, spin_polls, cpus));
+        let timeout = self.acquire_timeout.unwrap_or(DEFAULT_ACQUIRE_TIMEOUT);
+        let shared = Arc::new(PoolShared::new(threads, spin_polls, cpus, timeout));
         let dedicated =
             self.thread_name.is_some() || self.on_start.is_some() || self.stack_size.is_some();
         if !dedicated {

@@ -29,6 +29,7 @@
 mod batch;
 mod parker;
 mod queue;
+mod section;
 mod sync;
 pub mod wait;
 
@@ -46,6 +47,8 @@ pub mod ledger;
 mod pool;
 #[cfg(not(loom))]
 pub mod reserve;
+#[cfg(not(loom))]
+mod team;
 
 #[cfg(not(loom))]
 pub use cpus::available_cpus;
@@ -57,6 +60,9 @@ pub use exec::Exec;
 pub use handle::{Pool, PoolBuilder};
 #[cfg(not(loom))]
 pub use reserve::spawned_workers;
+pub use section::Participant;
+#[cfg(not(loom))]
+pub use team::{IntoTeamError, Team, TeamExec};
 
 /// The protocol types, exposed for the loom models only.
 #[cfg(loom)]
@@ -65,4 +71,5 @@ pub mod loom_api {
     pub use crate::batch::Batch;
     pub use crate::parker::Parker;
     pub use crate::queue::Queue;
+    pub use crate::section::{Participant, Roster, Section};
 }

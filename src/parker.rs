@@ -54,6 +54,17 @@ impl Default for Parker {
 
 impl Parker {
     /// A parker with no token.
+    #[cfg(not(loom))]
+    pub const fn new() -> Self {
+        Parker {
+            state: AtomicUsize::new(EMPTY),
+            lock: Mutex::new(()),
+            cvar: Condvar::new(),
+        }
+    }
+
+    /// A parker with no token.
+    #[cfg(loom)]
     pub fn new() -> Self {
         Parker {
             state: AtomicUsize::new(EMPTY),

@@ -1,8 +1,9 @@
 //! Pools: their shared state, the worker loop, and the waits of idle workers and callers.
 //!
-//! A pool owns `threads` worker *slots*. A worker serving slot `k` loops: run its mail (a share
-//! addressed to this slot by `broadcast`), else attach to a queued batch, else wait (staged, see
-//! [`crate::wait`]). The design record is `docs/executor.md`.
+//! A pool owns `threads` worker *slots*. A worker serving slot `k` loops: run the section
+//! share published to its slot (team sections, `broadcast`), else attach to a queued batch, else
+//! wait (staged, see [`crate::wait`]). The design records are `docs/executor.md` and
+//! `docs/waiting.md`.
 //!
 //! Idle-worker wake protocol (a Dekker pair, both sides SeqCst):
 //! - an idle worker that reaches the sleep phase sets its slot's `sleeping`, adds one to
@@ -11,8 +12,13 @@
 //!   flag of up to `n` slots (a swap, so each sleeper is claimed by one waker) and unparks them.
 //!
 //! Either the worker's re-check sees the batch or the caller sees the flag. A missed wake would
-//! only cost parallelism, never progress: a caller runs every unclaimed job itself. Mail is
-//! different (a reserved worker must run its share), so mail is always followed by an unpark.
+//! only cost parallelism, never progress: a caller runs every unclaimed job itself.
+//!
+//! Section publish protocol (Dekker again): the leader stores the section and index in the
+//! slot, bumps the slot's generation (SeqCst), then claims the slot's `sleeping` flag and unparks
+//! it only if it was set. A member about to sleep sets `sleeping` (SeqCst) and re-checks the
+//! generation. Only addressed slots are touched, so a narrow section on a wide team wakes nobody
+//! else.
 
 use std::sync::atomic::{AtomicU8, AtomicUsize as StdAtomicUsize};
 use std::sync::Arc;
@@ -25,21 +31,22 @@ use crate::cpus::CpuSet;
 use crate::ledger;
 use crate::parker::{self, Parker};
 use crate::queue::Queue;
+use crate::section::Section;
 use crate::sync::{AtomicBool, AtomicPtr, AtomicUsize, Ordering::*};
-use crate::wait::{counters, wait_staged, Waiter, THROTTLED_SPIN_POLLS};
+use crate::wait::{counters, wait_staged, Waiter, JOIN_NAP, THROTTLED_SPIN_POLLS};
 
 /// Workers serving some pool right now, process-wide (for the oversubscription test).
 static SERVING: StdAtomicUsize = StdAtomicUsize::new(0);
 /// Idle workers in their full spin phase right now, process-wide.
 static IDLE_SPINNERS: StdAtomicUsize = StdAtomicUsize::new(0);
 
-/// How long a caller that had to wake a sleeping worker sleeps per round in its join, instead
-/// of spinning: on a small host the woken worker is often queued on the caller's own CPU.
-const JOIN_NAP: Duration = Duration::from_micros(50);
+/// Stands for the parker of a slot whose worker has not arrived yet (never slept on).
+static UNARRIVED: Parker = Parker::new();
 
 const IDLE: u8 = 0;
 const BUSY: u8 = 1;
 const RESERVED: u8 = 2;
+const TEAM: u8 = 3;
 
 /// One worker place of a pool.
 pub(crate) struct Slot {
@@ -47,11 +54,14 @@ pub(crate) struct Slot {
     parker: AtomicPtr<Parker>,
     /// Set by the worker before it parks; cleared by the waker that claims it.
     sleeping: AtomicBool,
-    /// IDLE, BUSY (attached to a batch) or RESERVED (held by `broadcast` or `external`).
+    /// IDLE, BUSY (attached to a batch), RESERVED (held by `broadcast` or `external`) or TEAM
+    /// (a team member).
     state: AtomicU8,
-    /// A batch addressed to this slot alone, with the share index in `mail_index`.
-    mail: AtomicPtr<Batch<'static>>,
-    mail_index: AtomicUsize,
+    /// The section published to this slot and the share index in it, valid for the current
+    /// `generation`.
+    section: AtomicPtr<Section<'static>>,
+    index: AtomicUsize,
+    generation: AtomicUsize,
 }
 
 impl Slot {
@@ -60,8 +70,9 @@ impl Slot {
             parker: AtomicPtr::new(std::ptr::null_mut()),
             sleeping: AtomicBool::new(false),
             state: AtomicU8::new(IDLE),
-            mail: AtomicPtr::new(std::ptr::null_mut()),
-            mail_index: AtomicUsize::new(0),
+            section: AtomicPtr::new(std::ptr::null_mut()),
+            index: AtomicUsize::new(0),
+            generation: AtomicUsize::new(0),
         }
     }
 
@@ -82,6 +93,7 @@ pub(crate) struct PoolShared {
     idle_spinning: AtomicUsize,
     pub(crate) spin_polls: u32,
     pub(crate) cpus: CpuSet,
+    pub(crate) acquire_timeout: Duration,
     shutdown: AtomicBool,
     /// Workers that have not yet left the pool.
     active: AtomicUsize,
@@ -105,7 +117,12 @@ pub(crate) fn current_worker() -> Option<(&'static PoolShared, usize)> {
 }
 
 impl PoolShared {
-    pub(crate) fn new(threads: usize, spin_polls: u32, cpus: CpuSet) -> Self {
+    pub(crate) fn new(
+        threads: usize,
+        spin_polls: u32,
+        cpus: CpuSet,
+        acquire_timeout: Duration,
+    ) -> Self {
         PoolShared {
             queue: Queue::new(),
             slots: (0..threads)
@@ -115,6 +132,7 @@ impl PoolShared {
             idle_spinning: AtomicUsize::new(0),
             spin_polls,
             cpus,
+            acquire_timeout,
             shutdown: AtomicBool::new(false),
             active: AtomicUsize::new(threads),
             arrived: AtomicUsize::new(0),
@@ -179,9 +197,27 @@ impl PoolShared {
         woken
     }
 
-    /// Reserves up to `n` idle slots (none of them the caller's). Returns their indices in
-    /// `out` and how many were reserved.
+    /// Reserves up to `n` idle slots (none of them the caller's) for `broadcast` or `external`.
+    /// Returns their indices in `out` and how many were reserved.
     pub(crate) fn reserve_idle(&self, n: usize, out: &mut [usize]) -> usize {
+        self.reserve_as(RESERVED, n, out)
+    }
+
+    /// Reserves up to `n` idle slots as team members and wakes those that sleep, so that they
+    /// wait for sections spinning. Returns how many were reserved (their indices in `out`).
+    pub(crate) fn reserve_members(&self, n: usize, out: &mut [usize]) -> usize {
+        let got = self.reserve_as(TEAM, n, out);
+        for &k in &out[..got] {
+            let slot = &self.slots[k];
+            if slot.sleeping.swap(false, SeqCst) {
+                self.sleepers.fetch_sub(1, SeqCst);
+            }
+            slot.unpark();
+        }
+        got
+    }
+
+    fn reserve_as(&self, state: u8, n: usize, out: &mut [usize]) -> usize {
         let mut got = 0;
         for (k, slot) in self.slots.iter().enumerate() {
             if got == n {
@@ -190,7 +226,7 @@ impl PoolShared {
             if slot.state.load(Relaxed) == IDLE
                 && slot
                     .state
-                    .compare_exchange(IDLE, RESERVED, Acquire, Relaxed)
+                    .compare_exchange(IDLE, state, Acquire, Relaxed)
                     .is_ok()
             {
                 out[got] = k;
@@ -207,21 +243,34 @@ impl PoolShared {
         }
     }
 
-    /// Hands share `index` of `batch` to reserved slot `k` and wakes it. The batch must count
-    /// the slot as attached already.
-    pub(crate) fn mail(&self, k: usize, batch: &Batch<'_>, index: usize) {
+    /// Publishes share `index` of `section` to reserved slot `k`, waking it only if it sleeps.
+    /// Returns whether it had to wake it.
+    pub(crate) fn publish(&self, k: usize, section: &Section<'_>, index: usize) -> bool {
         let slot = &self.slots[k];
-        slot.mail_index.store(index, Relaxed);
-        slot.mail.store(
-            (batch as *const Batch<'_>)
+        slot.section.store(
+            (section as *const Section<'_>)
                 .cast_mut()
-                .cast::<Batch<'static>>(),
-            Release,
+                .cast::<Section<'static>>(),
+            Relaxed,
         );
-        if slot.sleeping.swap(false, SeqCst) {
+        slot.index.store(index, Relaxed);
+        // Release for the two stores above; SeqCst against the member's sleep announcement.
+        slot.generation.fetch_add(1, SeqCst);
+        if slot.sleeping.load(SeqCst) && slot.sleeping.swap(false, SeqCst) {
             self.sleepers.fetch_sub(1, SeqCst);
+            slot.unpark();
+            return true;
         }
-        slot.unpark();
+        false
+    }
+
+    /// The parker of the worker serving slot `k`.
+    pub(crate) fn slot_parker(&self, k: usize) -> &Parker {
+        let p = self.slots[k].parker.load(Acquire);
+        // SAFETY: parkers are never freed; a reserved slot's worker has arrived (sections are
+        // published only after a slot's worker set its parker, see `serve`) or will park on
+        // this parker once it does.
+        unsafe { p.as_ref() }.unwrap_or(&UNARRIVED)
     }
 
     /// Records that the worker leased for slot `k` may be asleep on `parker` in the reserve:
@@ -323,23 +372,18 @@ impl PoolShared {
         }
     }
 
-    /// Runs the mail of slot `k`, if any. Returns whether there was some.
-    fn serve_mail(&self, k: usize) -> bool {
+    /// Runs the section share published to slot `k` since generation `seen`, if any.
+    fn serve_section(&self, k: usize, seen: &mut usize) -> bool {
         let slot = &self.slots[k];
-        let b = slot.mail.swap(std::ptr::null_mut(), Acquire);
-        if b.is_null() {
+        let g = slot.generation.load(Acquire);
+        if g == *seen {
             return false;
         }
-        let index = slot.mail_index.load(Relaxed);
-        // SAFETY: the sender counted this slot as attached, so the batch is alive.
-        let root = unsafe { (*b).root };
-        ledger::enter(root);
-        // SAFETY: as above.
-        unsafe { (*b).run_one(index) };
-        ledger::exit(root);
-        slot.state.store(IDLE, Release);
-        // SAFETY: attached by the sender; this is our last access.
-        unsafe { Batch::detach(b) };
+        *seen = g;
+        let s = slot.section.load(Relaxed);
+        let index = slot.index.load(Relaxed);
+        // SAFETY: published to this slot for generation `g`; the leader waits for us.
+        unsafe { Section::run_member(s, index) };
         true
     }
 
@@ -355,8 +399,11 @@ impl PoolShared {
         let this: *const PoolShared = &**self;
         CURRENT.with(|c| c.set((this, k)));
         SERVING.fetch_add(1, Relaxed);
+        // Generations start at 0 and each slot has one worker for the pool's life: starting
+        // from 0 runs a share published before this worker arrived.
+        let mut seen = 0;
         loop {
-            if self.serve_mail(k) || self.serve_queue_once(k) {
+            if self.serve_section(k, &mut seen) || self.serve_queue_once(k) {
                 continue;
             }
             if self.shutdown.load(Acquire) {
@@ -366,6 +413,8 @@ impl PoolShared {
                 pool: self,
                 k,
                 parker: me,
+                seen,
+                state: slot.state.load(Acquire),
                 spinning: false,
             };
             let polls = idle.polls();
@@ -388,21 +437,37 @@ impl PoolShared {
     }
 }
 
-/// An idle worker's wait for mail, queued work or shutdown.
+/// A worker's wait for a section share, queued work, a change of its slot's state, or
+/// shutdown. Team members wait here between sections.
 struct IdleWait<'a> {
     pool: &'a PoolShared,
     k: usize,
     parker: &'static Parker,
+    /// The slot generation already served.
+    seen: usize,
+    /// The slot state when the wait began.
+    state: u8,
     spinning: bool,
 }
 
 impl IdleWait<'_> {
-    /// Reserved slots sleep at once (their CPUs belong to someone else); others spin in full
-    /// only when they get a [`SpinPlace`].
+    /// Team members spin their full budget (a hot team) and hold a spin place, so that other
+    /// idle workers yield the CPUs; reserved slots sleep at once (their CPUs belong to someone
+    /// else); other idle workers spin in full only when they get a [`SpinPlace`].
     fn polls(&mut self) -> u32 {
         let pool = self.pool;
-        if pool.slots[self.k].state.load(Relaxed) == RESERVED {
-            return 0;
+        match self.state {
+            RESERVED => return 0,
+            TEAM => {
+                let polls = pool.polls();
+                if polls > THROTTLED_SPIN_POLLS {
+                    IDLE_SPINNERS.fetch_add(1, Relaxed);
+                    pool.idle_spinning.fetch_add(1, SeqCst);
+                    self.spinning = true;
+                }
+                return polls;
+            }
+            _ => {}
         }
         let place = SpinPlace::take(pool.polls(), pool.cpus.count());
         let polls = place.polls();
@@ -461,8 +526,9 @@ impl Waiter for IdleWait<'_> {
     #[inline]
     fn ready(&mut self) -> bool {
         let slot = &self.pool.slots[self.k];
-        !slot.mail.load(Relaxed).is_null()
-            || (self.pool.queue.has_work() && slot.state.load(Relaxed) != RESERVED)
+        slot.generation.load(Relaxed) != self.seen
+            || slot.state.load(Relaxed) != self.state
+            || (self.state == IDLE && self.pool.queue.has_work())
             || self.pool.shutdown.load(Relaxed)
     }
 
@@ -471,8 +537,13 @@ impl Waiter for IdleWait<'_> {
         let slot = &self.pool.slots[self.k];
         slot.sleeping.store(true, SeqCst);
         self.pool.sleepers.fetch_add(1, SeqCst);
-        if !self.ready() {
-            counters::record_idle_sleep();
+        // SeqCst re-check of the generation against a publish (Dekker).
+        if slot.generation.load(SeqCst) == self.seen && !self.ready() {
+            if self.state == TEAM {
+                counters::record_member_sleep();
+            } else {
+                counters::record_idle_sleep();
+            }
             self.parker.park();
         }
         if slot.sleeping.swap(false, SeqCst) {

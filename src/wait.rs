@@ -25,6 +25,11 @@ pub const THROTTLED_SPIN_POLLS: u32 = 100;
 /// Polls with a `yield_now` between them, after the spin and before sleeping.
 pub const YIELD_POLLS: u32 = 16;
 
+/// How long a caller that had to wake a sleeping worker sleeps per round in its join, instead
+/// of spinning: on a small host the woken worker is often queued on the caller's own CPU, and a
+/// spinning caller would keep it off that CPU for its whole spin budget.
+pub(crate) const JOIN_NAP: std::time::Duration = std::time::Duration::from_micros(50);
+
 /// One side of a wait: the condition and how to sleep on it.
 pub(crate) trait Waiter {
     /// Polls the condition. Cheap; called once per poll.
@@ -85,6 +90,8 @@ pub mod counters {
     static WAKES: AtomicU64 = AtomicU64::new(0);
     static JOIN_SLEEPS: AtomicU64 = AtomicU64::new(0);
     static IDLE_SLEEPS: AtomicU64 = AtomicU64::new(0);
+    static BARRIER_SLEEPS: AtomicU64 = AtomicU64::new(0);
+    static MEMBER_SLEEPS: AtomicU64 = AtomicU64::new(0);
 
     /// A snapshot of the counters; subtract two snapshots to count an interval.
     #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -93,10 +100,14 @@ pub mod counters {
         pub parks: u64,
         /// Wakes that found a blocked thread and signalled it.
         pub wakes: u64,
-        /// Joins (a caller waiting for its helpers) that reached the sleep phase.
+        /// Joins (a caller waiting for its helpers, a leader for its members) that slept.
         pub join_sleeps: u64,
         /// Idle workers that reached the sleep phase.
         pub idle_sleeps: u64,
+        /// Barrier waits that slept.
+        pub barrier_sleeps: u64,
+        /// Team members that slept while waiting for the next section.
+        pub member_sleeps: u64,
     }
 
     impl std::ops::Sub for WaitCounters {
@@ -107,6 +118,8 @@ pub mod counters {
                 wakes: self.wakes - o.wakes,
                 join_sleeps: self.join_sleeps - o.join_sleeps,
                 idle_sleeps: self.idle_sleeps - o.idle_sleeps,
+                barrier_sleeps: self.barrier_sleeps - o.barrier_sleeps,
+                member_sleeps: self.member_sleeps - o.member_sleeps,
             }
         }
     }
@@ -118,6 +131,8 @@ pub mod counters {
             wakes: WAKES.load(Relaxed),
             join_sleeps: JOIN_SLEEPS.load(Relaxed),
             idle_sleeps: IDLE_SLEEPS.load(Relaxed),
+            barrier_sleeps: BARRIER_SLEEPS.load(Relaxed),
+            member_sleeps: MEMBER_SLEEPS.load(Relaxed),
         }
     }
 
@@ -127,9 +142,15 @@ pub mod counters {
     pub(crate) fn record_wake() {
         WAKES.fetch_add(1, Relaxed);
     }
-    #[cfg_attr(loom, allow(dead_code))]
     pub(crate) fn record_join_sleep() {
         JOIN_SLEEPS.fetch_add(1, Relaxed);
+    }
+    pub(crate) fn record_barrier_sleep() {
+        BARRIER_SLEEPS.fetch_add(1, Relaxed);
+    }
+    #[cfg_attr(loom, allow(dead_code))]
+    pub(crate) fn record_member_sleep() {
+        MEMBER_SLEEPS.fetch_add(1, Relaxed);
     }
     #[cfg_attr(loom, allow(dead_code))]
     pub(crate) fn record_idle_sleep() {

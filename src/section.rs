@@ -1,0 +1,279 @@
+//! A section: one parallel region on a team, on its leader's stack.
+//!
+//! The leader publishes a section to the member slots it addresses (see `pool::publish`): each
+//! member runs the closure as participant `i`, the leader as participant 0, then the leader
+//! *joins*. Participants may meet at barriers any number of times.
+//!
+//! Protocol and who wakes whom:
+//! - **Join.** `pending` starts at `width - 1`. A member's **final** access to the section is
+//!   `pending.fetch_sub(1)`; it copies the leader's parker address first, and the member that
+//!   takes `pending` to zero unparks the leader (parkers are never freed, so the address stays
+//!   valid after the leader has returned). The leader returns once `pending == 0`.
+//! - **Barrier** (sense by round number). A participant reads `round`, adds one to `arrived`;
+//!   the last arrival resets `arrived`, publishes `round + 1` (SeqCst) and, if `sleepers` is
+//!   non-zero, unparks every other participant. A waiter waits for `round` to change; before it
+//!   parks it adds one to `sleepers` (SeqCst) and re-checks. Dekker: either the last arrival sees
+//!   the sleeper, or the sleeper's re-check sees the new round.
+//! - **Cancellation.** A panic in a share is caught and stored; `cancelled` is set (SeqCst) and,
+//!   if `sleepers` is non-zero, every other participant is unparked. A barrier waiter that sees
+//!   `cancelled` leaves its share by unwinding with a private marker (not recorded as a panic),
+//!   so every participant finishes and the join completes. The first real panic resumes on the
+//!   leader after the join.
+//!
+//! Checked by the loom models `section_*` in `tests/loom.rs`.
+
+// `pub` items here are reachable only from the loom models (`loom_api`).
+#![allow(unreachable_pub)]
+
+use std::marker::PhantomData;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+
+use crate::batch::Panic;
+use crate::parker::Parker;
+use crate::sync::{lock, AtomicBool, AtomicUsize, Mutex, Ordering::*};
+use crate::wait::{counters, wait_staged, Waiter, JOIN_NAP, THROTTLED_SPIN_POLLS};
+
+/// Who the participants of a section are: the parker of participant `i` (0 is the leader).
+pub trait Roster: Sync {
+    /// The parker participant `i` sleeps on while it is in the section.
+    fn parker(&self, i: usize) -> &Parker;
+}
+
+/// The unwinding marker of a share left because its section was cancelled.
+struct Cancelled;
+
+/// See the module documentation.
+pub struct Section<'a> {
+    job: *const (dyn Fn(Participant<'_>) + Sync + 'a),
+    roster: *const (dyn Roster + 'a),
+    width: usize,
+    pending: AtomicUsize,
+    leader: *const Parker,
+    cancelled: AtomicBool,
+    panic: Mutex<Option<Panic>>,
+    arrived: AtomicUsize,
+    round: AtomicUsize,
+    sleepers: AtomicUsize,
+    polls: u32,
+    _borrows: PhantomData<&'a ()>,
+}
+
+// SAFETY: the job and roster are `Sync` and outlive the section; the leader's parker lives
+// forever (or, under loom, as long as the model); every other field is an atomic or a mutex.
+unsafe impl Sync for Section<'_> {}
+// SAFETY: as above; a section never moves while shared (it stays on its leader's stack).
+unsafe impl Send for Section<'_> {}
+
+/// One participant's view of a section: its index, the width, and the barrier.
+pub struct Participant<'s> {
+    section: *const Section<'static>,
+    index: usize,
+    _section: PhantomData<&'s ()>,
+}
+
+impl Participant<'_> {
+    /// This participant's index: 0 is the leader, members are `1..width`.
+    #[inline]
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// The number of participants.
+    #[inline]
+    pub fn width(&self) -> usize {
+        self.section().width
+    }
+
+    fn section(&self) -> &Section<'static> {
+        // SAFETY: a participant exists only while its share runs, and the section outlives
+        // every share (the leader joins before returning).
+        unsafe { &*self.section }
+    }
+
+    /// Waits until every participant of the section has called `barrier` as many times as
+    /// this one. Every participant must call it the same number of times.
+    pub fn barrier(&self) {
+        self.section().barrier(self.index);
+    }
+}
+
+impl<'a> Section<'a> {
+    /// A section of `width` participants running `job`. `leader` is the leader's parker;
+    /// barrier waits spin `polls` polls before they yield and sleep.
+    pub fn new(
+        width: usize,
+        job: &'a (dyn Fn(Participant<'_>) + Sync + 'a),
+        roster: &'a (dyn Roster + 'a),
+        leader: &Parker,
+        polls: u32,
+    ) -> Self {
+        Section {
+            job,
+            roster,
+            width,
+            pending: AtomicUsize::new(width - 1),
+            leader,
+            cancelled: AtomicBool::new(false),
+            panic: Mutex::new(None),
+            arrived: AtomicUsize::new(0),
+            round: AtomicUsize::new(0),
+            sleepers: AtomicUsize::new(0),
+            polls,
+            _borrows: PhantomData,
+        }
+    }
+
+    fn roster(&self) -> &(dyn Roster + 'a) {
+        // SAFETY: the roster outlives the section.
+        unsafe { &*self.roster }
+    }
+
+    /// Runs share `index` of the section, catching its panic.
+    pub fn run_share(&self, index: usize) {
+        let p = Participant {
+            section: (self as *const Section<'a>).cast::<Section<'static>>(),
+            index,
+            _section: PhantomData,
+        };
+        // SAFETY: the job outlives the section.
+        let job = unsafe { &*self.job };
+        if let Err(payload) = catch_unwind(AssertUnwindSafe(|| job(p))) {
+            if !payload.is::<Cancelled>() {
+                self.cancel(index, payload);
+            }
+        }
+    }
+
+    /// A member runs its share and leaves. After this call the member must not touch the
+    /// section: the leader may have returned.
+    ///
+    /// # Safety
+    /// `this` points to a live section published to this member as participant `index`.
+    pub unsafe fn run_member(this: *const Section<'_>, index: usize) {
+        // SAFETY: published to us and not yet left, so the leader waits and the section lives.
+        let s = unsafe { &*this };
+        s.run_share(index);
+        let leader = s.leader;
+        if s.pending.fetch_sub(1, AcqRel) == 1 {
+            // SAFETY: parkers outlive every waker.
+            unsafe { (*leader).unpark() };
+        }
+    }
+
+    /// Whether every member has left.
+    #[inline]
+    pub fn done(&self) -> bool {
+        self.pending.load(Acquire) == 0
+    }
+
+    /// The leader waits until every member has left. `woke`: the publish had to wake a
+    /// sleeping member, which may be queued on the leader's CPU, so the leader spins only
+    /// briefly and then naps instead of spinning its full budget.
+    pub fn join(&self, leader: &Parker, woke: bool) {
+        struct Join<'s, 'a> {
+            s: &'s Section<'a>,
+            leader: &'s Parker,
+            woke: bool,
+        }
+        impl Waiter for Join<'_, '_> {
+            #[inline]
+            fn ready(&mut self) -> bool {
+                self.s.done()
+            }
+            fn sleep(&mut self) {
+                counters::record_join_sleep();
+                if self.woke {
+                    self.leader.park_timeout(JOIN_NAP);
+                } else {
+                    self.leader.park();
+                }
+            }
+        }
+        let polls = if woke {
+            THROTTLED_SPIN_POLLS.min(self.polls)
+        } else {
+            self.polls
+        };
+        wait_staged(
+            polls,
+            &mut Join {
+                s: self,
+                leader,
+                woke,
+            },
+        );
+    }
+
+    /// The first panic of a share, if any.
+    pub fn take_panic(&self) -> Option<Panic> {
+        lock(&self.panic).take()
+    }
+
+    /// Resumes the first panic of a share, if any (on the leader, after the join).
+    pub fn resume_panic(&self) {
+        if let Some(p) = self.take_panic() {
+            resume_unwind(p);
+        }
+    }
+
+    #[cold]
+    fn cancel(&self, me: usize, payload: Panic) {
+        {
+            let mut slot = lock(&self.panic);
+            if slot.is_none() {
+                *slot = Some(payload);
+            }
+        }
+        self.cancelled.store(true, SeqCst);
+        if self.sleepers.load(SeqCst) > 0 {
+            self.wake_others(me);
+        }
+    }
+
+    fn wake_others(&self, me: usize) {
+        let roster = self.roster();
+        for i in (0..self.width).filter(|&i| i != me) {
+            roster.parker(i).unpark();
+        }
+    }
+
+    fn barrier(&self, me: usize) {
+        if self.width == 1 {
+            return;
+        }
+        let round = self.round.load(Acquire);
+        if self.arrived.fetch_add(1, AcqRel) + 1 == self.width {
+            self.arrived.store(0, Relaxed);
+            // SeqCst: pairs with a sleeper's announcement (Dekker), and releases the reset.
+            self.round.store(round.wrapping_add(1), SeqCst);
+            if self.sleepers.load(SeqCst) > 0 {
+                self.wake_others(me);
+            }
+            return;
+        }
+        struct Meet<'s, 'a> {
+            s: &'s Section<'a>,
+            round: usize,
+            me: usize,
+        }
+        impl Waiter for Meet<'_, '_> {
+            #[inline]
+            fn ready(&mut self) -> bool {
+                self.s.round.load(Acquire) != self.round || self.s.cancelled.load(Acquire)
+            }
+            fn sleep(&mut self) {
+                self.s.sleepers.fetch_add(1, SeqCst);
+                if !(self.s.round.load(SeqCst) != self.round || self.s.cancelled.load(SeqCst)) {
+                    counters::record_barrier_sleep();
+                    self.s.roster().parker(self.me).park();
+                }
+                self.s.sleepers.fetch_sub(1, SeqCst);
+            }
+        }
+        wait_staged(self.polls, &mut Meet { s: self, round, me });
+        if self.round.load(Acquire) == round {
+            // Cancelled: leave the share (the join still counts this participant out).
+            resume_unwind(Box::new(Cancelled));
+        }
+    }
+}

@@ -1,0 +1,342 @@
+//! Hot teams: a persistent reservation of pool workers (members) plus a leader thread, and the
+//! sections they run.
+//!
+//! A team member is a worker whose slot is in the TEAM state: it waits for sections published to
+//! its slot, spinning its full budget between them (then yielding, then sleeping), and serves no
+//! queued work. A section lives on the leader's stack; see [`crate::section`] for the join,
+//! barrier and cancellation protocols and [`crate::pool`] for publishing. The design record is
+//! `docs/waiting.md`.
+
+use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering::*};
+use std::time::{Duration, Instant};
+
+use crate::error::{Error, Refused};
+use crate::exec::Exec;
+use crate::handle::Pool;
+use crate::parker::{self, Parker};
+use crate::pool::PoolShared;
+use crate::section::{Participant, Roster, Section};
+
+/// The participants of a section: the leader, then the workers of `slots`.
+struct SlotRoster<'a> {
+    pool: Option<&'a PoolShared>,
+    leader: &'static Parker,
+    slots: &'a [usize],
+}
+
+impl Roster for SlotRoster<'_> {
+    fn parker(&self, i: usize) -> &Parker {
+        match (i, self.pool) {
+            (0, _) | (_, None) => self.leader,
+            (i, Some(pool)) => pool.slot_parker(self.slots[i - 1]),
+        }
+    }
+}
+
+/// Runs one section: the calling thread is participant 0, the workers of `slots` are
+/// participants `1..=slots.len()`. Returns after every participant is done; a panic in any share
+/// resumes here.
+pub(crate) fn run_on(
+    pool: Option<&PoolShared>,
+    slots: &[usize],
+    job: &(dyn Fn(Participant<'_>) + Sync),
+) {
+    let leader = parker::current();
+    let roster = SlotRoster {
+        pool,
+        leader,
+        slots,
+    };
+    let polls = pool.map_or(0, PoolShared::polls);
+    let section = Section::new(1 + slots.len(), job, &roster, leader, polls);
+    let mut woke = false;
+    if let Some(pool) = pool {
+        for (i, &k) in slots.iter().enumerate() {
+            woke |= pool.publish(k, &section, i + 1);
+        }
+    }
+    section.run_share(0);
+    section.join(leader, woke);
+    section.resume_panic();
+}
+
+/// The right to run sections on a set of reserved members, led by the calling thread.
+///
+/// Obtained from [`Exec::team`] (a scoped reservation), from a team token, or as a child of
+/// [`TeamExec::split`].
+pub struct TeamExec<'a> {
+    pool: Option<&'a PoolShared>,
+    members: &'a [usize],
+}
+
+impl fmt::Debug for TeamExec<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TeamExec")
+            .field("width", &self.width())
+            .finish()
+    }
+}
+
+impl<'a> TeamExec<'a> {
+    pub(crate) fn new(pool: Option<&'a PoolShared>, members: &'a [usize]) -> Self {
+        TeamExec { pool, members }
+    }
+
+    /// The number of participants: the leader and its members.
+    pub fn width(&self) -> usize {
+        1 + self.members.len()
+    }
+
+    /// Runs `f` on every participant at once (the leader is participant 0) and returns when
+    /// all are done. A panic in any share cancels the section (participants waiting at a
+    /// barrier leave it) and resumes here once every participant is done.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use teamalg::{Exec, Pool};
+    ///
+    /// let pool = Pool::builder().threads(2).build()?;
+    /// let hits = AtomicUsize::new(0);
+    /// Exec::new(&pool, 2)?.team(|t| {
+    ///     t.run(|p| {
+    ///         hits.fetch_add(1, Ordering::Relaxed);
+    ///         p.barrier(); // every participant has counted
+    ///         assert_eq!(hits.load(Ordering::Relaxed), p.width());
+    ///     })
+    /// })?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn run<F>(&self, f: F)
+    where
+        F: Fn(Participant<'_>) + Sync,
+    {
+        run_on(self.pool, self.members, &f);
+    }
+
+    /// Runs child teams at once: child `i` has `sizes[i]` participants and its own leader
+    /// (child 0 is led by this thread, the others by members). Returns when all are done.
+    /// `sizes` must be non-empty, each at least 1, summing to at most the width; otherwise
+    /// [`Error::InvalidSplit`].
+    pub fn split<F>(&self, sizes: &[usize], f: F) -> Result<(), Error>
+    where
+        F: Fn(usize, TeamExec<'_>) + Sync,
+    {
+        let total: usize = sizes.iter().sum();
+        if sizes.is_empty() || sizes.contains(&0) || total > self.width() {
+            return Err(Error::InvalidSplit {
+                sizes: sizes.len(),
+                total,
+                width: self.width(),
+            });
+        }
+        // Child i's participants are members[start(i) - 1 ..] (its leader first), child 0 has
+        // this thread and members[.. sizes[0] - 1].
+        let start = |i: usize| -> usize { sizes[..i].iter().sum() };
+        let mut stack = [0usize; 64];
+        let mut heap = Vec::new();
+        let leaders = crate::exec::slot_buffer(sizes.len() - 1, &mut stack, &mut heap);
+        for (i, l) in leaders.iter_mut().enumerate() {
+            *l = self.members[start(i + 1) - 1];
+        }
+        let job = |p: Participant<'_>| {
+            let i = p.index();
+            let group = if i == 0 {
+                &self.members[..sizes[0] - 1]
+            } else {
+                let s = start(i);
+                &self.members[s..s + sizes[i] - 1]
+            };
+            f(i, TeamExec::new(self.pool, group));
+        };
+        run_on(self.pool, leaders, &job);
+        Ok(())
+    }
+
+    /// A token with this team's authority: `fork`, `for_ranges` and `broadcast` on it run as
+    /// sections on these members, without the pool's queue.
+    pub fn token(&self) -> Exec<'a> {
+        Exec::for_team(self.pool, self.members, None)
+    }
+}
+
+/// A hot team: a pool whose `width - 1` workers are reserved as members, led by whichever
+/// thread holds the team's token. Sections on it cost about a microsecond.
+///
+/// ```
+/// use teamalg::Pool;
+///
+/// let team = Pool::builder().threads(2).build()?.into_team(2).map_err(|e| e.error)?;
+/// let total = std::sync::atomic::AtomicU64::new(0);
+/// team.exec(2).for_ranges(100, 1, |r| {
+///     let s: u64 = r.map(|i| i as u64).sum();
+///     total.fetch_add(s, std::sync::atomic::Ordering::Relaxed);
+/// });
+/// assert_eq!(total.into_inner(), 4950);
+/// let pool = team.into_pool(); // members go back to the pool
+/// # Ok::<(), teamalg::Error>(())
+/// ```
+pub struct Team {
+    pool: Option<Pool>,
+    members: Box<[usize]>,
+    leading: AtomicBool,
+}
+
+impl fmt::Debug for Team {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Team")
+            .field("width", &self.width())
+            .finish()
+    }
+}
+
+/// `Pool::into_team` failed; the pool comes back in `pool`.
+pub struct IntoTeamError {
+    /// The pool, unchanged.
+    pub pool: Pool,
+    /// Why the team could not be formed.
+    pub error: Error,
+}
+
+impl fmt::Debug for IntoTeamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("IntoTeamError")
+            .field("error", &self.error)
+            .finish()
+    }
+}
+
+impl fmt::Display for IntoTeamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "cannot form a team: {}", self.error)
+    }
+}
+
+impl std::error::Error for IntoTeamError {}
+
+/// Reserves `n` idle slots as members, retrying until `timeout`. Returns how many it got.
+pub(crate) fn acquire_members(
+    pool: &PoolShared,
+    n: usize,
+    out: &mut [usize],
+    timeout: Duration,
+) -> usize {
+    let mut got = pool.reserve_members(n, out);
+    let start = Instant::now();
+    while got < n && start.elapsed() < timeout {
+        std::thread::sleep(Duration::from_micros(20));
+        got += pool.reserve_members(n - got, &mut out[got..]);
+    }
+    got
+}
+
+/// Releases a leader's claim on a team when its token is dropped.
+pub(crate) struct Lead<'a>(&'a AtomicBool);
+
+impl Drop for Lead<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Release);
+    }
+}
+
+impl Pool {
+    /// Turns the pool into a hot team of `width` participants: `width - 1` workers become
+    /// members, the thread holding the team's token leads. Fails (giving the pool back) when
+    /// `width` is 0, larger than the pool's threads, or when the members cannot be reserved
+    /// within the pool's `acquire_timeout`.
+    pub fn into_team(self, width: usize) -> Result<Team, IntoTeamError> {
+        let error = if width == 0 {
+            Some(Error::ZeroWidth)
+        } else if width > self.threads() {
+            Some(Error::TeamTooWide {
+                width,
+                threads: self.threads(),
+            })
+        } else {
+            None
+        };
+        if let Some(error) = error {
+            return Err(IntoTeamError { pool: self, error });
+        }
+        let mut members = vec![0; width - 1];
+        let got = acquire_members(
+            &self.shared,
+            width - 1,
+            &mut members,
+            self.shared.acquire_timeout,
+        );
+        if got < width - 1 {
+            self.shared.release(&members[..got]);
+            return Err(IntoTeamError {
+                pool: self,
+                error: Error::MembersBusy,
+            });
+        }
+        Ok(Team {
+            pool: Some(self),
+            members: members.into_boxed_slice(),
+            leading: AtomicBool::new(false),
+        })
+    }
+}
+
+impl Team {
+    fn shared(&self) -> &PoolShared {
+        &self.pool.as_ref().expect("a team holds its pool").shared
+    }
+
+    /// The number of participants (members and leader).
+    pub fn width(&self) -> usize {
+        1 + self.members.len()
+    }
+
+    /// A token with team authority for `budget` participants (clamped to `1..=width`). Waits
+    /// while another thread leads the team.
+    pub fn exec(&self, budget: usize) -> Exec<'_> {
+        let mut tries = 0u32;
+        loop {
+            if let Ok(e) = self.try_exec(budget) {
+                return e;
+            }
+            tries += 1;
+            if tries < 64 {
+                std::thread::yield_now();
+            } else {
+                std::thread::sleep(Duration::from_micros(50));
+            }
+        }
+    }
+
+    /// Like [`exec`](Team::exec), but refuses with [`Refused::Busy`] while another thread
+    /// leads the team.
+    pub fn try_exec(&self, budget: usize) -> Result<Exec<'_>, Refused> {
+        if self
+            .leading
+            .compare_exchange(false, true, Acquire, Relaxed)
+            .is_err()
+        {
+            return Err(Refused::Busy);
+        }
+        let b = budget.clamp(1, self.width());
+        Ok(Exec::for_team(
+            Some(self.shared()),
+            &self.members[..b - 1],
+            Some(Lead(&self.leading)),
+        ))
+    }
+
+    /// Dissolves the team: members go back to being idle workers of the pool.
+    pub fn into_pool(mut self) -> Pool {
+        let pool = self.pool.take().expect("a team holds its pool");
+        pool.shared.release(&self.members);
+        pool
+    }
+}
+
+impl Drop for Team {
+    fn drop(&mut self) {
+        if let Some(pool) = self.pool.take() {
+            pool.shared.release(&self.members);
+        }
+    }
+}
