@@ -149,15 +149,19 @@ pub(crate) fn slot_buffer<'b>(
 }
 
 /// Budget of child `i` of a `fork_sized` with fewer jobs than `budget`: 1 plus its part of the
-/// spare slots in proportion to its share, rounded down; the slots lost to rounding go to the
-/// first children.
+/// spare slots in proportion to its share (a share of 0 counts as 1), by largest remainder
+/// (ties to the earlier child).
 fn sized_budget(budget: usize, shares: &[usize], i: usize) -> usize {
-    let jobs = shares.len();
     let total: usize = shares.iter().map(|&s| s.max(1)).sum();
-    let spare = budget - jobs;
-    let base = |j: usize| 1 + spare * shares[j].max(1) / total;
-    let given: usize = (0..jobs).map(base).sum();
-    base(i) + usize::from(i < budget - given)
+    let spare = budget - shares.len();
+    let part = |j: usize| spare * shares[j].max(1);
+    let floors: usize = (0..shares.len()).map(|j| part(j) / total).sum();
+    let left = spare - floors;
+    let rem = |j: usize| part(j) % total;
+    let rank = (0..shares.len())
+        .filter(|&j| rem(j) > rem(i) || (rem(j) == rem(i) && j < i))
+        .count();
+    1 + part(i) / total + usize::from(rank < left)
 }
 
 /// Budget of child `i` of `jobs` under `budget`: equal shares, the remainder to the first.

@@ -1,14 +1,29 @@
-//! `fork`, `for_ranges`, `fork_sized`, `install` and `broadcast` allocate nothing once warm: a
-//! counting global allocator sees every allocation of every thread in this binary.
+//! `fork`, `for_ranges`, `fork_sized`, `install` and `broadcast`, and team sections, barriers,
+//! splits and team tokens, allocate nothing once warm: a counting global allocator sees every
+//! allocation of every thread in this binary.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
 
-use teamalg::{Exec, Pool};
+use teamalg::{Exec, Pool, Team};
 
 struct Counting;
 static ALLOCS: AtomicUsize = AtomicUsize::new(0);
 static COUNTING: AtomicBool = AtomicBool::new(false);
+/// The tests of this binary count one at a time.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Runs `calls` once to warm up, then again while counting; returns the allocations seen.
+/// Callers hold `ONE_AT_A_TIME` (from before they build their pools: starting threads
+/// allocates).
+fn count(mut calls: impl FnMut()) -> usize {
+    calls();
+    ALLOCS.store(0, SeqCst);
+    COUNTING.store(true, SeqCst);
+    calls();
+    COUNTING.store(false, SeqCst);
+    ALLOCS.load(SeqCst)
+}
 
 // SAFETY: forwards to the system allocator; only counts.
 unsafe impl GlobalAlloc for Counting {
@@ -60,15 +75,54 @@ fn calls(pool: &Pool, sink: &AtomicUsize) {
     }
 }
 
+fn team_calls(team: &Team, sink: &AtomicUsize) {
+    for _ in 0..200 {
+        team.exec(3)
+            .team(|t| {
+                t.run(|p| {
+                    p.barrier();
+                    sink.fetch_add(p.index(), Relaxed);
+                });
+                t.split(&[2, 1], |i, child| {
+                    child.run(|p| {
+                        sink.fetch_add(i + p.index(), Relaxed);
+                    })
+                })
+                .unwrap();
+            })
+            .unwrap();
+        team.exec(3).for_ranges(64, 8, |r| {
+            sink.fetch_add(r.len(), Relaxed);
+        });
+        team.exec(3).fork(2, |i, child| {
+            child.fork(2, |j, _| {
+                sink.fetch_add(i + j, Relaxed);
+            })
+        });
+    }
+}
+
+#[test]
+fn warm_team_sections_allocate_nothing() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let team = Pool::builder()
+        .threads(3)
+        .build()
+        .unwrap()
+        .into_team(3)
+        .unwrap();
+    let sink = AtomicUsize::new(0);
+    let allocs = count(|| team_calls(&team, &sink));
+    assert_eq!(allocs, 0, "allocations in warm team sections");
+    assert!(sink.load(Relaxed) > 0);
+}
+
 #[test]
 fn warm_entries_allocate_nothing() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let pool = Pool::builder().threads(3).build().unwrap();
     let sink = AtomicUsize::new(0);
-    calls(&pool, &sink); // warm: thread-local parkers, worker start-up
-    ALLOCS.store(0, SeqCst);
-    COUNTING.store(true, SeqCst);
-    calls(&pool, &sink);
-    COUNTING.store(false, SeqCst);
-    assert_eq!(ALLOCS.load(SeqCst), 0, "allocations in warm entries");
+    let allocs = count(|| calls(&pool, &sink));
+    assert_eq!(allocs, 0, "allocations in warm entries");
     assert!(sink.load(Relaxed) > 0);
 }
