@@ -15,6 +15,11 @@ mutants=(
   "parker|src/parker.rs|                self.cvar.notify_one();||parker_no_lost_wakeup"
   "batch|src/batch.rs|            unsafe { (*owner).unpark() };||batch_two_claimers"
   "install|src/batch.rs|            unsafe { (*owner).unpark() };||batch_owner_waits_for_its_only_helper"
+  "join|src/section.rs|            unsafe { (*leader).unpark() };||section_join_woken_by_the_last_of_two_members"
+  "barrier|src/section.rs|                self.wake_others(me); // the last arrival wakes the others||section_two_barrier_rounds"
+  "cancel|src/section.rs|            self.wake_others(me); // cancellation wakes barrier sleepers||section_cancellation_wakes_a_barrier_sleeper"
+  "publish|src/slot.rs|            self.unpark();||slot_publish_races_member_sleep"
+  "publish-one|src/slot.rs|            self.unpark();||slot_publish_wakes_only_its_slot"
   "settled-order|src/batch.rs|        self.exhausted() && self.attached.load(Acquire) == 0|        self.attached.load(Acquire) == 0 && self.exhausted()|batch_owner_waits_for_its_only_helper"
 )
 

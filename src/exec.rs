@@ -371,7 +371,9 @@ impl<'a> Exec<'a> {
         // SAFETY: `settle` below unlinks the batch and waits until no helper holds it before
         // this frame (which owns `batch`) can end, also when unwinding.
         unsafe { pool.queue.push(&batch) };
-        let woke = pool.wake_idle(helpers) > 0;
+        // Spinning idle workers will find the batch themselves. A wake missed because one of
+        // them just went to sleep costs only parallelism: this caller runs unclaimed jobs.
+        let woke = pool.wake_idle(helpers.saturating_sub(pool.spinning())) > 0;
         {
             let _settle = Settle {
                 pool,

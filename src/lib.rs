@@ -30,6 +30,7 @@ mod batch;
 mod parker;
 mod queue;
 mod section;
+mod slot;
 mod sync;
 pub mod wait;
 
@@ -72,4 +73,5 @@ pub mod loom_api {
     pub use crate::parker::Parker;
     pub use crate::queue::Queue;
     pub use crate::section::{Participant, Roster, Section};
+    pub use crate::slot::Slot;
 }

@@ -5,22 +5,12 @@
 //! wait (staged, see [`crate::wait`]). The design records are `docs/executor.md` and
 //! `docs/waiting.md`.
 //!
-//! Idle-worker wake protocol (a Dekker pair, both sides SeqCst):
-//! - an idle worker that reaches the sleep phase sets its slot's `sleeping`, adds one to
-//!   `sleepers`, re-checks for work, and only then parks;
-//! - a caller that queued a batch reads `sleepers`; when it is non-zero it clears the `sleeping`
-//!   flag of up to `n` slots (a swap, so each sleeper is claimed by one waker) and unparks them.
-//!
-//! Either the worker's re-check sees the batch or the caller sees the flag. A missed wake would
-//! only cost parallelism, never progress: a caller runs every unclaimed job itself.
-//!
-//! Section publish protocol (Dekker again): the leader stores the section and index in the
-//! slot, bumps the slot's generation (SeqCst), then claims the slot's `sleeping` flag and unparks
-//! it only if it was set. A member about to sleep sets `sleeping` (SeqCst) and re-checks the
-//! generation. Only addressed slots are touched, so a narrow section on a wide team wakes nobody
-//! else.
+//! Idle workers sleep and are woken through their slot's protocol (see [`crate::slot`]): a caller
+//! that queued a batch reads `sleepers` and, when it is non-zero, claims and unparks up to `n`
+//! sleeping slots. A missed wake there would only cost parallelism, never progress: a caller runs
+//! every unclaimed job itself. Sections are published to slots the same way.
 
-use std::sync::atomic::{AtomicU8, AtomicUsize as StdAtomicUsize};
+use std::sync::atomic::AtomicUsize as StdAtomicUsize;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -32,7 +22,8 @@ use crate::ledger;
 use crate::parker::{self, Parker};
 use crate::queue::Queue;
 use crate::section::Section;
-use crate::sync::{AtomicBool, AtomicPtr, AtomicUsize, Ordering::*};
+use crate::slot::{Slot, BUSY, IDLE, RESERVED, TEAM};
+use crate::sync::{fence, AtomicBool, AtomicPtr, AtomicUsize, Ordering::*};
 use crate::wait::{counters, wait_staged, Waiter, JOIN_NAP, THROTTLED_SPIN_POLLS};
 
 /// Workers serving some pool right now, process-wide (for the oversubscription test).
@@ -42,48 +33,6 @@ static IDLE_SPINNERS: StdAtomicUsize = StdAtomicUsize::new(0);
 
 /// Stands for the parker of a slot whose worker has not arrived yet (never slept on).
 static UNARRIVED: Parker = Parker::new();
-
-const IDLE: u8 = 0;
-const BUSY: u8 = 1;
-const RESERVED: u8 = 2;
-const TEAM: u8 = 3;
-
-/// One worker place of a pool.
-pub(crate) struct Slot {
-    /// The serving worker's parker (null before a worker has arrived).
-    parker: AtomicPtr<Parker>,
-    /// Set by the worker before it parks; cleared by the waker that claims it.
-    sleeping: AtomicBool,
-    /// IDLE, BUSY (attached to a batch), RESERVED (held by `broadcast` or `external`) or TEAM
-    /// (a team member).
-    state: AtomicU8,
-    /// The section published to this slot and the share index in it, valid for the current
-    /// `generation`.
-    section: AtomicPtr<Section<'static>>,
-    index: AtomicUsize,
-    generation: AtomicUsize,
-}
-
-impl Slot {
-    fn new() -> Self {
-        Slot {
-            parker: AtomicPtr::new(std::ptr::null_mut()),
-            sleeping: AtomicBool::new(false),
-            state: AtomicU8::new(IDLE),
-            section: AtomicPtr::new(std::ptr::null_mut()),
-            index: AtomicUsize::new(0),
-            generation: AtomicUsize::new(0),
-        }
-    }
-
-    fn unpark(&self) {
-        let p = self.parker.load(Acquire);
-        if !p.is_null() {
-            // SAFETY: parkers are never freed (see `parker::current`).
-            unsafe { (*p).unpark() };
-        }
-    }
-}
 
 /// State shared by a pool's handle, its tokens and its workers.
 pub(crate) struct PoolShared {
@@ -176,16 +125,25 @@ impl PoolShared {
         }
     }
 
-    /// Wakes up to `n` sleeping workers, beyond those already spinning. Returns how many.
-    pub(crate) fn wake_idle(&self, n: usize) -> usize {
-        let mut n = n.saturating_sub(self.idle_spinning.load(SeqCst));
-        if n == 0 || self.sleepers.load(SeqCst) == 0 {
+    /// Wakes up to `n` sleeping workers, after work was queued. Returns how many.
+    /// Idle workers spinning in this pool now (they will see queued work without a wake).
+    pub(crate) fn spinning(&self) -> usize {
+        self.idle_spinning.load(Relaxed)
+    }
+
+    pub(crate) fn wake_idle(&self, mut n: usize) -> usize {
+        if n == 0 {
+            return 0;
+        }
+        // Pairs with the fence in `Slot::sleep`: either that worker's re-check sees the work
+        // queued before this call, or this load sees its announcement.
+        fence(SeqCst);
+        if self.sleepers.load(Relaxed) == 0 {
             return 0;
         }
         let mut woken = 0;
         for slot in self.slots.iter() {
-            if slot.sleeping.load(Relaxed) && slot.sleeping.swap(false, SeqCst) {
-                self.sleepers.fetch_sub(1, SeqCst);
+            if slot.claim_sleeper(&self.sleepers) {
                 slot.unpark();
                 woken += 1;
                 n -= 1;
@@ -209,9 +167,7 @@ impl PoolShared {
         let got = self.reserve_as(TEAM, n, out);
         for &k in &out[..got] {
             let slot = &self.slots[k];
-            if slot.sleeping.swap(false, SeqCst) {
-                self.sleepers.fetch_sub(1, SeqCst);
-            }
+            slot.claim_sleeper(&self.sleepers);
             slot.unpark();
         }
         got
@@ -246,40 +202,22 @@ impl PoolShared {
     /// Publishes share `index` of `section` to reserved slot `k`, waking it only if it sleeps.
     /// Returns whether it had to wake it.
     pub(crate) fn publish(&self, k: usize, section: &Section<'_>, index: usize) -> bool {
-        let slot = &self.slots[k];
-        slot.section.store(
-            (section as *const Section<'_>)
-                .cast_mut()
-                .cast::<Section<'static>>(),
-            Relaxed,
-        );
-        slot.index.store(index, Relaxed);
-        // Release for the two stores above; SeqCst against the member's sleep announcement.
-        slot.generation.fetch_add(1, SeqCst);
-        if slot.sleeping.load(SeqCst) && slot.sleeping.swap(false, SeqCst) {
-            self.sleepers.fetch_sub(1, SeqCst);
-            slot.unpark();
-            return true;
-        }
-        false
+        self.slots[k].publish(section, index, &self.sleepers)
     }
 
     /// The parker of the worker serving slot `k`.
     pub(crate) fn slot_parker(&self, k: usize) -> &Parker {
-        let p = self.slots[k].parker.load(Acquire);
-        // SAFETY: parkers are never freed; a reserved slot's worker has arrived (sections are
-        // published only after a slot's worker set its parker, see `serve`) or will park on
-        // this parker once it does.
-        unsafe { p.as_ref() }.unwrap_or(&UNARRIVED)
+        // A worker that has not arrived yet is not asleep in a barrier: a stand-in will do.
+        self.slots[k].parker().unwrap_or(&UNARRIVED)
     }
 
     /// Records that the worker leased for slot `k` may be asleep on `parker` in the reserve:
     /// the slot counts as sleeping, so the first work that needs it wakes it.
     pub(crate) fn expect_sleeper(&self, k: usize, parker: *mut Parker) {
         let slot = &self.slots[k];
-        slot.parker.store(parker, Release);
-        slot.sleeping.store(true, SeqCst);
-        self.sleepers.fetch_add(1, SeqCst);
+        // SAFETY: a reserve worker's parker, which is never freed.
+        slot.set_parker(unsafe { &*parker });
+        slot.expect_sleeper(&self.sleepers);
     }
 
     /// Forgets `n` workers that never arrived (a failed build), so shutdown does not wait for
@@ -303,7 +241,7 @@ impl PoolShared {
         self.shutdown.store(true, SeqCst);
         let mut woke = false;
         for slot in self.slots.iter() {
-            woke |= slot.sleeping.load(SeqCst);
+            woke |= slot.is_sleeping();
             slot.unpark();
         }
         let stay = usize::from(me_worker);
@@ -374,28 +312,22 @@ impl PoolShared {
 
     /// Runs the section share published to slot `k` since generation `seen`, if any.
     fn serve_section(&self, k: usize, seen: &mut usize) -> bool {
-        let slot = &self.slots[k];
-        let g = slot.generation.load(Acquire);
-        if g == *seen {
-            return false;
+        match self.slots[k].take_share(seen) {
+            Some((section, index)) => {
+                // SAFETY: published to this slot for this generation; the leader waits for us.
+                unsafe { Section::run_member(section, index) };
+                true
+            }
+            None => false,
         }
-        *seen = g;
-        let s = slot.section.load(Relaxed);
-        let index = slot.index.load(Relaxed);
-        // SAFETY: published to this slot for generation `g`; the leader waits for us.
-        unsafe { Section::run_member(s, index) };
-        true
     }
 
     /// The worker loop of slot `k`, until the pool shuts down. The thread then calls `leave`.
     pub(crate) fn serve(self: &Arc<Self>, k: usize) {
         let me = parker::current();
         let slot = &self.slots[k];
-        slot.parker
-            .store(me as *const Parker as *mut Parker, Release);
-        if slot.sleeping.swap(false, SeqCst) {
-            self.sleepers.fetch_sub(1, SeqCst);
-        }
+        slot.set_parker(me);
+        slot.claim_sleeper(&self.sleepers);
         let this: *const PoolShared = &**self;
         CURRENT.with(|c| c.set((this, k)));
         SERVING.fetch_add(1, Relaxed);
@@ -526,7 +458,7 @@ impl Waiter for IdleWait<'_> {
     #[inline]
     fn ready(&mut self) -> bool {
         let slot = &self.pool.slots[self.k];
-        slot.generation.load(Relaxed) != self.seen
+        slot.has_share(self.seen)
             || slot.state.load(Relaxed) != self.state
             || (self.state == IDLE && self.pool.queue.has_work())
             || self.pool.shutdown.load(Relaxed)
@@ -535,19 +467,19 @@ impl Waiter for IdleWait<'_> {
     fn sleep(&mut self) {
         self.stop_spinning();
         let slot = &self.pool.slots[self.k];
-        slot.sleeping.store(true, SeqCst);
-        self.pool.sleepers.fetch_add(1, SeqCst);
-        // SeqCst re-check of the generation against a publish (Dekker).
-        if slot.generation.load(SeqCst) == self.seen && !self.ready() {
+        let (pool, k, state) = (self.pool, self.k, self.state);
+        let awake = || {
+            let slot = &pool.slots[k];
+            slot.state.load(Relaxed) != state
+                || (state == IDLE && pool.queue.has_work())
+                || pool.shutdown.load(Relaxed)
+        };
+        if slot.sleep(self.parker, &self.pool.sleepers, self.seen, awake) {
             if self.state == TEAM {
                 counters::record_member_sleep();
             } else {
                 counters::record_idle_sleep();
             }
-            self.parker.park();
-        }
-        if slot.sleeping.swap(false, SeqCst) {
-            self.pool.sleepers.fetch_sub(1, SeqCst);
         }
     }
 }
@@ -581,9 +513,10 @@ impl Waiter for JoinWait<'_, '_> {
         counters::record_join_sleep();
         let own = current_worker();
         if let Some((pool, k)) = own {
-            // Announce: new work in our own pool wakes us too.
-            pool.slots[k].sleeping.store(true, SeqCst);
-            pool.sleepers.fetch_add(1, SeqCst);
+            // Announce: new work in our own pool wakes us too (the fence pairs with the one
+            // in `wake_idle`, as in `Slot::sleep`).
+            pool.slots[k].expect_sleeper(&pool.sleepers);
+            fence(SeqCst);
         }
         if !self.ready() {
             if self.woke {
@@ -593,9 +526,7 @@ impl Waiter for JoinWait<'_, '_> {
             }
         }
         if let Some((pool, k)) = own {
-            if pool.slots[k].sleeping.swap(false, SeqCst) {
-                pool.sleepers.fetch_sub(1, SeqCst);
-            }
+            pool.slots[k].claim_sleeper(&pool.sleepers);
         }
     }
 }

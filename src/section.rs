@@ -9,16 +9,20 @@
 //!   `pending.fetch_sub(1)`; it copies the leader's parker address first, and the member that
 //!   takes `pending` to zero unparks the leader (parkers are never freed, so the address stays
 //!   valid after the leader has returned). The leader returns once `pending == 0`.
-//! - **Barrier** (sense by round number). A participant reads `round`, adds one to `arrived`;
-//!   the last arrival resets `arrived`, publishes `round + 1` (SeqCst) and, if `sleepers` is
-//!   non-zero, unparks every other participant. A waiter waits for `round` to change; before it
-//!   parks it adds one to `sleepers` (SeqCst) and re-checks. Dekker: either the last arrival sees
-//!   the sleeper, or the sleeper's re-check sees the new round.
-//! - **Cancellation.** A panic in a share is caught and stored; `cancelled` is set (SeqCst) and,
-//!   if `sleepers` is non-zero, every other participant is unparked. A barrier waiter that sees
-//!   `cancelled` leaves its share by unwinding with a private marker (not recorded as a panic),
-//!   so every participant finishes and the join completes. The first real panic resumes on the
-//!   leader after the join.
+//! - **Barrier** (sense by round number). `state` packs the round (upper bits), a CANCELLED bit
+//!   and the number of participants asleep at the barrier (low 32 bits), so that every race
+//!   below is decided by read-modify-writes on one location. A participant reads the round and
+//!   adds one to `arrived`; the last arrival resets `arrived` and bumps the round with a
+//!   `fetch_add` that returns the sleeper count as it was: if non-zero, it unparks every other
+//!   participant. A waiter waits for the round to change; to sleep it adds itself to the sleeper
+//!   count with a CAS that fails if the round moved (or the section was cancelled), and leaves
+//!   the count after it wakes. Either the bump comes first (the CAS fails: no sleep) or the CAS
+//!   does (the bump sees the sleeper and wakes it; the parker keeps an early wake).
+//! - **Cancellation.** A panic in a share is caught and stored; the CANCELLED bit is set with a
+//!   `fetch_or` that returns the sleeper count, and if it is non-zero every other participant is
+//!   unparked. A barrier waiter that sees CANCELLED leaves its share by unwinding with a private
+//!   marker (not recorded as a panic), so every participant finishes and the join completes.
+//!   The first real panic resumes on the leader after the join.
 //!
 //! Checked by the loom models `section_*` in `tests/loom.rs`.
 
@@ -30,7 +34,7 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
 use crate::batch::Panic;
 use crate::parker::Parker;
-use crate::sync::{lock, AtomicBool, AtomicUsize, Mutex, Ordering::*};
+use crate::sync::{lock, AtomicU64, AtomicUsize, Mutex, Ordering::*};
 use crate::wait::{counters, wait_staged, Waiter, JOIN_NAP, THROTTLED_SPIN_POLLS};
 
 /// Who the participants of a section are: the parker of participant `i` (0 is the leader).
@@ -38,6 +42,13 @@ pub trait Roster: Sync {
     /// The parker participant `i` sleeps on while it is in the section.
     fn parker(&self, i: usize) -> &Parker;
 }
+
+/// The sleeper count in `Section::state`.
+const SLEEPERS: u64 = (1 << 32) - 1;
+/// The CANCELLED bit in `Section::state`.
+const CANCELLED: u64 = 1 << 32;
+/// One round in `Section::state`.
+const ROUND: u64 = 1 << 33;
 
 /// The unwinding marker of a share left because its section was cancelled.
 struct Cancelled;
@@ -49,11 +60,10 @@ pub struct Section<'a> {
     width: usize,
     pending: AtomicUsize,
     leader: *const Parker,
-    cancelled: AtomicBool,
     panic: Mutex<Option<Panic>>,
     arrived: AtomicUsize,
-    round: AtomicUsize,
-    sleepers: AtomicUsize,
+    /// `round * ROUND | CANCELLED | sleepers`.
+    state: AtomicU64,
     polls: u32,
     _borrows: PhantomData<&'a ()>,
 }
@@ -113,11 +123,9 @@ impl<'a> Section<'a> {
             width,
             pending: AtomicUsize::new(width - 1),
             leader,
-            cancelled: AtomicBool::new(false),
             panic: Mutex::new(None),
             arrived: AtomicUsize::new(0),
-            round: AtomicUsize::new(0),
-            sleepers: AtomicUsize::new(0),
+            state: AtomicU64::new(0),
             polls,
             _borrows: PhantomData,
         }
@@ -224,9 +232,9 @@ impl<'a> Section<'a> {
                 *slot = Some(payload);
             }
         }
-        self.cancelled.store(true, SeqCst);
-        if self.sleepers.load(SeqCst) > 0 {
-            self.wake_others(me);
+        let old = self.state.fetch_or(CANCELLED, AcqRel);
+        if old & SLEEPERS != 0 {
+            self.wake_others(me); // cancellation wakes barrier sleepers
         }
     }
 
@@ -241,37 +249,52 @@ impl<'a> Section<'a> {
         if self.width == 1 {
             return;
         }
-        let round = self.round.load(Acquire);
+        let round = self.state.load(Acquire) / ROUND;
         if self.arrived.fetch_add(1, AcqRel) + 1 == self.width {
             self.arrived.store(0, Relaxed);
-            // SeqCst: pairs with a sleeper's announcement (Dekker), and releases the reset.
-            self.round.store(round.wrapping_add(1), SeqCst);
-            if self.sleepers.load(SeqCst) > 0 {
-                self.wake_others(me);
+            // Release: the reset and every share's writes before the barrier.
+            let old = self.state.fetch_add(ROUND, AcqRel);
+            if old & SLEEPERS != 0 {
+                self.wake_others(me); // the last arrival wakes the others
             }
             return;
         }
         struct Meet<'s, 'a> {
             s: &'s Section<'a>,
-            round: usize,
+            round: u64,
             me: usize,
+        }
+        impl Meet<'_, '_> {
+            /// The round moved on, or the section was cancelled.
+            #[inline]
+            fn over(&self, state: u64) -> bool {
+                state / ROUND != self.round || state & CANCELLED != 0
+            }
         }
         impl Waiter for Meet<'_, '_> {
             #[inline]
             fn ready(&mut self) -> bool {
-                self.s.round.load(Acquire) != self.round || self.s.cancelled.load(Acquire)
+                self.over(self.s.state.load(Acquire))
             }
             fn sleep(&mut self) {
-                self.s.sleepers.fetch_add(1, SeqCst);
-                if !(self.s.round.load(SeqCst) != self.round || self.s.cancelled.load(SeqCst)) {
-                    counters::record_barrier_sleep();
-                    self.s.roster().parker(self.me).park();
+                let state = &self.s.state;
+                let mut cur = state.load(Acquire);
+                loop {
+                    if self.over(cur) {
+                        return;
+                    }
+                    match state.compare_exchange_weak(cur, cur + 1, AcqRel, Acquire) {
+                        Ok(_) => break,
+                        Err(now) => cur = now,
+                    }
                 }
-                self.s.sleepers.fetch_sub(1, SeqCst);
+                counters::record_barrier_sleep();
+                self.s.roster().parker(self.me).park();
+                state.fetch_sub(1, AcqRel);
             }
         }
         wait_staged(self.polls, &mut Meet { s: self, round, me });
-        if self.round.load(Acquire) == round {
+        if self.state.load(Acquire) / ROUND == round {
             // Cancelled: leave the share (the join still counts this participant out).
             resume_unwind(Box::new(Cancelled));
         }

@@ -23,7 +23,11 @@ pub const DEFAULT_SPIN_POLLS: u32 = 300_000;
 /// Spin polls when the threads that can be awake outnumber the CPUs (libgomp's throttled count).
 pub const THROTTLED_SPIN_POLLS: u32 = 100;
 /// Polls with a `yield_now` between them, after the spin and before sleeping.
+#[cfg(not(loom))]
 pub const YIELD_POLLS: u32 = 16;
+/// Under the loom models one yield stands for the 16 (each is only a scheduling point there).
+#[cfg(loom)]
+pub const YIELD_POLLS: u32 = 1;
 
 /// How long a caller that had to wake a sleeping worker sleeps per round in its join, instead
 /// of spinning: on a small host the woken worker is often queued on the caller's own CPU, and a

@@ -147,3 +147,198 @@ fn batch_owner_waits_for_its_only_helper() {
         helper.join().unwrap();
     });
 }
+
+use teamalg::loom_api::{Participant, Roster, Section, Slot};
+
+/// The participants' parkers of a modelled section (0 is the leader).
+struct Parkers(Vec<Parker>);
+
+impl Roster for Parkers {
+    fn parker(&self, i: usize) -> &Parker {
+        &self.0[i]
+    }
+}
+
+fn parkers(n: usize) -> Arc<Parkers> {
+    Arc::new(Parkers((0..n).map(|_| Parker::new()).collect()))
+}
+
+/// Runs `job` as a section of `width` on `width - 1` member threads and the calling leader.
+fn run_section(
+    width: usize,
+    job: &(dyn Fn(Participant<'_>) + Sync),
+) -> Option<Box<dyn std::any::Any + Send>> {
+    let roster = parkers(width);
+    let section = Section::new(width, job, &*roster, &roster.0[0], 0);
+    let addr = &section as *const Section<'_> as usize;
+    let members: Vec<_> = (1..width)
+        .map(|i| {
+            thread::spawn(move || {
+                // SAFETY: the leader joins (waits for every member's last access) before the
+                // section goes away.
+                unsafe { Section::run_member(addr as *const Section<'static>, i) }
+            })
+        })
+        .collect();
+    section.run_share(0);
+    section.join(&roster.0[0], false);
+    let panic = section.take_panic();
+    for m in members {
+        m.join().unwrap();
+    }
+    panic
+}
+
+/// A leader asleep in its join is woken by the last of its two members.
+///
+/// Guards the leader's unpark in `Section::run_member`. Without it loom reports a deadlock
+/// (checked with `scripts/loom-mutants.sh join`).
+#[test]
+fn section_join_woken_by_the_last_of_two_members() {
+    loom::model(|| {
+        let ran = Arc::new([
+            AtomicUsize::new(0),
+            AtomicUsize::new(0),
+            AtomicUsize::new(0),
+        ]);
+        let r = ran.clone();
+        let panic = run_section(3, &move |p: Participant<'_>| {
+            r[p.index()].fetch_add(1, Relaxed);
+        });
+        assert!(panic.is_none());
+        for r in ran.iter() {
+            assert_eq!(r.load(Relaxed), 1);
+        }
+    });
+}
+
+/// Two consecutive barrier rounds: after each, both participants see the other's write.
+///
+/// Guards the last arrival's wake in `Section::barrier`. Without it loom reports a deadlock
+/// (checked with `scripts/loom-mutants.sh barrier`).
+#[test]
+fn section_two_barrier_rounds() {
+    loom::model(|| {
+        let cells = Arc::new([AtomicUsize::new(0), AtomicUsize::new(0)]);
+        let c = cells.clone();
+        let panic = run_section(2, &move |p: Participant<'_>| {
+            let (me, other) = (p.index(), 1 - p.index());
+            c[me].store(1, Relaxed);
+            p.barrier();
+            assert!(c[other].load(Relaxed) >= 1);
+            c[me].store(2, Relaxed);
+            p.barrier();
+            assert_eq!(c[other].load(Relaxed), 2);
+        });
+        assert!(panic.is_none());
+    });
+}
+
+/// A panic in the leader's share cancels the section and wakes the member asleep at a barrier;
+/// the join completes and the panic is kept for the leader.
+///
+/// Guards the wake in `Section::cancel`. Without it loom reports a deadlock (checked with
+/// `scripts/loom-mutants.sh cancel`).
+#[test]
+fn section_cancellation_wakes_a_barrier_sleeper() {
+    std::panic::set_hook(Box::new(|_| {}));
+    loom::model(|| {
+        // The leader fails; the member may be asleep at the barrier, and only the
+        // cancellation can wake it (the leader's own wake-ups come from the join).
+        let panic = run_section(2, &|p: Participant<'_>| {
+            if p.index() == 0 {
+                panic!("leader fails");
+            }
+            p.barrier();
+            unreachable!("the barrier was cancelled");
+        });
+        let msg = panic.expect("the leader's panic is kept");
+        assert_eq!(msg.downcast_ref::<&str>(), Some(&"leader fails"));
+    });
+    let _ = std::panic::take_hook();
+}
+
+/// A member thread's loop on its slot, as in the pool's worker loop: take a share, else sleep.
+/// Returns how many times it woke from a real park.
+fn member_loop(slot: &Slot, parker: &Parker, sleepers: &AtomicUsize) -> usize {
+    let mut seen = 0;
+    let mut woke = 0;
+    loop {
+        if let Some((section, index)) = slot.take_share(&mut seen) {
+            // SAFETY: published to this slot; the leader waits for us.
+            unsafe { Section::run_member(section, index) };
+            return woke;
+        }
+        if slot.sleep(parker, sleepers, seen, || false) {
+            woke += 1;
+        }
+    }
+}
+
+/// A publish racing a member that is going to sleep: the member runs its share.
+///
+/// Guards the unpark in `Slot::publish`. Without it loom reports a deadlock (checked with
+/// `scripts/loom-mutants.sh publish`).
+#[test]
+fn slot_publish_races_member_sleep() {
+    loom::model(|| {
+        let roster = parkers(2);
+        let slot = Arc::new(Slot::new());
+        let sleepers = Arc::new(AtomicUsize::new(0));
+        slot.set_parker(&roster.0[1]);
+        let member = {
+            let (roster, slot, sleepers) = (roster.clone(), slot.clone(), sleepers.clone());
+            thread::spawn(move || member_loop(&slot, &roster.0[1], &sleepers))
+        };
+        let ran = AtomicUsize::new(0);
+        let job = |p: Participant<'_>| {
+            ran.fetch_add(p.index() + 1, Relaxed);
+        };
+        let section = Section::new(2, &job, &*roster, &roster.0[0], 0);
+        let woke = slot.publish(&section, 1, &sleepers);
+        section.run_share(0);
+        section.join(&roster.0[0], woke);
+        assert_eq!(ran.load(Relaxed), 3);
+        member.join().unwrap();
+    });
+}
+
+/// Publishing to one slot leaves another slot's sleeping member asleep.
+///
+/// Guards the unpark in `Slot::publish` too (without it the addressed member never wakes:
+/// deadlock, checked with `scripts/loom-mutants.sh publish-one`); the assertion checks that the
+/// other member was not woken.
+#[test]
+fn slot_publish_wakes_only_its_slot() {
+    loom::model(|| {
+        let roster_a = parkers(2);
+        let roster_b = parkers(2);
+        let (a, b) = (Arc::new(Slot::new()), Arc::new(Slot::new()));
+        let sleepers = Arc::new(AtomicUsize::new(0));
+        a.set_parker(&roster_a.0[1]);
+        b.set_parker(&roster_b.0[1]);
+        let spawn = |slot: &Arc<Slot>, roster: &Arc<Parkers>| {
+            let (slot, roster, sleepers) = (slot.clone(), roster.clone(), sleepers.clone());
+            thread::spawn(move || member_loop(&slot, &roster.0[1], &sleepers))
+        };
+        let (ma, mb) = (spawn(&a, &roster_a), spawn(&b, &roster_b));
+        let b_woke = Arc::new(AtomicUsize::new(0));
+        let job = |_: Participant<'_>| {};
+        {
+            let section = Section::new(2, &job, &*roster_a, &roster_a.0[0], 0);
+            let woke = a.publish(&section, 1, &sleepers);
+            section.run_share(0);
+            section.join(&roster_a.0[0], woke);
+        }
+        ma.join().unwrap();
+        // B has not been published to: it must still be waiting, never woken.
+        {
+            let section = Section::new(2, &job, &*roster_b, &roster_b.0[0], 0);
+            let woke = b.publish(&section, 1, &sleepers);
+            section.run_share(0);
+            section.join(&roster_b.0[0], woke);
+        }
+        b_woke.store(mb.join().unwrap(), Relaxed);
+        assert!(b_woke.load(Relaxed) <= 1, "B woke before its own publish");
+    });
+}

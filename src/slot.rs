@@ -1,0 +1,176 @@
+//! A worker slot of a pool: its state, its sleep flag, and the section mailbox.
+//!
+//! The slot's `word` holds the section generation (upper bits) and the worker's SLEEPING flag
+//! (bit 0), so that the publish/sleep race is decided by read-modify-writes on one location
+//! (their modification order is total), with no store/load pair across two locations:
+//! - **Sleep** ([`Slot::sleep`]): the worker sets SLEEPING with a `fetch_or` that also returns
+//!   the generation; if the generation moved past `seen`, it withdraws and does not park.
+//! - **Publish** ([`Slot::publish`]): the leader stores the section and the share index, then
+//!   bumps the generation with a `fetch_add` that returns the flag as it was just before; if it
+//!   was set, the leader claims it ([`Slot::claim_sleeper`], a `fetch_and`, so each sleep is
+//!   ended by at most one waker) and unparks. Either the `fetch_add` comes first (the sleeper's
+//!   `fetch_or` sees the new generation), or the `fetch_or` does (the publisher sees the flag).
+//!   The parker keeps an unpark that comes between the flag and the park. Only addressed slots
+//!   are touched, so a narrow section on a wide team wakes nobody else.
+//!
+//! Work queued for idle workers lives elsewhere (the pool's queue), so that pair is ordered by
+//! `fence(SeqCst)` on both sides: the sleeper's after it raised the flag, the waker's after it
+//! queued (see `PoolShared::wake_idle`).
+//!
+//! Checked by the loom models `slot_publish_races_member_sleep` and
+//! `slot_publish_wakes_only_its_slot` in `tests/loom.rs`.
+
+// `pub` items here are reachable only from the loom models (`loom_api`).
+#![allow(unreachable_pub)]
+
+use crate::parker::Parker;
+use crate::section::Section;
+use crate::sync::{fence, AtomicPtr, AtomicU8, AtomicUsize, Ordering::*};
+
+/// The SLEEPING flag in `word`; the generation counts in units of `GENERATION`.
+const SLEEPING: usize = 1;
+const GENERATION: usize = 2;
+
+/// Slot states.
+pub(crate) const IDLE: u8 = 0;
+/// Attached to a queued batch.
+pub(crate) const BUSY: u8 = 1;
+/// Held by `broadcast` or `external`.
+pub(crate) const RESERVED: u8 = 2;
+/// A team member.
+pub(crate) const TEAM: u8 = 3;
+
+/// See the module documentation.
+pub struct Slot {
+    /// The serving worker's parker (null before a worker has arrived).
+    parker: AtomicPtr<Parker>,
+    /// IDLE, BUSY, RESERVED or TEAM.
+    pub(crate) state: AtomicU8,
+    section: AtomicPtr<Section<'static>>,
+    index: AtomicUsize,
+    /// `generation * GENERATION | SLEEPING`.
+    word: AtomicUsize,
+}
+
+impl Default for Slot {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Slot {
+    /// An idle slot with no worker yet.
+    pub fn new() -> Self {
+        Slot {
+            parker: AtomicPtr::new(std::ptr::null_mut()),
+            state: AtomicU8::new(IDLE),
+            section: AtomicPtr::new(std::ptr::null_mut()),
+            index: AtomicUsize::new(0),
+            word: AtomicUsize::new(0),
+        }
+    }
+
+    /// Records the parker the slot's worker sleeps on. It must outlive every waker.
+    pub fn set_parker(&self, parker: &Parker) {
+        self.parker
+            .store(parker as *const Parker as *mut Parker, Release);
+    }
+
+    /// The parker of the slot's worker, if one has arrived.
+    pub fn parker(&self) -> Option<&Parker> {
+        // SAFETY: parkers outlive every waker (never freed; under loom, kept by the model).
+        unsafe { self.parker.load(Acquire).as_ref() }
+    }
+
+    /// Unparks the slot's worker, if one has arrived.
+    pub fn unpark(&self) {
+        if let Some(p) = self.parker() {
+            p.unpark();
+        }
+    }
+
+    /// Whether the worker announced that it sleeps.
+    pub fn is_sleeping(&self) -> bool {
+        self.word.load(Relaxed) & SLEEPING != 0
+    }
+
+    /// Raises the flag for the worker (a leased worker that may be asleep in the reserve, or a
+    /// worker about to sleep in a join): the first waker that needs it claims the flag and
+    /// unparks it. Returns the word as it was.
+    pub fn expect_sleeper(&self, sleepers: &AtomicUsize) -> usize {
+        let old = self.word.fetch_or(SLEEPING, AcqRel);
+        if old & SLEEPING == 0 {
+            sleepers.fetch_add(1, Relaxed);
+        }
+        old
+    }
+
+    /// Claims the sleep flag: true for at most one caller per raised flag, which must then
+    /// unpark (or, for the worker itself, has withdrawn its announcement).
+    #[inline]
+    pub fn claim_sleeper(&self, sleepers: &AtomicUsize) -> bool {
+        if self.word.load(Relaxed) & SLEEPING != 0
+            && self.word.fetch_and(!SLEEPING, AcqRel) & SLEEPING != 0
+        {
+            sleepers.fetch_sub(1, Relaxed);
+            return true;
+        }
+        false
+    }
+
+    /// The worker's sleep: raise the flag, re-check the generation against `seen` and then
+    /// `awake()` (after a SeqCst fence, for conditions kept elsewhere), park only if nothing
+    /// changed, then withdraw the flag. Returns whether it parked.
+    pub fn sleep(
+        &self,
+        parker: &Parker,
+        sleepers: &AtomicUsize,
+        seen: usize,
+        awake: impl FnOnce() -> bool,
+    ) -> bool {
+        let old = self.expect_sleeper(sleepers);
+        fence(SeqCst);
+        let parked = old / GENERATION == seen && !awake();
+        if parked {
+            parker.park();
+        }
+        self.claim_sleeper(sleepers);
+        parked
+    }
+
+    /// Publishes share `index` of `section` to this slot and wakes its worker if it sleeps.
+    /// Returns whether it had to wake it.
+    pub fn publish(&self, section: &Section<'_>, index: usize, sleepers: &AtomicUsize) -> bool {
+        self.section.store(
+            (section as *const Section<'_>)
+                .cast_mut()
+                .cast::<Section<'static>>(),
+            Relaxed,
+        );
+        self.index.store(index, Relaxed);
+        // Release for the two stores above; returns the flag as it was just before.
+        let old = self.word.fetch_add(GENERATION, AcqRel);
+        if old & SLEEPING != 0 && self.claim_sleeper(sleepers) {
+            self.unpark();
+            return true;
+        }
+        false
+    }
+
+    /// Whether a share newer than generation `seen` was published.
+    #[inline]
+    pub fn has_share(&self, seen: usize) -> bool {
+        self.word.load(Relaxed) / GENERATION != seen
+    }
+
+    /// Takes the share published since generation `seen`, if any, and advances `seen`.
+    #[inline]
+    pub fn take_share(&self, seen: &mut usize) -> Option<(*const Section<'static>, usize)> {
+        let g = self.word.load(Acquire) / GENERATION;
+        if g == *seen {
+            return None;
+        }
+        *seen = g;
+        Some((self.section.load(Relaxed), self.index.load(Relaxed)))
+    }
+}
