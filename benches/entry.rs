@@ -10,12 +10,15 @@
 //! outside and `scope` from inside a held `ThreadPool` of the same width, and a pool built and
 //! dropped per call (teamalg leases workers from its reserve; rayon spawns threads).
 
-#[path = "../src/tour.rs"]
-mod tour;
+#[path = "../src/tour/measure.rs"]
+mod measure;
+#[path = "../src/tour/plain.rs"]
+mod plain;
 
 use std::time::Duration;
 
-use tour::{busy, fresh_pool, inside, outside, overhead_us, time_calls, widths, Stats};
+use measure::{busy, time_calls, Stats};
+use plain::{fresh_pool, inside, outside, overhead_us, widths};
 
 fn rayon_pool(w: usize) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new()
@@ -36,8 +39,9 @@ fn rayon_region(w: usize, share: Duration) {
 fn row(name: &str, w: usize, s: &Stats, share: Duration, base: Option<f64>) {
     let med = overhead_us(s, share);
     let p90 = s.p90.as_secs_f64() * 1e6 - share.as_secs_f64() * 1e6;
+    let max = s.max.as_secs_f64() * 1e6 - share.as_secs_f64() * 1e6;
     let ratio = base.map_or(String::new(), |b| format!("{:>8.2}x", med / b));
-    println!("{name:<34} {w:>5} {med:>12.2} {p90:>12.2} {ratio}");
+    println!("{name:<34} {w:>5} {med:>12.2} {p90:>12.2} {max:>12.1} {ratio}");
 }
 
 fn main() {

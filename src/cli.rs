@@ -4,7 +4,9 @@ use std::time::Duration;
 
 use teamalg::Pool;
 
-use crate::tour::{fresh_pool, inside, outside, overhead_us, widths};
+use crate::tour::measure::Stats;
+use crate::tour::plain::{fresh_pool, inside, outside, overhead_us, widths};
+use crate::tour::team::{after_gap, team_per_call, team_sections};
 
 const SHARE: Duration = Duration::from_micros(10);
 const CALLS: usize = 2000;
@@ -43,6 +45,42 @@ pub(crate) fn run() {
     }
     println!("\nheld: a pool held across calls, entered from outside; per-call: a pool built,");
     println!("used once and dropped per call (workers leased from the reserve).");
+    println!("\nhot teams: one 10 us share per participant and section");
+    println!(
+        "{:>5}  {:>16}  {:>22}  {:>22}  {:>16}",
+        "width", "held team (us)", "after 1 ms gap", "after 10 ms gap", "per call (us)"
+    );
+    for w in widths() {
+        let team = Pool::builder()
+            .threads(w)
+            .build()
+            .expect("pool")
+            .into_team(w)
+            .expect("team");
+        let held = team_sections(&team, w, SHARE, CALLS);
+        let gap1 = after_gap(&team, w, SHARE, Duration::from_millis(1), 50);
+        let gap10 = after_gap(&team, w, SHARE, Duration::from_millis(10), 30);
+        drop(team);
+        let fresh = team_per_call(w, SHARE, CALLS / 4);
+        let with_p90 = |s: &Stats| {
+            let p90 = s.p90.as_secs_f64() * 1e6 - SHARE.as_secs_f64() * 1e6;
+            let max = s.max.as_secs_f64() * 1e6 - SHARE.as_secs_f64() * 1e6;
+            format!("{:.1} ({:.0}, {:.0})", overhead_us(s, SHARE), p90, max)
+        };
+        println!(
+            "{:>5}  {:>16.2}  {:>22}  {:>22}  {:>16.2}",
+            w,
+            overhead_us(&held, SHARE),
+            with_p90(&gap1),
+            with_p90(&gap10),
+            overhead_us(&fresh, SHARE),
+        );
+    }
+    println!(
+        "\nheld team: overhead of a section on a held team; after a gap: overhead of the first"
+    );
+    println!("section after the leader slept (members park after their spin budget), median (p90,");
+    println!("max) in us; per call: a pool and team built, used for one section and dropped.");
     println!(
         "threads started in this run: {}",
         teamalg::spawned_workers()

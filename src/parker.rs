@@ -120,16 +120,18 @@ impl Parker {
         }
     }
 
-    /// Makes a token available and wakes the owner if it sleeps.
-    pub fn unpark(&self) {
+    /// Makes a token available and wakes the owner if it sleeps. Returns whether it did wake
+    /// a sleeping owner.
+    pub fn unpark(&self) -> bool {
         match self.state.swap(NOTIFIED, Release) {
-            EMPTY | NOTIFIED => {}
+            EMPTY | NOTIFIED => false,
             _ => {
                 // The sleeper holds the lock from its PARKED CAS until it waits: taking the
                 // lock here orders the signal after the sleeper is really waiting.
                 drop(lock(&self.lock));
                 self.cvar.notify_one();
                 counters::record_wake();
+                true
             }
         }
     }

@@ -24,7 +24,7 @@ use crate::queue::Queue;
 use crate::section::Section;
 use crate::slot::{Slot, BUSY, IDLE, RESERVED, TEAM};
 use crate::sync::{fence, AtomicBool, AtomicPtr, AtomicUsize, Ordering::*};
-use crate::wait::{counters, wait_staged, Waiter, JOIN_NAP, THROTTLED_SPIN_POLLS};
+use crate::wait::{counters, join_after_wake, wait_staged, Waiter, THROTTLED_SPIN_POLLS};
 
 /// Workers serving some pool right now, process-wide (for the oversubscription test).
 static SERVING: StdAtomicUsize = StdAtomicUsize::new(0);
@@ -161,16 +161,12 @@ impl PoolShared {
         self.reserve_as(RESERVED, n, out)
     }
 
-    /// Reserves up to `n` idle slots as team members and wakes those that sleep, so that they
-    /// wait for sections spinning. Returns how many were reserved (their indices in `out`).
+    /// Reserves up to `n` idle slots as team members. Returns how many were reserved (their
+    /// indices in `out`). A member that is spinning switches to waiting for sections; one that
+    /// sleeps stays asleep with its flag raised, so the first section wakes it and its leader
+    /// knows it had to (and naps in its join instead of spinning against it).
     pub(crate) fn reserve_members(&self, n: usize, out: &mut [usize]) -> usize {
-        let got = self.reserve_as(TEAM, n, out);
-        for &k in &out[..got] {
-            let slot = &self.slots[k];
-            slot.claim_sleeper(&self.sleepers);
-            slot.unpark();
-        }
-        got
+        self.reserve_as(TEAM, n, out)
     }
 
     fn reserve_as(&self, state: u8, n: usize, out: &mut [usize]) -> usize {
@@ -520,7 +516,8 @@ impl Waiter for JoinWait<'_, '_> {
         }
         if !self.ready() {
             if self.woke {
-                self.parker.park_timeout(JOIN_NAP);
+                let batch = self.batch;
+                join_after_wake(self.parker, || batch.settled());
             } else {
                 self.parker.park();
             }

@@ -35,7 +35,7 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use crate::batch::Panic;
 use crate::parker::Parker;
 use crate::sync::{lock, AtomicU64, AtomicUsize, Mutex, Ordering::*};
-use crate::wait::{counters, wait_staged, Waiter, JOIN_NAP, THROTTLED_SPIN_POLLS};
+use crate::wait::{counters, join_after_wake, wait_staged, Waiter, THROTTLED_SPIN_POLLS};
 
 /// Who the participants of a section are: the parker of participant `i` (0 is the leader).
 pub trait Roster: Sync {
@@ -191,7 +191,8 @@ impl<'a> Section<'a> {
             fn sleep(&mut self) {
                 counters::record_join_sleep();
                 if self.woke {
-                    self.leader.park_timeout(JOIN_NAP);
+                    let s = self.s;
+                    join_after_wake(self.leader, || s.done());
                 } else {
                     self.leader.park();
                 }
