@@ -40,6 +40,9 @@ pub(crate) struct PoolShared {
     slots: Box<[CachePadded<Slot>]>,
     sleepers: AtomicUsize,
     idle_spinning: AtomicUsize,
+    /// Slots reserved as team members: while there are any, the pool's other idle workers do
+    /// not spin (a yielding leader would hand its CPU to them).
+    members: StdAtomicUsize,
     pub(crate) spin_polls: u32,
     pub(crate) cpus: CpuSet,
     pub(crate) acquire_timeout: Duration,
@@ -79,6 +82,7 @@ impl PoolShared {
                 .collect(),
             sleepers: AtomicUsize::new(0),
             idle_spinning: AtomicUsize::new(0),
+            members: StdAtomicUsize::new(0),
             spin_polls,
             cpus,
             acquire_timeout,
@@ -185,13 +189,18 @@ impl PoolShared {
                 got += 1;
             }
         }
+        if state == TEAM {
+            self.members.fetch_add(got, Relaxed);
+        }
         got
     }
 
     /// Releases reserved slots.
     pub(crate) fn release(&self, slots: &[usize]) {
         for &k in slots {
-            self.slots[k].state.store(IDLE, Release);
+            if self.slots[k].state.swap(IDLE, Release) == TEAM {
+                self.members.fetch_sub(1, Relaxed);
+            }
         }
     }
 
@@ -235,9 +244,7 @@ impl PoolShared {
         self.dropper
             .store(parker::current() as *const Parker as *mut Parker, SeqCst);
         self.shutdown.store(true, SeqCst);
-        let mut woke = false;
         for slot in self.slots.iter() {
-            woke |= slot.is_sleeping();
             slot.unpark();
         }
         let stay = usize::from(me_worker);
@@ -250,14 +257,10 @@ impl PoolShared {
                 parker::current().park();
             }
         }
-        // Each leaving worker unparks the dropper (`leave`), so a plain park loses nothing.
-        // A worker we had to wake may be queued on our CPU: then do not spin against it.
-        let polls = if woke {
-            THROTTLED_SPIN_POLLS
-        } else {
-            self.polls()
-        };
-        wait_staged(polls, &mut Leaving(self, stay));
+        // Each leaving worker unparks the dropper (`leave`), so a plain park loses nothing. A
+        // spinning worker leaves within the throttled spin; one that must first be scheduled
+        // may need this CPU, so the dropper never spins its full budget here.
+        wait_staged(THROTTLED_SPIN_POLLS, &mut Leaving(self, stay));
         me_worker
     }
 
@@ -395,6 +398,7 @@ impl IdleWait<'_> {
                 }
                 return polls;
             }
+            _ if pool.members.load(Relaxed) > 0 => return THROTTLED_SPIN_POLLS,
             _ => {}
         }
         let place = SpinPlace::take(pool.polls(), pool.cpus.count());
@@ -440,6 +444,18 @@ impl SpinPlace {
     pub(crate) fn polls(&self) -> u32 {
         self.polls
     }
+
+    /// Whether more threads spin than there are places (team members take theirs regardless):
+    /// an idle worker holding a place then gives it up and sleeps, so the team keeps its CPUs.
+    #[inline]
+    pub(crate) fn crowded(cpus: usize) -> bool {
+        IDLE_SPINNERS.load(Relaxed) > cpus.saturating_sub(1)
+    }
+
+    /// Whether this place spins in full.
+    pub(crate) fn full(&self) -> bool {
+        self.full
+    }
 }
 
 impl Drop for SpinPlace {
@@ -458,6 +474,10 @@ impl Waiter for IdleWait<'_> {
             || slot.state.load(Relaxed) != self.state
             || (self.state == IDLE && self.pool.queue.has_work())
             || self.pool.shutdown.load(Relaxed)
+            || (self.spinning
+                && self.state != TEAM
+                && (SpinPlace::crowded(self.pool.cpus.count())
+                    || self.pool.members.load(Relaxed) > 0))
     }
 
     fn sleep(&mut self) {

@@ -19,9 +19,15 @@ use crate::parker::{self, Parker};
 use crate::pool::PoolShared;
 use crate::pool::SpinPlace;
 use crate::sync::{lock, AtomicBool, AtomicPtr, Mutex, Ordering::*};
-use crate::wait::{wait_staged, Waiter, DEFAULT_SPIN_POLLS};
+use crate::wait::{wait_staged, Waiter};
 
 static SPAWNED: StdAtomicUsize = StdAtomicUsize::new(0);
+
+/// Spin polls of a worker back in the reserve before it sleeps: enough to catch the next pool of
+/// a loop that builds one per call (a few microseconds later), short enough not to hold a CPU
+/// for milliseconds that the threads still finishing the last pool may need (a full 300000-poll
+/// spin there made a pool-and-team per call take about 3 ms to drop on 2 CPUs).
+const RESERVE_SPIN_POLLS: u32 = 4096;
 
 /// Worker threads ever started by teamalg in this process (leased and dedicated).
 pub fn spawned_workers() -> usize {
@@ -57,22 +63,25 @@ impl IdleWorker {
     }
 
     /// Waits for the next order, staged: a worker handed back by a pool dropped after one call
-    /// is usually leased again within microseconds by the next pool, so it spins first (one of
-    /// the CPUs - 1 idle spinners), then sleeps.
+    /// is usually leased again within microseconds by the next pool, so it spins a short while
+    /// first (one of the CPUs - 1 idle spinners), then sleeps.
     fn wait_order(&self) -> Order {
-        struct Orders<'a>(&'a IdleWorker);
+        struct Orders<'a>(&'a IdleWorker, bool, usize);
         impl Waiter for Orders<'_> {
             fn ready(&mut self) -> bool {
-                self.0.has_order.load(Acquire)
+                // A spinner gives its place up when a team needs the CPUs (then sleeps).
+                self.0.has_order.load(Acquire) || (self.1 && SpinPlace::crowded(self.2))
             }
             fn sleep(&mut self) {
                 parker::current().park();
             }
         }
-        let spin = SpinPlace::take(DEFAULT_SPIN_POLLS, crate::cpus::available_cpus());
+        let cpus = crate::cpus::available_cpus();
+        let spin = SpinPlace::take(RESERVE_SPIN_POLLS, cpus);
         let mut polls = spin.polls();
+        let full = spin.full();
         loop {
-            wait_staged(polls, &mut Orders(self));
+            wait_staged(polls, &mut Orders(self, full && polls > 0, cpus));
             let mut order = lock(&self.order);
             self.has_order.store(false, Relaxed);
             if let Some(o) = order.take() {

@@ -89,11 +89,6 @@ impl Slot {
         }
     }
 
-    /// Whether the worker announced that it sleeps.
-    pub fn is_sleeping(&self) -> bool {
-        self.word.load(Relaxed) & SLEEPING != 0
-    }
-
     /// Raises the flag for the worker (a leased worker that may be asleep in the reserve, or a
     /// worker about to sleep in a join): the first waker that needs it claims the flag and
     /// unparks it. Returns the word as it was.
