@@ -1,8 +1,37 @@
 //! The cost model of teamalg.
 //!
-//! This crate will own the single rule every parallel region of teamalg asks before it goes
-//! parallel, `estimate >= PAYS * sections * D(kind, width)`, together with its data: the
-//! measured dispatch cost `D` of a section for each kind of token (team, in pool, outside) and
-//! width, by host class or from a calibrated host profile, and the serial rate of each kernel
-//! family (nanoseconds per unit of work). It has no threads and no heavy dependencies, so it can
-//! be used and tested on its own. See `docs/gates.md` once it lands.
+//! Every parallel region of teamalg asks one rule before it goes parallel:
+//!
+//! ```text
+//! estimate >= PAYS * sections * D(kind, width)
+//! ```
+//!
+//! where `estimate` is the region's serial time (units of work times the kernel family's serial
+//! [`Rate`]), `sections` the dispatches it really makes, and `D` the measured cost of one section
+//! for the kind of token ([`DispatchKind`]) at that width ([`DispatchCosts`]). [`width_for_by`]
+//! picks the width that minimises `sections * D(k) + estimate / k` among those that pay.
+//!
+//! This crate has no threads and no heavy dependencies, so it can be used and tested on its own.
+//!
+//! ```
+//! use std::num::NonZeroUsize;
+//! use std::time::Duration;
+//! use teamalg_gates::{pays_at, width_for_by, DispatchCosts, DispatchKind, HostClass};
+//!
+//! let costs = DispatchCosts::for_class(HostClass::X86_64Avx512);
+//! let d = costs.cost(DispatchKind::Team, 2); // 0.6 us on that class
+//! assert!(pays_at(Duration::from_micros(10), 1, d));
+//! assert!(!pays_at(Duration::from_micros(1), 1, d));
+//! let w = width_for_by(Duration::from_millis(1), 1, NonZeroUsize::new(8).unwrap(), |k| {
+//!     costs.cost(DispatchKind::Team, k.get())
+//! });
+//! assert_eq!(w.get(), 8);
+//! ```
+
+mod costs;
+mod rate;
+mod rule;
+
+pub use costs::{CostsError, DispatchCosts, DispatchKind, HostClass, WidthCosts, MAX_ANCHORS};
+pub use rate::{Family, ParThreshold, Rate, Scalar, ScalarKind};
+pub use rule::{pays_at, width_for_by, PAYS};

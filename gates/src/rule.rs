@@ -1,0 +1,46 @@
+//! The rule: a region goes parallel only when its serial time pays for its dispatches.
+
+use std::num::NonZeroUsize;
+use std::time::Duration;
+
+/// How many times its dispatch cost a region must be worth. At the threshold a region that
+/// scales 3x on 6 threads is 1.5x faster, and one that scales 2x is not slower.
+pub const PAYS: f64 = 3.0;
+
+/// Whether a region of serial time `estimate` that makes `sections` dispatches of
+/// `dispatch_cost` each pays for going parallel. A cost of `Duration::MAX` (no parallel
+/// dispatch possible) never pays; zero sections always pay.
+#[inline]
+pub fn pays_at(estimate: Duration, sections: usize, dispatch_cost: Duration) -> bool {
+    if dispatch_cost == Duration::MAX {
+        return false;
+    }
+    let need = PAYS * sections as f64 * dispatch_cost.as_secs_f64();
+    estimate.as_secs_f64() >= need
+}
+
+/// The width in `1..=budget` that minimises `sections * cost(k) + estimate / k` among the
+/// widths `k >= 2` that pay; ties go to the smaller width; 1 when none pays.
+pub fn width_for_by(
+    estimate: Duration,
+    sections: usize,
+    budget: NonZeroUsize,
+    cost: impl Fn(NonZeroUsize) -> Duration,
+) -> NonZeroUsize {
+    let est = estimate.as_secs_f64();
+    let mut best = NonZeroUsize::MIN;
+    let mut best_time = est;
+    for k in 2..=budget.get() {
+        let k = NonZeroUsize::new(k).expect("k >= 2");
+        let d = cost(k);
+        if !pays_at(estimate, sections, d) {
+            continue;
+        }
+        let t = sections as f64 * d.as_secs_f64() + est / k.get() as f64;
+        if t < best_time {
+            best = k;
+            best_time = t;
+        }
+    }
+    best
+}

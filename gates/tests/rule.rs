@@ -1,0 +1,178 @@
+//! The rule's properties and the built-in rows.
+
+use std::num::NonZeroUsize;
+use std::time::Duration;
+
+use num_complex::{Complex32, Complex64};
+use teamalg_gates::{
+    pays_at, width_for_by, CostsError, DispatchCosts, DispatchKind, Family, HostClass,
+    ParThreshold, WidthCosts, PAYS,
+};
+
+fn us(x: f64) -> Duration {
+    Duration::from_secs_f64(x * 1e-6)
+}
+
+fn nz(n: usize) -> NonZeroUsize {
+    NonZeroUsize::new(n).unwrap()
+}
+
+#[test]
+fn pays_is_the_threshold_and_monotone() {
+    assert_eq!(PAYS, 3.0);
+    let d = us(1.0);
+    assert!(pays_at(us(3.0), 1, d));
+    assert!(!pays_at(us(2.99), 1, d));
+    assert!(pays_at(us(6.0), 2, d) && !pays_at(us(5.9), 2, d));
+    assert!(!pays_at(us(1e9), 1, Duration::MAX));
+    assert!(pays_at(Duration::ZERO, 0, d));
+    // Monotone: more estimate never stops paying; more sections never start paying.
+    for s in 1..20 {
+        let mut paid = false;
+        for e in 0..200 {
+            let p = pays_at(us(e as f64 * 0.5), s, d);
+            assert!(p || !paid, "paying stopped as the estimate grew");
+            paid |= p;
+            if p {
+                assert!(
+                    pays_at(us(e as f64 * 0.5), s - 1, d),
+                    "fewer sections must pay too"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn width_is_one_when_nothing_pays_and_ties_go_to_the_smaller() {
+    let flat = |_: NonZeroUsize| us(10.0);
+    assert_eq!(width_for_by(us(29.0), 1, nz(8), flat).get(), 1);
+    assert_eq!(width_for_by(us(1e6), 1, nz(1), flat).get(), 1);
+    // Costs growing so fast that widths 2 and 3 tie: the smaller wins.
+    // time(k) = D(k) + E / k with E = 600: D(2) = 10 -> 310, D(3) = 110 -> 310.
+    let tie = |k: NonZeroUsize| {
+        us(match k.get() {
+            2 => 10.0,
+            3 => 110.0,
+            _ => 1000.0,
+        })
+    };
+    assert_eq!(width_for_by(us(600.0), 1, nz(8), tie).get(), 2);
+    // A large region on cheap dispatch takes the whole budget.
+    assert_eq!(width_for_by(us(1e5), 1, nz(8), flat).get(), 8);
+}
+
+#[test]
+fn width_is_monotone_in_estimate_and_sections() {
+    let costs = DispatchCosts::for_class(HostClass::X86_64Avx2);
+    let cost = |k: NonZeroUsize| costs.cost(DispatchKind::Team, k.get());
+    let mut last = 1;
+    for e in 0..400 {
+        let w = width_for_by(us(e as f64 * 5.0), 4, nz(64), cost).get();
+        assert!(
+            w >= last,
+            "width fell from {last} to {w} as the estimate grew"
+        );
+        last = w;
+    }
+    let mut last = usize::MAX;
+    for s in 1..200 {
+        let w = width_for_by(us(500.0), s, nz(64), cost).get();
+        assert!(
+            w <= last,
+            "width grew from {last} to {w} with more sections"
+        );
+        last = w;
+    }
+    assert_eq!(last, 1);
+}
+
+#[test]
+fn rows_hold_their_anchors_and_interpolate() {
+    let c = DispatchCosts::for_class(HostClass::X86_64Avx2);
+    let team = |w| c.cost(DispatchKind::Team, w).as_nanos();
+    for (w, ns) in [
+        (2, 1420),
+        (4, 1990),
+        (6, 2330),
+        (8, 2740),
+        (12, 3560),
+        (16, 4080),
+    ] {
+        assert_eq!(team(w), ns);
+    }
+    for (w, ns) in [(24, 4290), (32, 4840), (48, 6400), (64, 9330)] {
+        assert_eq!(team(w), ns);
+    }
+    assert_eq!(team(3), (1420 + 1990) / 2);
+    assert_eq!(team(40), (4840 + 6400) / 2);
+    // Above the largest anchor: in proportion to the width.
+    assert_eq!(team(128), 9330 * 2);
+    assert!(team(65535) > team(1000) && team(1000) > team(128));
+    // Below width 2 nothing dispatches.
+    assert_eq!(c.cost(DispatchKind::Team, 1), Duration::MAX);
+    let r = DispatchCosts::for_class(HostClass::X86_64Avx512);
+    assert_eq!(r.cost(DispatchKind::Team, 2).as_nanos(), 600);
+    assert_eq!(r.cost(DispatchKind::InPool, 4).as_nanos(), 3600);
+    assert_eq!(r.cost(DispatchKind::Outside, 6).as_nanos(), 8700);
+    assert_eq!(r.cost(DispatchKind::Team, 7).as_nanos(), (900 + 980) / 2);
+    let a = DispatchCosts::for_class(HostClass::Aarch64Apple);
+    assert_eq!(a.cost(DispatchKind::InPool, 4).as_nanos(), 11000);
+    assert_eq!(a.min_cost(DispatchKind::Team).as_nanos(), 1400);
+    let g = DispatchCosts::for_class(HostClass::Generic);
+    assert_eq!(g.cost(DispatchKind::Team, 3).as_nanos(), 3000);
+    assert_eq!(g.cost(DispatchKind::InPool, 2).as_nanos(), 15000);
+    assert_eq!(g.cost(DispatchKind::Outside, 4).as_nanos(), 40000);
+    assert_eq!(g.cost(DispatchKind::Outside, 8).as_nanos(), 80000);
+}
+
+#[test]
+fn rows_are_validated_and_replaceable() {
+    assert_eq!(WidthCosts::new(&[]), Err(CostsError::Empty));
+    assert!(matches!(
+        WidthCosts::new(&[(2, 1), (2, 2)]),
+        Err(CostsError::Unordered { width: 2 })
+    ));
+    assert!(matches!(
+        WidthCosts::new(&[(0, 1)]),
+        Err(CostsError::Unordered { width: 0 })
+    ));
+    let many: Vec<(u16, u32)> = (1..=17).map(|w| (w, 1)).collect();
+    assert_eq!(WidthCosts::new(&many), Err(CostsError::TooMany(17)));
+    let row = WidthCosts::new(&[(2, 500), (16, 2000)]).unwrap();
+    assert_eq!(row.at(1).as_nanos(), 500);
+    assert_eq!(row.at(9).as_nanos(), 500 + 1500 * 7 / 14);
+    let c = DispatchCosts::for_class(HostClass::Generic).with(DispatchKind::Team, row);
+    assert_eq!(c.cost(DispatchKind::Team, 16).as_nanos(), 2000);
+    assert_eq!(c.cost(DispatchKind::InPool, 16).as_nanos(), 15000 * 4);
+    assert_eq!(c.row(DispatchKind::Team), &row);
+}
+
+#[test]
+fn classes_have_names_and_one_is_detected() {
+    for name in [
+        "x86_64-avx512",
+        "x86_64-avx2",
+        "x86_64-scalar",
+        "aarch64-apple",
+        "aarch64",
+        "generic",
+    ] {
+        assert_eq!(HostClass::from_name(name).unwrap().name(), name);
+    }
+    assert_eq!(HostClass::from_name("sparc"), None);
+    let c = HostClass::detect();
+    assert_eq!(DispatchCosts::host_default(), DispatchCosts::for_class(c));
+}
+
+#[test]
+fn rates_by_scalar_type() {
+    let g = Family::Gemm.rate();
+    assert_eq!(g.of::<f64>(), 0.037);
+    assert_eq!(g.of::<f32>(), 0.037 / 2.0);
+    assert_eq!(g.of::<Complex64>(), 0.165);
+    assert_eq!(g.of::<Complex32>(), 0.165 / 2.0);
+    assert_eq!(Family::TridiagStep.rate().cplx, 1.16);
+    assert_eq!(Family::SparseProduct.rate().real, 1.5);
+    assert_eq!(ParThreshold::default(), ParThreshold::Derived);
+}
