@@ -29,9 +29,13 @@
 //! ```
 
 mod costs;
+mod profile;
 mod rate;
 mod rule;
+#[cfg(feature = "trace")]
+pub mod trace;
 
 pub use costs::{CostsError, DispatchCosts, DispatchKind, HostClass, WidthCosts, MAX_ANCHORS};
+pub use profile::{Fingerprint, HostProfile, ProfileError};
 pub use rate::{Family, ParThreshold, Rate, Scalar, ScalarKind};
 pub use rule::{pays_at, width_for_by, PAYS};

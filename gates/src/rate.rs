@@ -98,6 +98,49 @@ pub enum Family {
 }
 
 impl Family {
+    /// Every family.
+    pub const ALL: [Family; 14] = [
+        Family::Gemm,
+        Family::LuPartial,
+        Family::LuFullStep,
+        Family::QrColPivStep,
+        Family::BidiagStep,
+        Family::HessenbergStep,
+        Family::TridiagStep,
+        Family::Matvec,
+        Family::HouseholderRank1,
+        Family::BidiagSvdDc,
+        Family::TridiagEvdDc,
+        Family::TriangularInverse,
+        Family::SparseProduct,
+        Family::RowSwap,
+    ];
+
+    /// The family's name in profiles.
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Gemm => "gemm",
+            Family::LuPartial => "lu_partial",
+            Family::LuFullStep => "lu_full_step",
+            Family::QrColPivStep => "qr_col_piv_step",
+            Family::BidiagStep => "bidiag_step",
+            Family::HessenbergStep => "hessenberg_step",
+            Family::TridiagStep => "tridiag_step",
+            Family::Matvec => "matvec",
+            Family::HouseholderRank1 => "householder_rank1",
+            Family::BidiagSvdDc => "bidiag_svd_dc",
+            Family::TridiagEvdDc => "tridiag_evd_dc",
+            Family::TriangularInverse => "triangular_inverse",
+            Family::SparseProduct => "sparse_product",
+            Family::RowSwap => "row_swap",
+        }
+    }
+
+    /// The family named `name`.
+    pub fn from_name(name: &str) -> Option<Family> {
+        Family::ALL.into_iter().find(|f| f.name() == name)
+    }
+
     /// The built-in rate (Apple M5, one thread; see `../shared/design.md` section 2). Complex
     /// rates marked "scaled" were not measured: they take four times the real rate (a complex
     /// multiply-add is four real ones; a complex swap moves twice the bytes, so twice).

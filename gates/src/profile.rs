@@ -1,0 +1,318 @@
+//! Host profiles: the dispatch costs (and serial rates) measured on one machine, in a small
+//! human-readable file with the machine's fingerprint.
+//!
+//! ```text
+//! # teamalg host profile
+//! cpu_model = "Intel(R) Xeon(R) Processor"
+//! cores = 2
+//! class = "x86_64-avx512"
+//! team = [[2, 640]]
+//! in_pool = [[2, 790]]
+//! outside = [[2, 1100]]
+//! rate.gemm = [0.064, 0.257]
+//! ```
+//!
+//! Costs are nanoseconds per section at each anchor width; a rate is nanoseconds per unit for
+//! `f64` and `c64`. A profile from another machine (another CPU model, core count or class) is
+//! refused: its costs would be wrong here.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::costs::{DispatchCosts, DispatchKind, HostClass, WidthCosts};
+use crate::rate::{Family, Rate};
+
+/// What identifies a machine for a profile.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fingerprint {
+    /// The CPU model name.
+    pub cpu_model: String,
+    /// Logical CPUs of the machine.
+    pub cores: usize,
+    /// The host class.
+    pub class: HostClass,
+}
+
+impl Fingerprint {
+    /// This machine's fingerprint.
+    pub fn current() -> Fingerprint {
+        let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        let field = |name: &str| {
+            info.lines()
+                .find(|l| l.starts_with(name))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        };
+        let cpu_model = field("model name")
+            .or_else(|| field("Model"))
+            .unwrap_or_else(|| "unknown".to_string());
+        let counted = info.lines().filter(|l| l.starts_with("processor")).count();
+        let cores = if counted > 0 {
+            counted
+        } else {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        };
+        Fingerprint {
+            cpu_model,
+            cores,
+            class: HostClass::detect(),
+        }
+    }
+}
+
+impl fmt::Display for Fingerprint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} ({} CPUs, {})",
+            self.cpu_model,
+            self.cores,
+            self.class.name()
+        )
+    }
+}
+
+/// Why a profile could not be used.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ProfileError {
+    /// The file could not be read or written.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        message: String,
+    },
+    /// A line could not be understood.
+    Malformed {
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A required key is missing.
+    Missing(&'static str),
+    /// The profile was measured on another machine.
+    ForeignHost {
+        /// The machine in the profile.
+        profile: Fingerprint,
+        /// This machine.
+        host: Fingerprint,
+    },
+}
+
+impl fmt::Display for ProfileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ProfileError::Io { path, message } => {
+                write!(f, "cannot use host profile {}: {message}", path.display())
+            }
+            ProfileError::Malformed { line, reason } => {
+                write!(f, "malformed host profile, line {line}: {reason}")
+            }
+            ProfileError::Missing(key) => write!(f, "host profile lacks `{key}`"),
+            ProfileError::ForeignHost { profile, host } => write!(
+                f,
+                "host profile was measured on {profile}, not on this host ({host}); \
+                 run `teamalg calibrate` here"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ProfileError {}
+
+/// A calibrated host: fingerprint, dispatch costs and measured rates.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostProfile {
+    /// The machine measured.
+    pub fingerprint: Fingerprint,
+    /// Its dispatch costs.
+    pub costs: DispatchCosts,
+    /// The serial rates measured (families not listed keep the built-in rate).
+    pub rates: Vec<(Family, Rate)>,
+}
+
+impl HostProfile {
+    /// The measured rate of `family`, else the built-in one.
+    pub fn rate(&self, family: Family) -> Rate {
+        self.rates
+            .iter()
+            .find(|(f, _)| *f == family)
+            .map_or_else(|| family.rate(), |(_, r)| *r)
+    }
+
+    /// The profile as text (the format of the module documentation).
+    pub fn to_text(&self) -> String {
+        let fp = &self.fingerprint;
+        let mut s = String::from("# teamalg host profile (written by `teamalg calibrate`)\n");
+        s += &format!("cpu_model = {:?}\n", fp.cpu_model);
+        s += &format!("cores = {}\n", fp.cores);
+        s += &format!("class = {:?}\n", fp.class.name());
+        s += "# nanoseconds per section at each width: [[width, ns], ...]\n";
+        for kind in DispatchKind::ALL {
+            let pairs: Vec<String> = self
+                .costs
+                .row(kind)
+                .anchors()
+                .map(|(w, ns)| format!("[{w}, {ns}]"))
+                .collect();
+            s += &format!("{} = [{}]\n", kind.name(), pairs.join(", "));
+        }
+        if !self.rates.is_empty() {
+            s += "# nanoseconds per unit: [f64, c64]\n";
+        }
+        for (family, rate) in &self.rates {
+            s += &format!("rate.{} = [{}, {}]\n", family.name(), rate.real, rate.cplx);
+        }
+        s
+    }
+
+    /// Parses a profile.
+    pub fn parse(text: &str) -> Result<HostProfile, ProfileError> {
+        let (mut model, mut cores, mut class) = (None, None, None);
+        let mut rows: [Option<WidthCosts>; 3] = [None, None, None];
+        let mut rates = Vec::new();
+        for (i, raw) in text.lines().enumerate() {
+            let line = raw.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let bad = |reason: String| ProfileError::Malformed {
+                line: i + 1,
+                reason,
+            };
+            let (key, value) = line
+                .split_once('=')
+                .ok_or_else(|| bad("expected `key = value`".into()))?;
+            let (key, value) = (key.trim(), value.trim());
+            match key {
+                "cpu_model" => {
+                    model =
+                        Some(unquote(value).ok_or_else(|| bad("expected a quoted string".into()))?)
+                }
+                "cores" => {
+                    cores = Some(
+                        value
+                            .parse::<usize>()
+                            .map_err(|e| bad(format!("cores: {e}")))?,
+                    )
+                }
+                "class" => {
+                    let name =
+                        unquote(value).ok_or_else(|| bad("expected a quoted string".into()))?;
+                    class = Some(
+                        HostClass::from_name(&name)
+                            .ok_or_else(|| bad(format!("unknown class {name:?}")))?,
+                    );
+                }
+                _ if key.starts_with("rate.") => {
+                    let family = Family::from_name(&key[5..])
+                        .ok_or_else(|| bad(format!("unknown kernel family {:?}", &key[5..])))?;
+                    let v = numbers(value)
+                        .ok_or_else(|| bad("expected [f64 rate, c64 rate]".into()))?;
+                    if v.len() != 2 || v.iter().any(|x| !(x.is_finite() && *x > 0.0)) {
+                        return Err(bad("expected two positive rates".into()));
+                    }
+                    rates.push((
+                        family,
+                        Rate {
+                            real: v[0],
+                            cplx: v[1],
+                        },
+                    ));
+                }
+                _ => {
+                    let kind = DispatchKind::ALL
+                        .into_iter()
+                        .find(|k| k.name() == key)
+                        .ok_or_else(|| bad(format!("unknown key {key:?}")))?;
+                    let pairs =
+                        pairs(value).ok_or_else(|| bad("expected [[width, ns], ...]".into()))?;
+                    let row = WidthCosts::new(&pairs).map_err(|e| bad(e.to_string()))?;
+                    rows[kind as usize] = Some(row);
+                }
+            }
+        }
+        let [team, in_pool, outside] = rows;
+        Ok(HostProfile {
+            fingerprint: Fingerprint {
+                cpu_model: model.ok_or(ProfileError::Missing("cpu_model"))?,
+                cores: cores.ok_or(ProfileError::Missing("cores"))?,
+                class: class.ok_or(ProfileError::Missing("class"))?,
+            },
+            costs: DispatchCosts::new(
+                team.ok_or(ProfileError::Missing("team"))?,
+                in_pool.ok_or(ProfileError::Missing("in_pool"))?,
+                outside.ok_or(ProfileError::Missing("outside"))?,
+            ),
+            rates,
+        })
+    }
+
+    /// Reads and parses a profile, and checks that it was measured on this machine.
+    pub fn load(path: impl AsRef<Path>) -> Result<HostProfile, ProfileError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|e| ProfileError::Io {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        let profile = HostProfile::parse(&text)?;
+        profile.check(&Fingerprint::current())?;
+        Ok(profile)
+    }
+
+    /// Refuses a profile measured on another machine than `host`.
+    pub fn check(&self, host: &Fingerprint) -> Result<(), ProfileError> {
+        if self.fingerprint != *host {
+            return Err(ProfileError::ForeignHost {
+                profile: self.fingerprint.clone(),
+                host: host.clone(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Writes the profile.
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<(), ProfileError> {
+        let path = path.as_ref();
+        std::fs::write(path, self.to_text()).map_err(|e| ProfileError::Io {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })
+    }
+}
+
+fn unquote(v: &str) -> Option<String> {
+    let inner = v.strip_prefix('"')?.strip_suffix('"')?;
+    Some(inner.replace("\\\"", "\"").replace("\\\\", "\\"))
+}
+
+/// `[a, b, ...]` of numbers.
+fn numbers(v: &str) -> Option<Vec<f64>> {
+    let inner = v.strip_prefix('[')?.strip_suffix(']')?;
+    inner
+        .split(',')
+        .map(|x| x.trim().parse::<f64>().ok())
+        .collect()
+}
+
+/// `[[w, ns], ...]` of integer pairs.
+fn pairs(v: &str) -> Option<Vec<(u16, u32)>> {
+    let inner = v.trim().strip_prefix('[')?.strip_suffix(']')?.trim();
+    let mut out = Vec::new();
+    let mut rest = inner;
+    while !rest.is_empty() {
+        let open = rest.strip_prefix('[')?;
+        let close = open.find(']')?;
+        let (pair, after) = (&open[..close], &open[close + 1..]);
+        let (w, ns) = pair.split_once(',')?;
+        out.push((w.trim().parse().ok()?, ns.trim().parse().ok()?));
+        rest = after
+            .trim_start()
+            .strip_prefix(',')
+            .unwrap_or(after)
+            .trim_start();
+    }
+    Some(out)
+}
