@@ -4,9 +4,13 @@
 //! it; `fork` hands each job a child token whose budgets, over the jobs that can run at once,
 //! sum to at most the parent's, so nested parallelism conserves threads at every depth.
 
+use std::num::NonZeroUsize;
 use std::ops::Range;
+use std::time::Duration;
+
 use std::panic::resume_unwind;
 use std::sync::Arc;
+use teamalg_gates::{pays_at, width_for_by, DispatchKind};
 
 use crate::batch::Batch;
 use crate::error::{Error, Refused};
@@ -203,6 +207,45 @@ impl<'a> Exec<'a> {
             *members = &members[..self.budget - 1];
         }
         self
+    }
+
+    /// The kind of dispatch an entry of this token makes from the calling thread: team
+    /// authority, a worker of its own pool, or any other thread. `None` for a serial token.
+    pub fn kind(&self) -> Option<DispatchKind> {
+        match &self.pool {
+            PoolRef::Serial => None,
+            PoolRef::Team(..) => Some(DispatchKind::Team),
+            PoolRef::Owned(p) if p.is_current_worker() => Some(DispatchKind::InPool),
+            PoolRef::Borrowed(p) if p.is_current_worker() => Some(DispatchKind::InPool),
+            _ => Some(DispatchKind::Outside),
+        }
+    }
+
+    /// The cost of one section of this token at `width`, from the calling thread:
+    /// `Duration::MAX` for a serial token or a width below 2.
+    pub fn dispatch_cost(&self, width: usize) -> Duration {
+        match (self.kind(), self.shared()) {
+            (Some(kind), Some(pool)) => pool.costs.cost(kind, width),
+            _ => Duration::MAX,
+        }
+    }
+
+    /// Whether a region of serial time `estimate` making `sections` dispatches pays for going
+    /// parallel at `width` with this token ([`gates::pays_at`](teamalg_gates::pays_at)).
+    pub fn pays(&self, estimate: Duration, sections: usize, width: usize) -> bool {
+        pays_at(estimate, sections, self.dispatch_cost(width))
+    }
+
+    /// The width (at most the budget) at which such a region runs fastest, 1 when no width
+    /// pays ([`gates::width_for_by`](teamalg_gates::width_for_by)).
+    pub fn width_for(&self, estimate: Duration, sections: usize) -> NonZeroUsize {
+        let (Some(kind), Some(pool)) = (self.kind(), self.shared()) else {
+            return NonZeroUsize::MIN;
+        };
+        let budget = NonZeroUsize::new(self.budget).unwrap_or(NonZeroUsize::MIN);
+        width_for_by(estimate, sections, budget, |k| {
+            pool.costs.cost(kind, k.get())
+        })
     }
 
     fn shared(&self) -> Option<&PoolShared> {

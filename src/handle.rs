@@ -5,6 +5,8 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use teamalg_gates::{DispatchCosts, HostProfile, ProfileError};
+
 use crate::cpus::CpuSet;
 use crate::error::Error;
 use crate::pool::PoolShared;
@@ -51,6 +53,11 @@ impl Pool {
     pub fn spin_polls(&self) -> u32 {
         self.shared.spin_polls
     }
+
+    /// The dispatch costs this pool's gates use.
+    pub fn dispatch_costs(&self) -> DispatchCosts {
+        self.shared.costs
+    }
 }
 
 impl Drop for Pool {
@@ -84,7 +91,30 @@ pub struct PoolBuilder {
     stack_size: Option<usize>,
     spin_polls: Option<u32>,
     acquire_timeout: Option<Duration>,
+    costs: Option<DispatchCosts>,
 }
+
+/// The dispatch costs of a pool built without explicit ones: the profile named by
+/// `TEAMALG_PROFILE` when set and usable (a warning and the class row otherwise), else the
+/// built-in row of this host's class.
+fn costs_from_environment() -> DispatchCosts {
+    match std::env::var_os(PROFILE_VAR) {
+        None => DispatchCosts::host_default(),
+        Some(path) => match HostProfile::load(&path) {
+            Ok(p) => p.costs,
+            Err(e) => {
+                eprintln!(
+                    "teamalg: warning: {PROFILE_VAR}: {e}; using the built-in costs of {}",
+                    teamalg_gates::HostClass::detect().name()
+                );
+                DispatchCosts::host_default()
+            }
+        },
+    }
+}
+
+/// The environment variable naming a host profile for pools built without explicit costs.
+pub const PROFILE_VAR: &str = "TEAMALG_PROFILE";
 
 impl fmt::Debug for PoolBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -95,6 +125,7 @@ impl fmt::Debug for PoolBuilder {
             .field("stack_size", &self.stack_size)
             .field("spin_polls", &self.spin_polls)
             .field("acquire_timeout", &self.acquire_timeout)
+            .field("costs", &self.costs)
             .finish()
     }
 }
@@ -139,6 +170,20 @@ impl PoolBuilder {
         self
     }
 
+    /// The dispatch costs the pool's gates use (default: the profile named by
+    /// `TEAMALG_PROFILE`, else the built-in row of this host's class).
+    pub fn dispatch_costs(mut self, costs: DispatchCosts) -> Self {
+        self.costs = Some(costs);
+        self
+    }
+
+    /// Uses the dispatch costs of the host profile at `path` (written by `teamalg calibrate`).
+    /// A missing or malformed file, or a profile measured on another machine, is an error.
+    pub fn profile(self, path: impl AsRef<std::path::Path>) -> Result<Self, ProfileError> {
+        let profile = HostProfile::load(path)?;
+        Ok(self.dispatch_costs(profile.costs))
+    }
+
     /// Builds the pool.
     pub fn build(self) -> Result<Pool, Error> {
         let cpus = CpuSet::current();
@@ -148,7 +193,8 @@ impl PoolBuilder {
         }
         let spin_polls = self.spin_polls.unwrap_or(DEFAULT_SPIN_POLLS);
         let timeout = self.acquire_timeout.unwrap_or(DEFAULT_ACQUIRE_TIMEOUT);
-        let shared = Arc::new(PoolShared::new(threads, spin_polls, cpus, timeout));
+        let costs = self.costs.unwrap_or_else(costs_from_environment);
+        let shared = Arc::new(PoolShared::new(threads, spin_polls, cpus, timeout, costs));
         let dedicated =
             self.thread_name.is_some() || self.on_start.is_some() || self.stack_size.is_some();
         if !dedicated {

@@ -58,12 +58,14 @@ pub use error::{Error, Refused};
 #[cfg(not(loom))]
 pub use exec::Exec;
 #[cfg(not(loom))]
-pub use handle::{Pool, PoolBuilder};
+pub use handle::{Pool, PoolBuilder, PROFILE_VAR};
 #[cfg(not(loom))]
 pub use reserve::spawned_workers;
 pub use section::Participant;
 #[cfg(not(loom))]
 pub use team::{IntoTeamError, Team, TeamExec};
+/// The cost model (`teamalg-gates`): the rule, dispatch costs, rates, profiles.
+pub use teamalg_gates as gates;
 
 /// The protocol types, exposed for the loom models only.
 #[cfg(loom)]

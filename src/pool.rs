@@ -15,6 +15,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crossbeam_utils::CachePadded;
+use teamalg_gates::DispatchCosts;
 
 use crate::batch::Batch;
 use crate::cpus::CpuSet;
@@ -46,6 +47,8 @@ pub(crate) struct PoolShared {
     pub(crate) spin_polls: u32,
     pub(crate) cpus: CpuSet,
     pub(crate) acquire_timeout: Duration,
+    /// The dispatch costs the gates read.
+    pub(crate) costs: DispatchCosts,
     shutdown: AtomicBool,
     /// Workers that have not yet left the pool.
     active: AtomicUsize,
@@ -74,6 +77,7 @@ impl PoolShared {
         spin_polls: u32,
         cpus: CpuSet,
         acquire_timeout: Duration,
+        costs: DispatchCosts,
     ) -> Self {
         PoolShared {
             queue: Queue::new(),
@@ -86,6 +90,7 @@ impl PoolShared {
             spin_polls,
             cpus,
             acquire_timeout,
+            costs,
             shutdown: AtomicBool::new(false),
             active: AtomicUsize::new(threads),
             arrived: AtomicUsize::new(0),
@@ -119,10 +124,13 @@ impl PoolShared {
         current_worker().is_some_and(|(p, _)| std::ptr::eq(p, self))
     }
 
-    /// Spin polls for a wait, throttled when more workers serve than this pool has CPUs.
+    /// Spin polls for a wait, throttled when more threads can be awake than this pool has
+    /// CPUs: a pool wider than its CPU set (counting every slot, also those whose worker still
+    /// sleeps in the reserve), or more workers serving process-wide.
     #[inline]
     pub(crate) fn polls(&self) -> u32 {
-        if SERVING.load(Relaxed) > self.cpus.count() {
+        let cpus = self.cpus.count();
+        if self.threads() > cpus || SERVING.load(Relaxed) > cpus {
             THROTTLED_SPIN_POLLS.min(self.spin_polls)
         } else {
             self.spin_polls

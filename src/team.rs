@@ -8,8 +8,11 @@
 //! `docs/waiting.md`.
 
 use std::fmt;
+use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicBool, Ordering::*};
 use std::time::{Duration, Instant};
+
+use teamalg_gates::{pays_at, width_for_by, DispatchKind};
 
 use crate::error::{Error, Refused};
 use crate::exec::Exec;
@@ -151,6 +154,25 @@ impl<'a> TeamExec<'a> {
         };
         run_on(self.pool, leaders, &job);
         Ok(())
+    }
+
+    /// The cost of one section on this team at `width` (`Duration::MAX` below 2).
+    pub fn dispatch_cost(&self, width: usize) -> Duration {
+        match self.pool {
+            Some(pool) => pool.costs.cost(DispatchKind::Team, width),
+            None => Duration::MAX,
+        }
+    }
+
+    /// Whether a region of serial time `estimate` making `sections` sections pays at `width`.
+    pub fn pays(&self, estimate: Duration, sections: usize, width: usize) -> bool {
+        pays_at(estimate, sections, self.dispatch_cost(width))
+    }
+
+    /// The width (at most this team's) at which such a region runs fastest, 1 when none pays.
+    pub fn width_for(&self, estimate: Duration, sections: usize) -> NonZeroUsize {
+        let width = NonZeroUsize::new(self.width()).unwrap_or(NonZeroUsize::MIN);
+        width_for_by(estimate, sections, width, |k| self.dispatch_cost(k.get()))
     }
 
     /// A token with this team's authority: `fork`, `for_ranges` and `broadcast` on it run as

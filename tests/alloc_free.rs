@@ -72,6 +72,13 @@ fn calls(pool: &Pool, sink: &AtomicUsize) {
         let _ = Exec::new(pool, 2).unwrap().broadcast(|i| {
             sink.fetch_add(i, Relaxed);
         });
+        // The gates.
+        let e = Exec::new(pool, 2).unwrap();
+        let est = std::time::Duration::from_micros(sink.load(Relaxed) as u64 % 100);
+        sink.fetch_add(
+            usize::from(e.pays(est, 1, 2)) + e.width_for(est, 2).get(),
+            Relaxed,
+        );
     }
 }
 

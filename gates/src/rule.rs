@@ -15,8 +15,9 @@ pub fn pays_at(estimate: Duration, sections: usize, dispatch_cost: Duration) -> 
     if dispatch_cost == Duration::MAX {
         return false;
     }
-    let need = PAYS * sections as f64 * dispatch_cost.as_secs_f64();
-    estimate.as_secs_f64() >= need
+    // In nanoseconds, where the thresholds of measured rows are exact.
+    let need = PAYS * sections as f64 * dispatch_cost.as_nanos() as f64;
+    estimate.as_nanos() as f64 >= need
 }
 
 /// The width in `1..=budget` that minimises `sections * cost(k) + estimate / k` among the
@@ -27,7 +28,7 @@ pub fn width_for_by(
     budget: NonZeroUsize,
     cost: impl Fn(NonZeroUsize) -> Duration,
 ) -> NonZeroUsize {
-    let est = estimate.as_secs_f64();
+    let est = estimate.as_nanos() as f64;
     let mut best = NonZeroUsize::MIN;
     let mut best_time = est;
     for k in 2..=budget.get() {
@@ -36,7 +37,7 @@ pub fn width_for_by(
         if !pays_at(estimate, sections, d) {
             continue;
         }
-        let t = sections as f64 * d.as_secs_f64() + est / k.get() as f64;
+        let t = sections as f64 * d.as_nanos() as f64 + est / k.get() as f64;
         if t < best_time {
             best = k;
             best_time = t;
