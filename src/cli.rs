@@ -11,8 +11,96 @@ use crate::tour::team::{after_gap, team_per_call, team_sections};
 const SHARE: Duration = Duration::from_micros(10);
 const CALLS: usize = 2000;
 
-/// Prints the tour table.
+/// Runs the program: the tour, or `calibrate [--out PATH]`.
 pub(crate) fn run() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        None => tour(),
+        Some("calibrate") => {
+            let out = match args.get(1).map(String::as_str) {
+                None => DEFAULT_PROFILE.to_string(),
+                Some("--out") => match args.get(2) {
+                    Some(p) => p.clone(),
+                    None => usage("--out needs a path"),
+                },
+                Some(other) => usage(&format!("unknown option {other}")),
+            };
+            calibrate(&out);
+        }
+        Some("--help" | "-h" | "help") => {
+            println!("{USAGE}");
+        }
+        Some(other) => usage(&format!("unknown command {other}")),
+    }
+}
+
+const USAGE: &str =
+    "usage: teamalg                 a tour of what parallel entry costs on this host
+       teamalg calibrate [--out PATH]
+                               measure this host and write its profile (default
+                               teamalg-profile.toml); load it with PoolBuilder::profile
+                               or TEAMALG_PROFILE=PATH";
+const DEFAULT_PROFILE: &str = "teamalg-profile.toml";
+
+fn usage(problem: &str) -> ! {
+    eprintln!("teamalg: {problem}\n{USAGE}");
+    std::process::exit(2);
+}
+
+/// `teamalg calibrate`: measures, shows the rows beside the class row, writes the profile.
+fn calibrate(out: &str) {
+    use std::io::Write;
+    use teamalg::gates::{DispatchCosts, DispatchKind, HostClass};
+
+    let class = HostClass::detect();
+    eprintln!(
+        "calibrating this host ({} CPUs, class {})",
+        teamalg::available_cpus(),
+        class.name()
+    );
+    let profile = teamalg::calibrate::calibrate(|step| {
+        eprint!(
+            "\r  [{:>2}/{}] {:<8} sections at width {:<4}",
+            step.done,
+            step.total,
+            step.kind.name(),
+            step.width
+        );
+        let _ = std::io::stderr().flush();
+    });
+    eprintln!("\r  done{:40}", "");
+    let builtin = DispatchCosts::for_class(class);
+    println!("host: {}", profile.fingerprint);
+    println!(
+        "{:<8} {:>5} {:>14} {:>18} {:>10}",
+        "kind", "width", "measured (us)", "class row (us)", "ratio"
+    );
+    for kind in DispatchKind::ALL {
+        for (w, ns) in profile.costs.row(kind).anchors() {
+            let b = builtin.cost(kind, w as usize).as_nanos() as f64;
+            println!(
+                "{:<8} {:>5} {:>14.2} {:>18.2} {:>10.2}",
+                kind.name(),
+                w,
+                ns as f64 / 1e3,
+                b / 1e3,
+                ns as f64 / b
+            );
+        }
+    }
+    match profile.save(out) {
+        Ok(()) => {
+            println!("\nwrote {out}; use it with TEAMALG_PROFILE={out} or PoolBuilder::profile")
+        }
+        Err(e) => {
+            eprintln!("teamalg: {e}");
+            std::process::exit(1);
+        }
+    }
+}
+
+/// Prints the tour table.
+fn tour() {
     let cpus = teamalg::available_cpus();
     println!("teamalg executor tour: {cpus} CPUs in the affinity set");
     println!("for_ranges with one 10 us share per participant, back to back, {CALLS} calls");

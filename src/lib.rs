@@ -35,6 +35,8 @@ mod sync;
 pub mod wait;
 
 #[cfg(not(loom))]
+pub mod calibrate;
+#[cfg(not(loom))]
 mod cpus;
 #[cfg(not(loom))]
 mod error;
