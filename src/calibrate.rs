@@ -4,11 +4,17 @@
 //!
 //! Each cost is the overhead of one section whose participants each run a 10 us busy share,
 //! sections back to back: the median over rounds of (round time / sections - 10 us).
+//!
+//! The serial rates of the families that faer serves serially today (GEMM, LU with partial
+//! pivoting, matrix-vector products; `f64` and `c64`) are timed at n = 256 on one thread
+//! (`Par::Seq`), the median of five runs, in nanoseconds per unit of the family.
 
 use std::time::{Duration, Instant};
 
+use faer::linalg::matmul::matmul;
+use faer::{c64, Accum, Mat, Par};
 use teamalg_gates::{
-    DispatchCosts, DispatchKind, Fingerprint, HostProfile, WidthCosts, MAX_ANCHORS,
+    DispatchCosts, DispatchKind, Family, Fingerprint, HostProfile, Rate, WidthCosts, MAX_ANCHORS,
 };
 
 use crate::{Exec, Pool};
@@ -41,6 +47,15 @@ pub fn anchor_widths(cpus: usize) -> Vec<usize> {
     w
 }
 
+/// What a calibration step measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Measure {
+    /// Sections of a kind of token at a width.
+    Dispatch(DispatchKind, usize),
+    /// The serial rate of a kernel family.
+    Rate(Family),
+}
+
 /// One step of a calibration, for a progress display.
 #[derive(Debug, Clone, Copy)]
 pub struct Step {
@@ -49,9 +64,121 @@ pub struct Step {
     /// Steps in all.
     pub total: usize,
     /// What is measured.
-    pub kind: DispatchKind,
-    /// At which width.
-    pub width: usize,
+    pub what: Measure,
+}
+
+/// The families whose rates calibration measures.
+pub const RATED: [Family; 3] = [Family::Gemm, Family::LuPartial, Family::Matvec];
+
+/// Size of the matrices timed for rates.
+const RATE_N: usize = 256;
+
+/// Median of five timings of `f`, in ns, after one unmeasured run.
+fn median_ns(mut f: impl FnMut()) -> f64 {
+    f();
+    let mut v: Vec<f64> = (0..5)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_nanos() as f64
+        })
+        .collect();
+    v.sort_by(f64::total_cmp);
+    v[2]
+}
+
+fn real(n: usize, seed: f64) -> Mat<f64> {
+    Mat::from_fn(n, n, |i, j| {
+        let x = ((i * 7 + j * 13) as f64 * seed).sin();
+        if i == j {
+            x + n as f64
+        } else {
+            x
+        }
+    })
+}
+
+fn cplx(n: usize, seed: f64) -> Mat<c64> {
+    let (re, im) = (real(n, seed), real(n, seed * 1.7));
+    Mat::from_fn(n, n, |i, j| c64::new(re[(i, j)], im[(i, j)]))
+}
+
+/// ns per unit of `family` for `f64` and `c64` on this machine, one thread.
+pub fn measure_rate(family: Family) -> Rate {
+    let n = RATE_N;
+    let (a, b) = (real(n, 0.31), real(n, 0.57));
+    let (ca, cb) = (cplx(n, 0.31), cplx(n, 0.57));
+    let cube = (n * n * n) as f64;
+    let (ns_real, ns_cplx, units) = match family {
+        Family::Gemm => {
+            let mut c = Mat::<f64>::zeros(n, n);
+            let mut cc = Mat::<c64>::zeros(n, n);
+            (
+                median_ns(|| {
+                    matmul(
+                        c.as_mut(),
+                        Accum::Replace,
+                        a.as_ref(),
+                        b.as_ref(),
+                        1.0,
+                        Par::Seq,
+                    )
+                }),
+                median_ns(|| {
+                    matmul(
+                        cc.as_mut(),
+                        Accum::Replace,
+                        ca.as_ref(),
+                        cb.as_ref(),
+                        c64::new(1.0, 0.0),
+                        Par::Seq,
+                    )
+                }),
+                cube,
+            )
+        }
+        Family::LuPartial => (
+            median_ns(|| drop(std::hint::black_box(a.partial_piv_lu()))),
+            median_ns(|| drop(std::hint::black_box(ca.partial_piv_lu()))),
+            2.0 / 3.0 * cube,
+        ),
+        Family::Matvec => {
+            let (x, cx) = (
+                real(n, 0.9).col(0).to_owned(),
+                cplx(n, 0.9).col(0).to_owned(),
+            );
+            let mut y = faer::Col::<f64>::zeros(n);
+            let mut cy = faer::Col::<c64>::zeros(n);
+            (
+                median_ns(|| {
+                    matmul(
+                        y.as_mut(),
+                        Accum::Replace,
+                        a.as_ref(),
+                        x.as_ref(),
+                        1.0,
+                        Par::Seq,
+                    )
+                }),
+                median_ns(|| {
+                    matmul(
+                        cy.as_mut(),
+                        Accum::Replace,
+                        ca.as_ref(),
+                        cx.as_ref(),
+                        c64::new(1.0, 0.0),
+                        Par::Seq,
+                    )
+                }),
+                (n * n) as f64,
+            )
+        }
+        other => return other.rate(),
+    };
+    Rate {
+        real: ns_real / units,
+        cplx: ns_cplx / units,
+    }
 }
 
 fn busy(d: Duration) {
@@ -103,12 +230,12 @@ fn measure(kind: DispatchKind, width: usize) -> u32 {
     }
 }
 
-/// Measures this machine's dispatch costs at [`anchor_widths`] of its CPUs, reporting each
-/// step to `progress`, and returns them as a host profile (rates are left to their built-in
-/// values). Takes about 10 ms per step on an idle machine, more under load.
+/// Measures this machine's dispatch costs at [`anchor_widths`] of its CPUs and the serial
+/// rates of [`RATED`], reporting each step to `progress`, and returns them as a host profile.
+/// Takes a few seconds on an idle machine, more under load.
 pub fn calibrate(mut progress: impl FnMut(Step)) -> HostProfile {
     let widths = anchor_widths(crate::available_cpus());
-    let total = widths.len() * DispatchKind::ALL.len();
+    let total = widths.len() * DispatchKind::ALL.len() + RATED.len();
     let mut rows = Vec::new();
     let mut done = 0;
     for kind in DispatchKind::ALL {
@@ -118,12 +245,21 @@ pub fn calibrate(mut progress: impl FnMut(Step)) -> HostProfile {
             progress(Step {
                 done,
                 total,
-                kind,
-                width,
+                what: Measure::Dispatch(kind, width),
             });
             anchors.push((width as u16, measure(kind, width)));
         }
         rows.push(anchors);
+    }
+    let mut rates = Vec::new();
+    for family in RATED {
+        done += 1;
+        progress(Step {
+            done,
+            total,
+            what: Measure::Rate(family),
+        });
+        rates.push((family, measure_rate(family)));
     }
     let defaults = DispatchCosts::host_default();
     let row = |i: usize, kind| {
@@ -141,6 +277,6 @@ pub fn calibrate(mut progress: impl FnMut(Step)) -> HostProfile {
             row(1, DispatchKind::InPool),
             row(2, DispatchKind::Outside),
         ),
-        rates: Vec::new(),
+        rates,
     }
 }

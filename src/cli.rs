@@ -50,6 +50,7 @@ fn usage(problem: &str) -> ! {
 /// `teamalg calibrate`: measures, shows the rows beside the class row, writes the profile.
 fn calibrate(out: &str) {
     use std::io::Write;
+    use teamalg::calibrate::Measure;
     use teamalg::gates::{DispatchCosts, DispatchKind, HostClass};
 
     let class = HostClass::detect();
@@ -59,13 +60,11 @@ fn calibrate(out: &str) {
         class.name()
     );
     let profile = teamalg::calibrate::calibrate(|step| {
-        eprint!(
-            "\r  [{:>2}/{}] {:<8} sections at width {:<4}",
-            step.done,
-            step.total,
-            step.kind.name(),
-            step.width
-        );
+        let what = match step.what {
+            Measure::Dispatch(kind, width) => format!("{} sections at width {width}", kind.name()),
+            Measure::Rate(family) => format!("serial rate of {}", family.name()),
+        };
+        eprint!("\r  [{:>2}/{}] {:<40}", step.done, step.total, what);
         let _ = std::io::stderr().flush();
     });
     eprintln!("\r  done{:40}", "");
@@ -87,6 +86,21 @@ fn calibrate(out: &str) {
                 ns as f64 / b
             );
         }
+    }
+    println!(
+        "\n{:<14} {:>16} {:>16} {:>16} {:>16}",
+        "family", "f64 (ns/unit)", "built-in", "c64 (ns/unit)", "built-in"
+    );
+    for (family, rate) in &profile.rates {
+        let b = family.rate();
+        println!(
+            "{:<14} {:>16.4} {:>16.4} {:>16.4} {:>16.4}",
+            family.name(),
+            rate.real,
+            b.real,
+            rate.cplx,
+            b.cplx
+        );
     }
     match profile.save(out) {
         Ok(()) => {

@@ -135,9 +135,22 @@ fn calibration_measures_every_kind_at_every_anchor() {
     );
     assert_eq!(teamalg::calibrate::anchor_widths(100_000).len(), 16);
     let mut steps = Vec::new();
-    let profile = teamalg::calibrate::calibrate(|s| steps.push((s.done, s.total, s.kind, s.width)));
+    let profile = teamalg::calibrate::calibrate(|s| steps.push((s.done, s.total, s.what)));
     let widths = teamalg::calibrate::anchor_widths(teamalg::available_cpus());
-    assert_eq!(steps.len(), 3 * widths.len());
+    assert_eq!(
+        steps.len(),
+        3 * widths.len() + teamalg::calibrate::RATED.len()
+    );
+    // Every rated family measured, with rates a real host reaches (0.1 ps to 1 us per unit).
+    assert_eq!(profile.rates.len(), teamalg::calibrate::RATED.len());
+    for (family, rate) in &profile.rates {
+        assert!(teamalg::calibrate::RATED.contains(family));
+        assert!(rate.real > 1e-4 && rate.real < 1e3, "{family:?} {rate:?}");
+        assert!(
+            rate.cplx > rate.real / 2.0,
+            "complex is not cheaper than real: {rate:?}"
+        );
+    }
     assert!(steps
         .iter()
         .enumerate()
