@@ -3,11 +3,12 @@
 //! `TEAMALG_PROFILE`).
 //!
 //! Each cost is the overhead of one section whose participants each run a 10 us busy share,
-//! sections back to back: the median over rounds of (round time / sections - 10 us).
+//! sections back to back: the median over about a thousand sections of (section time - 10 us).
 //!
 //! The serial rates of the families that faer serves serially today (GEMM, LU with partial
-//! pivoting, matrix-vector products; `f64` and `c64`) are timed at n = 256 on one thread
-//! (`Par::Seq`), the median of five runs, in nanoseconds per unit of the family.
+//! pivoting, matrix-vector products, tridiagonalization; `f64` and `c64`) are timed at n = 256
+//! on one thread (`Par::Seq`), the median of five runs, in nanoseconds per unit of the family.
+//! [`gemm_single_ratio`] checks the rule that `f32` and `c32` take half.
 
 use std::time::{Duration, Instant};
 
@@ -68,7 +69,12 @@ pub struct Step {
 }
 
 /// The families whose rates calibration measures.
-pub const RATED: [Family; 3] = [Family::Gemm, Family::LuPartial, Family::Matvec];
+pub const RATED: [Family; 4] = [
+    Family::Gemm,
+    Family::LuPartial,
+    Family::Matvec,
+    Family::TridiagStep,
+];
 
 /// Size of the matrices timed for rates.
 const RATE_N: usize = 256;
@@ -101,6 +107,104 @@ fn real(n: usize, seed: f64) -> Mat<f64> {
 fn cplx(n: usize, seed: f64) -> Mat<c64> {
     let (re, im) = (real(n, seed), real(n, seed * 1.7));
     Mat::from_fn(n, n, |i, j| c64::new(re[(i, j)], im[(i, j)]))
+}
+
+/// The Hermitian part of `a` (plus a dominant diagonal, already in `a`).
+fn hermitian(a: &Mat<f64>) -> Mat<f64> {
+    Mat::from_fn(a.nrows(), a.ncols(), |i, j| a[(i.min(j), i.max(j))])
+}
+
+fn hermitian_c(a: &Mat<c64>) -> Mat<c64> {
+    Mat::from_fn(a.nrows(), a.ncols(), |i, j| match i.cmp(&j) {
+        std::cmp::Ordering::Less => a[(i, j)],
+        std::cmp::Ordering::Equal => c64::new(a[(i, i)].re, 0.0),
+        std::cmp::Ordering::Greater => a[(j, i)].conj(),
+    })
+}
+
+/// Reduces a copy of `a` to tridiagonal form, one thread.
+fn tridiagonalize<T: faer::traits::ComplexField>(a: &Mat<T>) {
+    use faer::dyn_stack::{MemBuffer, MemStack};
+    use faer::linalg::evd::tridiag::{tridiag_in_place, tridiag_in_place_scratch};
+    let n = a.nrows();
+    let mut m = a.clone();
+    let mut h = Mat::<T>::zeros(1, n - 1);
+    let mut buf = MemBuffer::new(tridiag_in_place_scratch::<T>(
+        n,
+        Par::Seq,
+        Default::default(),
+    ));
+    tridiag_in_place(
+        m.as_mut(),
+        h.as_mut(),
+        Par::Seq,
+        MemStack::new(&mut buf),
+        Default::default(),
+    );
+    std::hint::black_box(&m);
+}
+
+/// How long an `f32` GEMM takes against an `f64` one, and a `c32` against a `c64` (the rule
+/// says about one half each).
+pub fn gemm_single_ratio() -> (f64, f64) {
+    let n = RATE_N;
+    let (a, b) = (real(n, 0.31), real(n, 0.57));
+    let (ca, cb) = (cplx(n, 0.31), cplx(n, 0.57));
+    let (a32, b32) = (
+        Mat::<f32>::from_fn(n, n, |i, j| a[(i, j)] as f32),
+        Mat::<f32>::from_fn(n, n, |i, j| b[(i, j)] as f32),
+    );
+    let to_c32 = |m: &Mat<c64>| {
+        Mat::<faer::c32>::from_fn(n, n, |i, j| {
+            faer::c32::new(m[(i, j)].re as f32, m[(i, j)].im as f32)
+        })
+    };
+    let (ca32, cb32) = (to_c32(&ca), to_c32(&cb));
+    let mut c = Mat::<f64>::zeros(n, n);
+    let mut c32 = Mat::<f32>::zeros(n, n);
+    let mut cc = Mat::<c64>::zeros(n, n);
+    let mut cc32 = Mat::<faer::c32>::zeros(n, n);
+    let d64 = median_ns(|| {
+        matmul(
+            c.as_mut(),
+            Accum::Replace,
+            a.as_ref(),
+            b.as_ref(),
+            1.0,
+            Par::Seq,
+        )
+    });
+    let d32 = median_ns(|| {
+        matmul(
+            c32.as_mut(),
+            Accum::Replace,
+            a32.as_ref(),
+            b32.as_ref(),
+            1.0f32,
+            Par::Seq,
+        )
+    });
+    let z64 = median_ns(|| {
+        matmul(
+            cc.as_mut(),
+            Accum::Replace,
+            ca.as_ref(),
+            cb.as_ref(),
+            c64::new(1.0, 0.0),
+            Par::Seq,
+        )
+    });
+    let z32 = median_ns(|| {
+        matmul(
+            cc32.as_mut(),
+            Accum::Replace,
+            ca32.as_ref(),
+            cb32.as_ref(),
+            faer::c32::new(1.0, 0.0),
+            Par::Seq,
+        )
+    });
+    (d32 / d64, z32 / z64)
 }
 
 /// ns per unit of `family` for `f64` and `c64` on this machine, one thread.
@@ -173,6 +277,15 @@ pub fn measure_rate(family: Family) -> Rate {
                 (n * n) as f64,
             )
         }
+        Family::TridiagStep => {
+            // Whole tridiagonalization: the steps' units, rem^2 / 2 each, sum to about n^3 / 6.
+            let (sym, csym) = (hermitian(&a), hermitian_c(&ca));
+            (
+                median_ns(|| tridiagonalize(&sym)),
+                median_ns(|| tridiagonalize(&csym)),
+                cube / 6.0,
+            )
+        }
         other => return other.rate(),
     };
     Rate {
@@ -188,22 +301,21 @@ fn busy(d: Duration) {
     }
 }
 
-/// The median over rounds of the per-section overhead of `section` run `SECTIONS` times.
+/// The per-section overhead of `section`: the median over `ROUNDS * SECTIONS` timed sections
+/// of (section time - share). A median, not a mean: on a shared host a few sections in which a
+/// participant was descheduled would otherwise decide the row.
 fn overhead(mut section: impl FnMut()) -> u32 {
     for _ in 0..SECTIONS / 5 {
         section();
     }
-    let mut per = Vec::with_capacity(ROUNDS);
-    for _ in 0..ROUNDS {
+    let mut each = Vec::with_capacity(ROUNDS * SECTIONS);
+    for _ in 0..ROUNDS * SECTIONS {
         let t = Instant::now();
-        for _ in 0..SECTIONS {
-            section();
-        }
-        let each = t.elapsed().as_nanos() as f64 / SECTIONS as f64;
-        per.push(each - SHARE.as_nanos() as f64);
+        section();
+        each.push(t.elapsed().as_nanos() as f64 - SHARE.as_nanos() as f64);
     }
-    per.sort_by(f64::total_cmp);
-    per[ROUNDS / 2].clamp(1.0, u32::MAX as f64) as u32
+    each.sort_by(f64::total_cmp);
+    each[each.len() / 2].clamp(1.0, u32::MAX as f64) as u32
 }
 
 fn measure(kind: DispatchKind, width: usize) -> u32 {

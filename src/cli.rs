@@ -102,6 +102,10 @@ fn calibrate(out: &str) {
             b.cplx
         );
     }
+    let (single, csingle) = teamalg::calibrate::gemm_single_ratio();
+    println!(
+        "\nGEMM f32 / f64 time: {single:.2}, c32 / c64: {csingle:.2} (the rates take 0.5 for both)"
+    );
     match profile.save(out) {
         Ok(()) => {
             println!("\nwrote {out}; use it with TEAMALG_PROFILE={out} or PoolBuilder::profile")
