@@ -144,66 +144,37 @@ fn tridiagonalize<T: faer::traits::ComplexField>(a: &Mat<T>) {
     std::hint::black_box(&m);
 }
 
+/// Median time of `c = a * b` (serial), in ns.
+fn gemm_ns<T: faer::traits::ComplexField>(a: &Mat<T>, b: &Mat<T>, one: T) -> f64 {
+    let mut c = Mat::<T>::zeros(a.nrows(), b.ncols());
+    median_ns(|| {
+        matmul(
+            c.as_mut(),
+            Accum::Replace,
+            a.as_ref(),
+            b.as_ref(),
+            one.clone(),
+            Par::Seq,
+        )
+    })
+}
+
 /// How long an `f32` GEMM takes against an `f64` one, and a `c32` against a `c64` (the rule
 /// says about one half each).
 pub fn gemm_single_ratio() -> (f64, f64) {
     let n = RATE_N;
     let (a, b) = (real(n, 0.31), real(n, 0.57));
     let (ca, cb) = (cplx(n, 0.31), cplx(n, 0.57));
-    let (a32, b32) = (
-        Mat::<f32>::from_fn(n, n, |i, j| a[(i, j)] as f32),
-        Mat::<f32>::from_fn(n, n, |i, j| b[(i, j)] as f32),
-    );
-    let to_c32 = |m: &Mat<c64>| {
+    let single = |m: &Mat<f64>| Mat::<f32>::from_fn(n, n, |i, j| m[(i, j)] as f32);
+    let csingle = |m: &Mat<c64>| {
         Mat::<faer::c32>::from_fn(n, n, |i, j| {
             faer::c32::new(m[(i, j)].re as f32, m[(i, j)].im as f32)
         })
     };
-    let (ca32, cb32) = (to_c32(&ca), to_c32(&cb));
-    let mut c = Mat::<f64>::zeros(n, n);
-    let mut c32 = Mat::<f32>::zeros(n, n);
-    let mut cc = Mat::<c64>::zeros(n, n);
-    let mut cc32 = Mat::<faer::c32>::zeros(n, n);
-    let d64 = median_ns(|| {
-        matmul(
-            c.as_mut(),
-            Accum::Replace,
-            a.as_ref(),
-            b.as_ref(),
-            1.0,
-            Par::Seq,
-        )
-    });
-    let d32 = median_ns(|| {
-        matmul(
-            c32.as_mut(),
-            Accum::Replace,
-            a32.as_ref(),
-            b32.as_ref(),
-            1.0f32,
-            Par::Seq,
-        )
-    });
-    let z64 = median_ns(|| {
-        matmul(
-            cc.as_mut(),
-            Accum::Replace,
-            ca.as_ref(),
-            cb.as_ref(),
-            c64::new(1.0, 0.0),
-            Par::Seq,
-        )
-    });
-    let z32 = median_ns(|| {
-        matmul(
-            cc32.as_mut(),
-            Accum::Replace,
-            ca32.as_ref(),
-            cb32.as_ref(),
-            faer::c32::new(1.0, 0.0),
-            Par::Seq,
-        )
-    });
+    let d64 = gemm_ns(&a, &b, 1.0);
+    let d32 = gemm_ns(&single(&a), &single(&b), 1.0f32);
+    let z64 = gemm_ns(&ca, &cb, c64::new(1.0, 0.0));
+    let z32 = gemm_ns(&csingle(&ca), &csingle(&cb), faer::c32::new(1.0, 0.0));
     (d32 / d64, z32 / z64)
 }
 
@@ -213,69 +184,18 @@ pub fn measure_rate(family: Family) -> Rate {
     let (a, b) = (real(n, 0.31), real(n, 0.57));
     let (ca, cb) = (cplx(n, 0.31), cplx(n, 0.57));
     let cube = (n * n * n) as f64;
+    let one = c64::new(1.0, 0.0);
     let (ns_real, ns_cplx, units) = match family {
-        Family::Gemm => {
-            let mut c = Mat::<f64>::zeros(n, n);
-            let mut cc = Mat::<c64>::zeros(n, n);
-            (
-                median_ns(|| {
-                    matmul(
-                        c.as_mut(),
-                        Accum::Replace,
-                        a.as_ref(),
-                        b.as_ref(),
-                        1.0,
-                        Par::Seq,
-                    )
-                }),
-                median_ns(|| {
-                    matmul(
-                        cc.as_mut(),
-                        Accum::Replace,
-                        ca.as_ref(),
-                        cb.as_ref(),
-                        c64::new(1.0, 0.0),
-                        Par::Seq,
-                    )
-                }),
-                cube,
-            )
-        }
+        Family::Gemm => (gemm_ns(&a, &b, 1.0), gemm_ns(&ca, &cb, one), cube),
         Family::LuPartial => (
             median_ns(|| drop(std::hint::black_box(a.partial_piv_lu()))),
             median_ns(|| drop(std::hint::black_box(ca.partial_piv_lu()))),
             2.0 / 3.0 * cube,
         ),
         Family::Matvec => {
-            let (x, cx) = (
-                real(n, 0.9).col(0).to_owned(),
-                cplx(n, 0.9).col(0).to_owned(),
-            );
-            let mut y = faer::Col::<f64>::zeros(n);
-            let mut cy = faer::Col::<c64>::zeros(n);
-            (
-                median_ns(|| {
-                    matmul(
-                        y.as_mut(),
-                        Accum::Replace,
-                        a.as_ref(),
-                        x.as_ref(),
-                        1.0,
-                        Par::Seq,
-                    )
-                }),
-                median_ns(|| {
-                    matmul(
-                        cy.as_mut(),
-                        Accum::Replace,
-                        ca.as_ref(),
-                        cx.as_ref(),
-                        c64::new(1.0, 0.0),
-                        Par::Seq,
-                    )
-                }),
-                (n * n) as f64,
-            )
+            let x = Mat::<f64>::from_fn(n, 1, |i, _| (i as f64 * 0.9).sin());
+            let cx = Mat::<c64>::from_fn(n, 1, |i, _| c64::new((i as f64).sin(), (i as f64).cos()));
+            (gemm_ns(&a, &x, 1.0), gemm_ns(&ca, &cx, one), (n * n) as f64)
         }
         Family::TridiagStep => {
             // Whole tridiagonalization: the steps' units, rem^2 / 2 each, sum to about n^3 / 6.
