@@ -11,6 +11,7 @@ use std::time::Duration;
 use std::panic::resume_unwind;
 use std::sync::Arc;
 use teamalg_gates::{pays_at, width_for_by, DispatchKind};
+use teamalg_kernels::par::Part;
 
 use crate::batch::Batch;
 use crate::error::{Error, Refused};
@@ -401,6 +402,31 @@ impl<'a> Exec<'a> {
             Some(pool) => {
                 let job = |i: usize| f(i * len / chunks..(i + 1) * len / chunks);
                 self.run_batch(pool, chunks, &job);
+            }
+        }
+    }
+
+    /// Runs `f` on `width` participants (at most the budget) for a kernel: a section on a team
+    /// token (with barriers), jobs of a batch on a plain token (no barrier: participants are
+    /// not guaranteed to run at once), inline on a serial token.
+    pub(crate) fn run_parts(&self, width: usize, f: &(dyn Fn(Part<'_>) + Sync)) {
+        let width = width.clamp(1, self.budget);
+        if let Some((pool, members)) = self.team_members() {
+            let job = |p: Participant<'_>| {
+                let meet = || p.barrier();
+                f(Part::new(p.index(), p.width(), Some(&meet)));
+            };
+            return run_on(Some(pool), &members[..width - 1], &job);
+        }
+        match self.parallel_pool().filter(|_| width > 1) {
+            None => {
+                for i in 0..width {
+                    f(Part::new(i, width, None));
+                }
+            }
+            Some(pool) => {
+                let job = |i: usize| f(Part::new(i, width, None));
+                self.run_batch(pool, width, &job);
             }
         }
     }

@@ -45,6 +45,8 @@ mod exec;
 #[cfg(not(loom))]
 mod handle;
 #[cfg(not(loom))]
+mod kernel_exec;
+#[cfg(not(loom))]
 pub mod ledger;
 #[cfg(not(loom))]
 mod pool;
@@ -68,6 +70,9 @@ pub use section::Participant;
 pub use team::{IntoTeamError, Team, TeamExec};
 /// The cost model (`teamalg-gates`): the rule, dispatch costs, rates, profiles.
 pub use teamalg_gates as gates;
+/// The kernels (`teamalg-kernels`) and their executor contract.
+#[cfg(not(loom))]
+pub use teamalg_kernels as kernels;
 
 /// The protocol types, exposed for the loom models only.
 #[cfg(loom)]

@@ -1,7 +1,13 @@
 //! The kernels of teamalg.
 //!
-//! This crate will own the blocked parallel kernels: GEMM, triangular solve, LU, Cholesky, QR,
-//! SVD, self-adjoint EVD and sparse products, built around faer's serial kernels. Kernels are
-//! generic over a small executor contract (width, dispatch cost, "run this section on `w`
-//! participants"), so the same code runs serially, on a plain budget token or on a hot team, and
-//! every parallel region asks the gate of `teamalg-gates` with its real number of sections.
+//! Blocked parallel kernels built around faer's serial kernels (`Par::Seq`): GEMM now;
+//! triangular solve, LU, Cholesky, QR, SVD, self-adjoint EVD and sparse products follow. Kernels
+//! are generic over a small executor contract ([`par::Executor`]: a width, the dispatch cost of a
+//! section, "run this section on `w` participants"), so the same code runs serially
+//! ([`par::Seq`]), on a plain budget token or on a hot team (the `teamalg` crate implements the
+//! contract for its tokens and teams). Every parallel region asks the gate of `teamalg-gates`
+//! with its real number of sections ([`gate::width`]).
+
+pub mod gate;
+pub mod gemm;
+pub mod par;

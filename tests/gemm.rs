@@ -1,0 +1,234 @@
+//! The GEMM kernel on every executor and scalar type, against faer's serial product.
+
+use faer::linalg::matmul::matmul as faer_matmul;
+use faer::traits::ComplexField;
+use faer::{c32, c64, Accum, Mat, Par};
+use teamalg::gates::{ParThreshold, Scalar};
+use teamalg::kernels::gemm::{matmul, GemmParams};
+use teamalg::kernels::par::{Executor, Seq};
+use teamalg::{Exec, Pool};
+
+trait Sample: ComplexField + Scalar + Send + Sync + Copy {
+    fn sample(i: usize, j: usize, seed: f64) -> Self;
+    fn err(a: Self, b: Self) -> f64;
+    fn one() -> Self;
+    /// Relative tolerance for sums of `k` products.
+    fn tol(k: usize) -> f64;
+}
+
+fn val(i: usize, j: usize, seed: f64) -> f64 {
+    ((i * 31 + j * 17) as f64 * seed).sin()
+}
+
+impl Sample for f64 {
+    fn sample(i: usize, j: usize, s: f64) -> Self {
+        val(i, j, s)
+    }
+    fn err(a: Self, b: Self) -> f64 {
+        (a - b).abs()
+    }
+    fn one() -> Self {
+        1.0
+    }
+    fn tol(k: usize) -> f64 {
+        1e-13 * (k as f64 + 1.0)
+    }
+}
+impl Sample for f32 {
+    fn sample(i: usize, j: usize, s: f64) -> Self {
+        val(i, j, s) as f32
+    }
+    fn err(a: Self, b: Self) -> f64 {
+        (a - b).abs() as f64
+    }
+    fn one() -> Self {
+        1.0
+    }
+    fn tol(k: usize) -> f64 {
+        1e-5 * (k as f64 + 1.0)
+    }
+}
+impl Sample for c64 {
+    fn sample(i: usize, j: usize, s: f64) -> Self {
+        c64::new(val(i, j, s), val(j, i, s * 1.3))
+    }
+    fn err(a: Self, b: Self) -> f64 {
+        (a - b).norm()
+    }
+    fn one() -> Self {
+        c64::new(1.0, 0.0)
+    }
+    fn tol(k: usize) -> f64 {
+        1e-13 * (k as f64 + 1.0)
+    }
+}
+impl Sample for c32 {
+    fn sample(i: usize, j: usize, s: f64) -> Self {
+        c32::new(val(i, j, s) as f32, val(j, i, s * 1.3) as f32)
+    }
+    fn err(a: Self, b: Self) -> f64 {
+        (a - b).norm() as f64
+    }
+    fn one() -> Self {
+        c32::new(1.0, 0.0)
+    }
+    fn tol(k: usize) -> f64 {
+        1e-5 * (k as f64 + 1.0)
+    }
+}
+
+fn mat<T: Sample>(m: usize, n: usize, seed: f64) -> Mat<T> {
+    Mat::from_fn(m, n, |i, j| T::sample(i, j, seed))
+}
+
+/// Checks `C (accum)= A B` on `exec` against faer's serial result.
+fn check<T: Sample>(exec: &impl Executor, m: usize, n: usize, k: usize, accum: Accum, force: bool) {
+    let (a, b) = (mat::<T>(m, k, 0.37), mat::<T>(k, n, 0.71));
+    let c0 = mat::<T>(m, n, 0.13);
+    let mut want = c0.clone();
+    faer_matmul(
+        want.as_mut(),
+        accum,
+        a.as_ref(),
+        b.as_ref(),
+        T::one(),
+        Par::Seq,
+    );
+    let mut got = c0.clone();
+    let params = GemmParams {
+        threshold: if force {
+            ParThreshold::Fixed(0)
+        } else {
+            ParThreshold::Derived
+        },
+    };
+    matmul(
+        got.as_mut(),
+        accum,
+        a.as_ref(),
+        b.as_ref(),
+        T::one(),
+        exec,
+        params,
+    );
+    for i in 0..m {
+        for j in 0..n {
+            let e = T::err(got[(i, j)], want[(i, j)]);
+            assert!(e <= T::tol(k), "{m}x{n}x{k} at ({i},{j}): error {e}");
+        }
+    }
+}
+
+fn shapes() -> Vec<(usize, usize, usize)> {
+    let mut v: Vec<_> = [0, 1, 2, 3, 127, 128, 129, 257]
+        .iter()
+        .map(|&n| (n, n, n))
+        .collect();
+    v.extend([
+        (300, 5, 7),
+        (5, 300, 7),
+        (64, 64, 1),
+        (1, 200, 50),
+        (200, 1, 50),
+        (3, 2, 0),
+    ]);
+    v
+}
+
+fn all_types(exec: &impl Executor, force: bool) {
+    for (m, n, k) in shapes() {
+        for accum in [Accum::Replace, Accum::Add] {
+            check::<f64>(exec, m, n, k, accum, force);
+            check::<f32>(exec, m, n, k, accum, force);
+            check::<c64>(exec, m, n, k, accum, force);
+            check::<c32>(exec, m, n, k, accum, force);
+        }
+    }
+}
+
+#[test]
+fn serial() {
+    all_types(&Seq, true);
+    all_types(&Exec::serial(), false);
+}
+
+#[test]
+fn plain_token() {
+    let pool = Pool::builder().threads(3).build().unwrap();
+    all_types(&Exec::new(&pool, 3).unwrap(), true);
+    all_types(&Exec::new(&pool, 2).unwrap(), false);
+}
+
+#[test]
+fn team_and_team_token() {
+    let team = Pool::builder()
+        .threads(3)
+        .build()
+        .unwrap()
+        .into_team(3)
+        .unwrap();
+    all_types(&team, true);
+    all_types(&team.exec(3), true);
+    team.exec(3).team(|t| all_types(&t, true)).unwrap();
+    all_types(&team.exec(2), false);
+}
+
+#[test]
+fn random_shapes_on_a_team() {
+    let team = Pool::builder()
+        .threads(2)
+        .build()
+        .unwrap()
+        .into_team(2)
+        .unwrap();
+    let mut x = 12345u64;
+    let mut next = |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x % n) as usize
+    };
+    for _ in 0..60 {
+        let (m, n, k) = (next(90), next(90), next(40));
+        check::<f64>(&team, m, n, k, Accum::Add, next(2) == 0);
+    }
+}
+
+#[test]
+#[should_panic(expected = "matmul: C is 2x2")]
+fn shape_mismatch_panics_in_the_kernel() {
+    let (a, b) = (mat::<f64>(2, 3, 0.1), mat::<f64>(4, 2, 0.2));
+    let mut c = Mat::<f64>::zeros(2, 2);
+    matmul(
+        c.as_mut(),
+        Accum::Replace,
+        a.as_ref(),
+        b.as_ref(),
+        1.0,
+        &Seq,
+        GemmParams::default(),
+    );
+}
+
+#[test]
+fn nan_in_gives_nan_out() {
+    let pool = Pool::builder().threads(2).build().unwrap();
+    let mut a = mat::<f64>(64, 64, 0.3);
+    a[(5, 7)] = f64::NAN;
+    let b = mat::<f64>(64, 64, 0.4);
+    let mut c = Mat::<f64>::zeros(64, 64);
+    let force = GemmParams {
+        threshold: ParThreshold::Fixed(0),
+    };
+    matmul(
+        c.as_mut(),
+        Accum::Replace,
+        a.as_ref(),
+        b.as_ref(),
+        1.0,
+        &Exec::new(&pool, 2).unwrap(),
+        force,
+    );
+    assert!((0..64).all(|j| c[(5, j)].is_nan()));
+    assert!(!c[(6, 0)].is_nan());
+}
