@@ -11,51 +11,13 @@ use teamalg_gates::{Family, ParThreshold, Scalar};
 
 use crate::gate::{self, Region};
 use crate::par::{Executor, Part};
+use crate::tiles::Tiles;
 
 /// Parameters of [`matmul`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GemmParams {
     /// How the one region decides to go parallel.
     pub threshold: ParThreshold,
-}
-
-/// C's raw parts, shared by the participants, each of which writes only its own tile.
-struct Tiles<T> {
-    ptr: *mut T,
-    nrows: usize,
-    ncols: usize,
-    rs: isize,
-    cs: isize,
-}
-
-// SAFETY: participants build disjoint tiles from it (see `tile`), and T is Send.
-unsafe impl<T: Send> Sync for Tiles<T> {}
-
-impl<T> Tiles<T> {
-    fn new(c: MatMut<'_, T>) -> Self {
-        Tiles {
-            ptr: c.as_ptr_mut(),
-            nrows: c.nrows(),
-            ncols: c.ncols(),
-            rs: c.row_stride(),
-            cs: c.col_stride(),
-        }
-    }
-
-    /// Rows `r0..r1` and columns `c0..c1` of C.
-    ///
-    /// # Safety
-    /// The ranges lie in C, and no two live tiles overlap.
-    unsafe fn tile(&self, r0: usize, r1: usize, c0: usize, c1: usize) -> MatMut<'_, T> {
-        debug_assert!(r0 <= r1 && r1 <= self.nrows && c0 <= c1 && c1 <= self.ncols);
-        // SAFETY: in bounds (the caller's contract), so the offset stays inside C's allocation.
-        let ptr = unsafe {
-            self.ptr
-                .offset(r0 as isize * self.rs + c0 as isize * self.cs)
-        };
-        // SAFETY: a sub-view of C with C's strides; disjoint from every other live tile.
-        unsafe { MatMut::from_raw_parts_mut(ptr, r1 - r0, c1 - c0, self.rs, self.cs) }
-    }
 }
 
 /// The scratch [`matmul`] needs: none (faer's serial GEMM needs none).

@@ -11,3 +11,5 @@
 pub mod gate;
 pub mod gemm;
 pub mod par;
+mod tiles;
+pub mod triangular;

@@ -1,0 +1,123 @@
+//! Triangular solve with many right-hand sides, in place: `op(T) X = B` (left) or
+//! `X op(T) = B` (right), lower or upper, unit diagonal or not. One section: the right-hand
+//! sides are split in chunks across the participants, each solved by faer's serial kernel.
+
+use faer::linalg::triangular_solve as tri;
+use faer::traits::ComplexField;
+use faer::{MatMut, MatRef, Par};
+use teamalg_gates::{Family, ParThreshold, Scalar};
+
+use crate::gate::{self, Region};
+use crate::par::{Executor, Part};
+use crate::tiles::Tiles;
+
+/// Which side the triangular matrix is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// `T X = B`.
+    Left,
+    /// `X T = B`.
+    Right,
+}
+
+/// Which triangle of `T` is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Triangle {
+    /// The lower triangle.
+    Lower,
+    /// The upper triangle.
+    Upper,
+}
+
+/// Whether the diagonal of `T` is taken as ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Diag {
+    /// Ones on the diagonal (not read).
+    Unit,
+    /// The stored diagonal.
+    NonUnit,
+}
+
+/// Parameters of [`solve_in_place`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SolveParams {
+    /// How the one region decides to go parallel.
+    pub threshold: ParThreshold,
+}
+
+/// The scratch [`solve_in_place`] needs: none.
+pub fn solve_in_place_scratch() -> faer::dyn_stack::StackReq {
+    faer::dyn_stack::StackReq::EMPTY
+}
+
+fn solve_left<T: ComplexField>(t: MatRef<'_, T>, b: MatMut<'_, T>, triangle: Triangle, diag: Diag) {
+    match (triangle, diag) {
+        (Triangle::Lower, Diag::NonUnit) => tri::solve_lower_triangular_in_place(t, b, Par::Seq),
+        (Triangle::Lower, Diag::Unit) => tri::solve_unit_lower_triangular_in_place(t, b, Par::Seq),
+        (Triangle::Upper, Diag::NonUnit) => tri::solve_upper_triangular_in_place(t, b, Par::Seq),
+        (Triangle::Upper, Diag::Unit) => tri::solve_unit_upper_triangular_in_place(t, b, Par::Seq),
+    }
+}
+
+/// Overwrites `B` with the solution `X` of `T X = B` (left) or `X T = B` (right).
+///
+/// # Panics
+/// When `T` is not square or its size does not match `B` (`teamalg::linalg::solve_triangular`
+/// checks them and returns an error).
+pub fn solve_in_place<T>(
+    t: MatRef<'_, T>,
+    b: MatMut<'_, T>,
+    side: Side,
+    triangle: Triangle,
+    diag: Diag,
+    exec: &impl Executor,
+    params: SolveParams,
+) where
+    T: ComplexField + Scalar + Send + Sync,
+{
+    let n = t.nrows();
+    assert!(
+        t.ncols() == n,
+        "solve_in_place: T is {}x{}, not square",
+        n,
+        t.ncols()
+    );
+    // Right: X T = B  <=>  T^T X^T = B^T, with the other triangle.
+    let (t, b, triangle) = match side {
+        Side::Left => (t, b, triangle),
+        Side::Right => (
+            t.transpose(),
+            b.transpose_mut(),
+            match triangle {
+                Triangle::Lower => Triangle::Upper,
+                Triangle::Upper => Triangle::Lower,
+            },
+        ),
+    };
+    assert!(
+        b.nrows() == n,
+        "solve_in_place: T is {n}x{n} but B has {} rows on that side",
+        b.nrows()
+    );
+    let k = b.ncols();
+    let region = Region {
+        site: "triangular_solve",
+        dims: [n, k, 0],
+        units: n as f64 * n as f64 * k as f64 / 2.0,
+        family: Family::Gemm,
+        sections: 1,
+    };
+    let w = gate::width::<T>(exec, region, params.threshold).min(k);
+    if w <= 1 {
+        solve_left(t, b, triangle, diag);
+        return;
+    }
+    let tiles = Tiles::new(b);
+    exec.run(w, &|p: Part<'_>| {
+        let (i, w) = (p.index(), p.width());
+        let (c0, c1) = (i * k / w, (i + 1) * k / w);
+        // SAFETY: participant i owns columns c0..c1; the ranges partition 0..k.
+        let bi = unsafe { tiles.tile(0, n, c0, c1) };
+        solve_left(t, bi, triangle, diag);
+    });
+}
