@@ -49,6 +49,8 @@ mod kernel_exec;
 #[cfg(not(loom))]
 pub mod ledger;
 #[cfg(not(loom))]
+pub mod linalg;
+#[cfg(not(loom))]
 mod pool;
 #[cfg(not(loom))]
 pub mod reserve;

@@ -164,3 +164,65 @@ fn real_types_match_the_serial_kernel() {
         }
     }
 }
+
+#[test]
+fn the_facade_checks_shapes_and_writes_nothing_on_error() {
+    use teamalg::linalg::{self, LinalgError};
+    let t = Mat::<f64>::from_fn(4, 4, |i, j| if i == j { 2.0 } else { 0.1 });
+    let rect = Mat::<f64>::zeros(4, 3);
+    let mut b = Mat::<f64>::from_fn(4, 2, |i, j| (i + j) as f64);
+    let before = b.clone();
+    let e = linalg::solve_triangular(
+        rect.as_ref(),
+        b.as_mut(),
+        Side::Left,
+        Triangle::Lower,
+        Diag::NonUnit,
+        &Seq,
+    );
+    assert_eq!(
+        e,
+        Err(LinalgError::NotSquare {
+            op: "solve_triangular",
+            rows: 4,
+            cols: 3
+        })
+    );
+    let e = linalg::solve_triangular(
+        t.as_ref(),
+        b.as_mut(),
+        Side::Right,
+        Triangle::Lower,
+        Diag::NonUnit,
+        &Seq,
+    );
+    assert!(matches!(e, Err(LinalgError::ShapeMismatch { .. })));
+    assert!(e.unwrap_err().to_string().contains("needs 4 columns"));
+    assert_eq!(b, before);
+    linalg::solve_triangular(
+        t.as_ref(),
+        b.as_mut(),
+        Side::Left,
+        Triangle::Lower,
+        Diag::NonUnit,
+        &Exec::serial(),
+    )
+    .unwrap();
+    assert!((2.0 * b[(0, 0)] - before[(0, 0)]).abs() < 1e-12);
+    // matmul
+    let (a, bb) = (Mat::<f64>::zeros(3, 5), Mat::<f64>::zeros(4, 2));
+    let mut c = Mat::<f64>::from_fn(3, 2, |_, _| 7.0);
+    let e = linalg::matmul(
+        c.as_mut(),
+        faer::Accum::Replace,
+        a.as_ref(),
+        bb.as_ref(),
+        1.0,
+        &Seq,
+    );
+    assert!(matches!(
+        e,
+        Err(LinalgError::ShapeMismatch { op: "matmul", .. })
+    ));
+    assert!(c.col_iter().all(|col| col.iter().all(|&x| x == 7.0)));
+}

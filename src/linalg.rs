@@ -1,0 +1,143 @@
+//! The user-facing facade: faer-like calls that take the executor last and check their input.
+//!
+//! ```
+//! use faer::{Accum, Mat};
+//! use teamalg::{linalg, Pool};
+//!
+//! let team = Pool::builder().threads(2).build()?.into_team(2).map_err(|e| e.error)?;
+//! let a = Mat::<f64>::from_fn(300, 200, |i, j| (i + j) as f64);
+//! let b = Mat::<f64>::from_fn(200, 100, |i, j| (i * j) as f64);
+//! let mut c = Mat::<f64>::zeros(300, 100);
+//! linalg::matmul(c.as_mut(), Accum::Replace, a.as_ref(), b.as_ref(), 1.0, &team)?;
+//! // The same call serially, or on a plain token:
+//! linalg::matmul(c.as_mut(), Accum::Replace, a.as_ref(), b.as_ref(), 1.0, &teamalg::Exec::serial())?;
+//! // Shapes are checked:
+//! let err = linalg::matmul(c.as_mut(), Accum::Replace, b.as_ref(), a.as_ref(), 1.0, &team);
+//! assert!(matches!(err, Err(linalg::LinalgError::ShapeMismatch { .. })));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::fmt;
+
+use faer::traits::ComplexField;
+use faer::{Accum, MatMut, MatRef};
+use teamalg_gates::Scalar;
+use teamalg_kernels::gemm::{self, GemmParams};
+use teamalg_kernels::par::Executor;
+use teamalg_kernels::triangular::{self, SolveParams};
+
+pub use teamalg_kernels::triangular::{Diag, Side, Triangle};
+
+/// What a linear-algebra call can refuse. Nothing is written when a call fails.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LinalgError {
+    /// The operands' shapes do not fit together.
+    ShapeMismatch {
+        /// The operation.
+        op: &'static str,
+        /// What was expected, in words.
+        expected: String,
+    },
+    /// A matrix that must be square is not.
+    NotSquare {
+        /// The operation.
+        op: &'static str,
+        /// Its rows.
+        rows: usize,
+        /// Its columns.
+        cols: usize,
+    },
+}
+
+impl fmt::Display for LinalgError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LinalgError::ShapeMismatch { op, expected } => {
+                write!(f, "{op}: shape mismatch: {expected}")
+            }
+            LinalgError::NotSquare { op, rows, cols } => {
+                write!(f, "{op}: the matrix must be square, it is {rows}x{cols}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for LinalgError {}
+
+/// `C = alpha A B` (`Accum::Replace`) or `C += alpha A B` (`Accum::Add`) on `exec` (a `&Team`,
+/// a token, or `&Exec::serial()`).
+pub fn matmul<T>(
+    c: MatMut<'_, T>,
+    accum: Accum,
+    a: MatRef<'_, T>,
+    b: MatRef<'_, T>,
+    alpha: T,
+    exec: &impl Executor,
+) -> Result<(), LinalgError>
+where
+    T: ComplexField + Scalar + Send + Sync,
+{
+    if a.nrows() != c.nrows() || b.ncols() != c.ncols() || a.ncols() != b.nrows() {
+        return Err(LinalgError::ShapeMismatch {
+            op: "matmul",
+            expected: format!(
+                "C ({}x{}) = A ({}x{}) B ({}x{}) needs A: {}xk, B: kx{}",
+                c.nrows(),
+                c.ncols(),
+                a.nrows(),
+                a.ncols(),
+                b.nrows(),
+                b.ncols(),
+                c.nrows(),
+                c.ncols()
+            ),
+        });
+    }
+    gemm::matmul(c, accum, a, b, alpha, exec, GemmParams::default());
+    Ok(())
+}
+
+/// Overwrites `b` with the solution of `T X = B` (`Side::Left`) or `X T = B` (`Side::Right`),
+/// reading `triangle` of `t` (with ones on the diagonal for `Diag::Unit`), on `exec`.
+pub fn solve_triangular<T>(
+    t: MatRef<'_, T>,
+    b: MatMut<'_, T>,
+    side: Side,
+    triangle: Triangle,
+    diag: Diag,
+    exec: &impl Executor,
+) -> Result<(), LinalgError>
+where
+    T: ComplexField + Scalar + Send + Sync,
+{
+    if t.nrows() != t.ncols() {
+        return Err(LinalgError::NotSquare {
+            op: "solve_triangular",
+            rows: t.nrows(),
+            cols: t.ncols(),
+        });
+    }
+    let along = match side {
+        Side::Left => b.nrows(),
+        Side::Right => b.ncols(),
+    };
+    if along != t.nrows() {
+        return Err(LinalgError::ShapeMismatch {
+            op: "solve_triangular",
+            expected: format!(
+                "T is {n}x{n}, so B ({}x{}) needs {n} {}",
+                b.nrows(),
+                b.ncols(),
+                if side == Side::Left {
+                    "rows"
+                } else {
+                    "columns"
+                },
+                n = t.nrows()
+            ),
+        });
+    }
+    triangular::solve_in_place(t, b, side, triangle, diag, exec, SolveParams::default());
+    Ok(())
+}
