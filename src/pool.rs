@@ -300,7 +300,7 @@ impl PoolShared {
         {
             return false;
         }
-        match self.queue.attach(|_| true) {
+        match self.queue.attach() {
             Some(b) => {
                 self.help(b);
                 if !was_busy {

@@ -77,37 +77,28 @@ impl Queue {
     }
 
     /// Attaches the caller as a helper of the first batch that wants one, and returns it.
-    /// Exhausted batches met on the way are unlinked. `accept` filters batches (a caller may
-    /// refuse the batches of a token it is already counted in).
-    pub fn attach(
-        &self,
-        mut accept: impl FnMut(&Batch<'_>) -> bool,
-    ) -> Option<*const Batch<'static>> {
+    /// Exhausted batches met on the way are unlinked.
+    pub fn attach(&self) -> Option<*const Batch<'static>> {
         if !self.has_work() {
             return None;
         }
         let mut list = lock(&self.list);
-        let mut prev: *const Batch<'static> = ptr::null();
-        let mut cur = list.head;
-        while !cur.is_null() {
+        while !list.head.is_null() {
+            let cur = list.head;
             // SAFETY: linked batches are alive; we hold the lock.
             let b = unsafe { &*cur };
-            let next = b.next.load(Relaxed);
             if b.exhausted() {
-                self.unlink_locked(&mut list, prev, cur);
-            } else if accept(b) {
-                let left = b.helpers_left.load(Relaxed);
-                debug_assert!(left > 0, "batches with no helper place are unlinked");
-                b.helpers_left.store(left - 1, Relaxed);
-                b.attach_locked();
-                if left == 1 {
-                    self.unlink_locked(&mut list, prev, cur);
-                }
-                return Some(cur);
-            } else {
-                prev = cur;
+                self.unlink_locked(&mut list, ptr::null(), cur);
+                continue;
             }
-            cur = next;
+            let left = b.helpers_left.load(Relaxed);
+            debug_assert!(left > 0, "batches with no helper place are unlinked");
+            b.helpers_left.store(left - 1, Relaxed);
+            b.attach_locked();
+            if left == 1 {
+                self.unlink_locked(&mut list, ptr::null(), cur);
+            }
+            return Some(cur);
         }
         None
     }

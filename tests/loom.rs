@@ -72,7 +72,7 @@ fn batch_two_claimers() {
             .map(|_| {
                 let queue = queue.clone();
                 thread::spawn(move || {
-                    if let Some(b) = queue.attach(|_| true) {
+                    if let Some(b) = queue.attach() {
                         // SAFETY: attached, so the batch is alive until `detach`.
                         unsafe { (*b).run_jobs() };
                         // SAFETY: attached above; last access.
@@ -116,7 +116,7 @@ fn batch_owner_waits_for_its_only_helper() {
         let helper = {
             let queue = queue.clone();
             thread::spawn(move || loop {
-                if let Some(b) = queue.attach(|_| true) {
+                if let Some(b) = queue.attach() {
                     // SAFETY: attached, so the batch is alive until `detach`.
                     unsafe { (*b).run_jobs() };
                     // SAFETY: attached above; last access.
