@@ -16,6 +16,7 @@ use faer::traits::ComplexField;
 use faer::{c64, Accum, Mat, Par};
 use teamalg::gates::Scalar;
 use teamalg::kernels::gemm::{matmul, GemmParams};
+use teamalg::kernels::par::Executor;
 use teamalg::Pool;
 
 fn median(mut f: impl FnMut(), budget: Duration) -> Duration {
@@ -46,34 +47,17 @@ where
         let b = Mat::<T>::from_fn(n, n, |i, j| make(j, i));
         let mut c = Mat::<T>::zeros(n, n);
         let budget = Duration::from_millis(300);
-        let seq = median(
-            || {
-                faer_matmul(
-                    c.as_mut(),
-                    Accum::Replace,
-                    a.as_ref(),
-                    b.as_ref(),
-                    one,
-                    Par::Seq,
-                )
-            },
-            budget,
-        );
-        let ray = median(
-            || {
-                faer_matmul(
-                    c.as_mut(),
-                    Accum::Replace,
-                    a.as_ref(),
-                    b.as_ref(),
-                    one,
-                    Par::rayon(w),
-                )
-            },
-            budget,
-        );
+        // One timed call of faer at `par`, and of the teamalg kernel on `exec`.
+        let mut faer_arm = |par: Par| {
+            median(
+                || faer_matmul(c.as_mut(), Accum::Replace, a.as_ref(), b.as_ref(), one, par),
+                budget,
+            )
+        };
+        let (seq, ray) = (faer_arm(Par::Seq), faer_arm(Par::rayon(w)));
         let held = {
             let tok = team.exec(w);
+            let e: &dyn Executor = &tok;
             median(
                 || {
                     matmul(
@@ -82,7 +66,7 @@ where
                         a.as_ref(),
                         b.as_ref(),
                         one,
-                        &tok,
+                        &e,
                         GemmParams::default(),
                     )
                 },
@@ -97,6 +81,7 @@ where
                     .unwrap()
                     .into_team(w)
                     .unwrap();
+                let p = GemmParams::default();
                 matmul(
                     c.as_mut(),
                     Accum::Replace,
@@ -104,7 +89,7 @@ where
                     b.as_ref(),
                     one,
                     &t,
-                    GemmParams::default(),
+                    p,
                 );
             },
             budget,
