@@ -20,6 +20,7 @@ mutants=(
   "cancel|src/section.rs|            self.wake_others(me); // cancellation wakes barrier sleepers||section_cancellation_wakes_a_barrier_sleeper"
   "publish|src/slot.rs|            self.unpark();||slot_publish_races_member_sleep"
   "publish-one|src/slot.rs|            self.unpark();||slot_publish_wakes_only_its_slot"
+  "warm|src/slot.rs|            self.unpark(); // the warm-up wake||slot_wake_ends_member_sleep"
   "settled-order|src/batch.rs|        self.exhausted() && self.attached.load(Acquire) == 0|        self.attached.load(Acquire) == 0 && self.exhausted()|batch_owner_waits_for_its_only_helper"
 )
 

@@ -21,6 +21,10 @@ impl Executor for Exec<'_> {
         self.run_parts(width, f);
     }
 
+    fn warm(&self, width: usize) {
+        Exec::warm(self, width);
+    }
+
     fn has_barrier(&self) -> bool {
         self.kind() == Some(teamalg_gates::DispatchKind::Team) || self.budget() == 1
     }
@@ -37,6 +41,10 @@ impl Executor for TeamExec<'_> {
 
     fn run(&self, width: usize, f: &(dyn Fn(Part<'_>) + Sync)) {
         self.token().limit(width).run_parts(width, f);
+    }
+
+    fn warm(&self, width: usize) {
+        self.token().warm(width);
     }
 
     fn has_barrier(&self) -> bool {
@@ -57,6 +65,10 @@ impl Executor for Team {
 
     fn run(&self, width: usize, f: &(dyn Fn(Part<'_>) + Sync)) {
         self.exec(width).run_parts(width, f);
+    }
+
+    fn warm(&self, width: usize) {
+        Team::warm(self, width);
     }
 
     fn has_barrier(&self) -> bool {

@@ -218,6 +218,15 @@ impl PoolShared {
         self.slots[k].publish(section, index, &self.sleepers)
     }
 
+    /// Wakes those of the team members in `slots` that sleep, so they spin through the serial
+    /// work before the caller's next section. Returns how many it woke.
+    pub(crate) fn wake_members(&self, slots: &[usize]) -> usize {
+        slots
+            .iter()
+            .filter(|&&k| self.slots[k].wake(&self.sleepers))
+            .count()
+    }
+
     /// The parker of the worker serving slot `k`.
     pub(crate) fn slot_parker(&self, k: usize) -> &Parker {
         // A worker that has not arrived yet is not asleep in a barrier: a stand-in will do.

@@ -17,8 +17,10 @@
 //! `fence(SeqCst)` on both sides: the sleeper's after it raised the flag, the waker's after it
 //! queued (see `PoolShared::wake_idle`).
 //!
-//! Checked by the loom models `slot_publish_races_member_sleep` and
-//! `slot_publish_wakes_only_its_slot` in `tests/loom.rs`.
+//! A warm-up wake ([`Slot::wake`]) claims the flag the same way, without publishing.
+//!
+//! Checked by the loom models `slot_publish_races_member_sleep`,
+//! `slot_publish_wakes_only_its_slot` and `slot_wake_ends_member_sleep` in `tests/loom.rs`.
 
 // `pub` items here are reachable only from the loom models (`loom_api`).
 #![allow(unreachable_pub)]
@@ -150,6 +152,17 @@ impl Slot {
             return true;
         }
         false
+    }
+
+    /// Wakes the slot's worker if it announced a sleep (a team member about to be needed: the
+    /// kernels warm their members at entry, so the first section finds them spinning). Returns
+    /// whether it woke it. The worker finds nothing new and starts a fresh spin.
+    pub fn wake(&self, sleepers: &AtomicUsize) -> bool {
+        let woke = self.claim_sleeper(sleepers);
+        if woke {
+            self.unpark(); // the warm-up wake
+        }
+        woke
     }
 
     /// Whether a share newer than generation `seen` was published.

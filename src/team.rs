@@ -347,6 +347,14 @@ impl Team {
         ))
     }
 
+    /// Wakes the members a `width`-wide section would use, if they sleep, and returns how many
+    /// it woke (see [`Exec::warm`]). Needs no leadership: a member woken while another thread
+    /// leads only spins.
+    pub fn warm(&self, width: usize) -> usize {
+        let n = width.clamp(1, self.width()) - 1;
+        self.shared().wake_members(&self.members[..n])
+    }
+
     /// Dissolves the team: members go back to being idle workers of the pool.
     pub fn into_pool(mut self) -> Pool {
         let pool = self.pool.take().expect("a team holds its pool");

@@ -342,3 +342,28 @@ fn slot_publish_wakes_only_its_slot() {
         assert!(b_woke.load(Relaxed) <= 1, "B woke before its own publish");
     });
 }
+
+/// A warm-up wake of a member that announced its sleep: the member leaves its sleep.
+///
+/// Guards the unpark in `Slot::wake`. Without it loom reports a deadlock: the member parks and
+/// nobody unparks it (checked with `scripts/loom-mutants.sh warm`).
+#[test]
+fn slot_wake_ends_member_sleep() {
+    loom::model(|| {
+        let roster = parkers(1);
+        let slot = Arc::new(Slot::new());
+        let sleepers = Arc::new(AtomicUsize::new(0));
+        slot.set_parker(&roster.0[0]);
+        let member = {
+            let (roster, slot, sleepers) = (roster.clone(), slot.clone(), sleepers.clone());
+            thread::spawn(move || slot.sleep(&roster.0[0], &sleepers, 0, || false))
+        };
+        // A warm-up is best effort (a wake it misses costs time, not correctness: the publish
+        // wakes the member then), so the model retries until it finds the announced sleep.
+        while !slot.wake(&sleepers) {
+            thread::yield_now();
+        }
+        member.join().unwrap();
+        assert_eq!(sleepers.load(Relaxed), 0);
+    });
+}

@@ -56,6 +56,13 @@ pub trait Executor: Sync {
 
     /// Whether [`Part::barrier`] meets the other participants.
     fn has_barrier(&self) -> bool;
+
+    /// Wakes the participants a `width`-wide section would use, so that they spin through the
+    /// serial work the kernel does before its first section. Called at kernel entry by kernels
+    /// that will go parallel; executors with nothing to wake do nothing.
+    fn warm(&self, width: usize) {
+        let _ = width;
+    }
 }
 
 /// Serial execution: width 1, nothing dispatches.
@@ -93,5 +100,8 @@ impl<E: Executor + ?Sized> Executor for &E {
     }
     fn has_barrier(&self) -> bool {
         (**self).has_barrier()
+    }
+    fn warm(&self, width: usize) {
+        (**self).warm(width)
     }
 }
