@@ -1,85 +1,15 @@
 //! The GEMM kernel on every executor and scalar type, against faer's serial product.
 
 use faer::linalg::matmul::matmul as faer_matmul;
-use faer::traits::ComplexField;
 use faer::{c32, c64, Accum, Mat, Par};
-use teamalg::gates::{ParThreshold, Scalar};
+use teamalg::gates::ParThreshold;
 use teamalg::kernels::gemm::{matmul, GemmParams};
 use teamalg::kernels::par::{Executor, Seq};
 use teamalg::{Exec, Pool};
 
-trait Sample: ComplexField + Scalar + Send + Sync + Copy {
-    fn sample(i: usize, j: usize, seed: f64) -> Self;
-    fn err(a: Self, b: Self) -> f64;
-    fn one() -> Self;
-    /// Relative tolerance for sums of `k` products.
-    fn tol(k: usize) -> f64;
-}
-
-fn val(i: usize, j: usize, seed: f64) -> f64 {
-    ((i * 31 + j * 17) as f64 * seed).sin()
-}
-
-impl Sample for f64 {
-    fn sample(i: usize, j: usize, s: f64) -> Self {
-        val(i, j, s)
-    }
-    fn err(a: Self, b: Self) -> f64 {
-        (a - b).abs()
-    }
-    fn one() -> Self {
-        1.0
-    }
-    fn tol(k: usize) -> f64 {
-        1e-13 * (k as f64 + 1.0)
-    }
-}
-impl Sample for f32 {
-    fn sample(i: usize, j: usize, s: f64) -> Self {
-        val(i, j, s) as f32
-    }
-    fn err(a: Self, b: Self) -> f64 {
-        (a - b).abs() as f64
-    }
-    fn one() -> Self {
-        1.0
-    }
-    fn tol(k: usize) -> f64 {
-        1e-5 * (k as f64 + 1.0)
-    }
-}
-impl Sample for c64 {
-    fn sample(i: usize, j: usize, s: f64) -> Self {
-        c64::new(val(i, j, s), val(j, i, s * 1.3))
-    }
-    fn err(a: Self, b: Self) -> f64 {
-        (a - b).norm()
-    }
-    fn one() -> Self {
-        c64::new(1.0, 0.0)
-    }
-    fn tol(k: usize) -> f64 {
-        1e-13 * (k as f64 + 1.0)
-    }
-}
-impl Sample for c32 {
-    fn sample(i: usize, j: usize, s: f64) -> Self {
-        c32::new(val(i, j, s) as f32, val(j, i, s * 1.3) as f32)
-    }
-    fn err(a: Self, b: Self) -> f64 {
-        (a - b).norm() as f64
-    }
-    fn one() -> Self {
-        c32::new(1.0, 0.0)
-    }
-    fn tol(k: usize) -> f64 {
-        1e-5 * (k as f64 + 1.0)
-    }
-}
-
-fn mat<T: Sample>(m: usize, n: usize, seed: f64) -> Mat<T> {
-    Mat::from_fn(m, n, |i, j| T::sample(i, j, seed))
-}
+#[path = "common/sample.rs"]
+mod sample;
+use sample::{mat, Sample};
 
 /// Checks `C (accum)= A B` on `exec` against faer's serial result.
 fn check<T: Sample>(exec: &impl Executor, m: usize, n: usize, k: usize, accum: Accum, force: bool) {

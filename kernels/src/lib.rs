@@ -8,8 +8,11 @@
 //! contract for its tokens and teams). Every parallel region asks the gate of `teamalg-gates`
 //! with its real number of sections ([`gate::width`]).
 
+pub mod cholesky;
 pub mod gate;
 pub mod gemm;
+pub mod lu;
 pub mod par;
+mod split;
 mod tiles;
 pub mod triangular;

@@ -1,0 +1,253 @@
+//! Cholesky, `A = L L^H` (lower), blocked right-looking with lookahead.
+//!
+//! Per panel of `block_size` columns, with its diagonal block already factored and the panel
+//! below it solved: ONE section updates the lower triangle of the trailing matrix in column
+//! chunks balanced by cost (a column's update shrinks with its index), each chunk a faer
+//! triangular product on its diagonal block and a GEMM below it. Participant 0 owns the next
+//! panel's columns: it updates them first, factors the next diagonal block with faer's serial
+//! `cholesky_in_place` and solves the next panel, while the others finish their updates
+//! (lookahead). When the gate keeps the first section serial, the whole matrix goes to faer's
+//! serial Cholesky. Only the lower triangle is read. Design record: `docs/kernels.md`.
+
+use std::sync::Mutex;
+
+use faer::dyn_stack::{MemStack, StackReq};
+use faer::linalg::cholesky::llt::factor::{
+    cholesky_in_place as faer_cholesky, cholesky_in_place_scratch as faer_cholesky_scratch,
+    LltError,
+};
+use faer::linalg::matmul::matmul as faer_matmul;
+use faer::linalg::matmul::triangular::{matmul as triangular_matmul, BlockStructure};
+use faer::linalg::triangular_solve::solve_lower_triangular_in_place;
+use faer::reborrow::{Reborrow, ReborrowMut};
+use faer::traits::math_utils::one;
+use faer::traits::ComplexField;
+use faer::{Accum, MatMut, MatRef, Par};
+use teamalg_gates::{Family, ParThreshold, Scalar};
+
+use crate::gate::{self, Region};
+use crate::par::{Executor, Part};
+use crate::split::Split;
+use crate::tiles::Tiles;
+
+/// Cost of factoring a diagonal block, per multiply-add, against a GEMM multiply-add.
+const DIAG_COST: f64 = 2.0;
+
+/// Parameters of [`cholesky_in_place`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CholeskyParams {
+    /// Panel width; 0 picks one from the size.
+    pub block_size: usize,
+    /// How each panel's section decides to go parallel.
+    pub threshold: ParThreshold,
+}
+
+/// The matrix is not positive definite: the pivot of column `index` was not positive (or not
+/// a number).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NonPositivePivot {
+    /// The column whose pivot failed.
+    pub index: usize,
+}
+
+/// The panel width used for an `n x n` matrix.
+pub fn block_size(n: usize) -> usize {
+    if n <= 1024 {
+        64
+    } else {
+        128
+    }
+}
+
+/// The scratch [`cholesky_in_place`] needs for an `n x n` matrix.
+pub fn cholesky_in_place_scratch<T: ComplexField>(n: usize) -> StackReq {
+    faer_cholesky_scratch::<T>(n, Par::Seq, Default::default())
+}
+
+/// Factors the lower triangle of the Hermitian matrix `A` in place as `A = L L^H`. The strict
+/// upper triangle is not read; afterwards it holds unspecified values (faer's serial Cholesky
+/// uses it). On error the matrix holds a partial factorization.
+///
+/// # Panics
+/// When `A` is not square or the stack is smaller than [`cholesky_in_place_scratch`].
+pub fn cholesky_in_place<T>(
+    a: MatMut<'_, T>,
+    exec: &impl Executor,
+    params: CholeskyParams,
+    stack: &mut MemStack,
+) -> Result<(), NonPositivePivot>
+where
+    T: ComplexField + Scalar + Send + Sync,
+{
+    let n = a.nrows();
+    assert_eq!(a.ncols(), n, "cholesky_in_place: A must be square");
+    let bs = match params.block_size {
+        0 => block_size(n),
+        b => b,
+    };
+    let w0 = if n > bs {
+        gate::width::<T>(exec, section(n, 0, bs, bs.min(n - bs)), params.threshold)
+    } else {
+        1
+    };
+    let mut a = a;
+    if w0 <= 1 {
+        return factor_diag(a, 0, stack);
+    }
+    exec.warm(w0);
+    factor_diag(a.rb_mut().submatrix_mut(0, 0, bs, bs), 0, stack)?;
+    solve_panel(a.rb_mut().subcols_mut(0, bs), 0, bs);
+    let mut failed: Option<NonPositivePivot> = None;
+    let mut k = 0;
+    while k + bs.min(n - k) < n {
+        let b = bs.min(n - k);
+        let k2 = k + b;
+        let b2 = bs.min(n - k2);
+        let region = section(n, k, b, b2);
+        let w = gate::width::<T>(exec, region, params.threshold);
+        let lead = Mutex::new(Lead {
+            stack: &mut *stack,
+            failed: &mut failed,
+        });
+        let step = Step {
+            tiles: Tiles::new(a.rb_mut()),
+            k,
+            k2,
+            b2,
+        };
+        let t = n - k2;
+        let split = Split::new(t, w, b2, lead_cost(t, b2), |c| {
+            b as f64 * (c * t) as f64 - b as f64 * (c * c.saturating_sub(1)) as f64 / 2.0
+        });
+        let body = |p: Part<'_>| step.run(p.index(), &split, &lead);
+        if w <= 1 {
+            body(Part::new(0, 1, None));
+        } else {
+            exec.run(w, &body);
+        }
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        k = k2;
+    }
+    Ok(())
+}
+
+/// The region of the section after panel `k..k + b`, which also factors and solves the next
+/// panel of width `b2`.
+fn section(n: usize, k: usize, b: usize, b2: usize) -> Region {
+    let t = n - k - b;
+    Region {
+        site: "cholesky/panel",
+        dims: [n - k, t, b],
+        units: b as f64 * (t * (t + 1)) as f64 / 2.0 + lead_cost(t, b2),
+        family: Family::Gemm,
+        sections: 1,
+    }
+}
+
+/// Multiply-add equivalents of the lookahead: factoring a `b2` diagonal block and solving the
+/// panel below it, in a trailing matrix of `t` columns.
+fn lead_cost(t: usize, b2: usize) -> f64 {
+    let b2 = b2 as f64;
+    DIAG_COST * b2 * b2 * b2 / 6.0 + (t as f64 - b2) * b2 * b2 / 2.0
+}
+
+/// What the lookahead participant needs and reports.
+struct Lead<'s, 'm> {
+    stack: &'s mut MemStack,
+    failed: &'m mut Option<NonPositivePivot>,
+}
+
+/// One section: the trailing update after panel `k..k2`.
+struct Step<T> {
+    tiles: Tiles<T>,
+    k: usize,
+    k2: usize,
+    b2: usize,
+}
+
+impl<T: ComplexField + Send + Sync> Step<T> {
+    fn run<F: Fn(usize) -> f64>(&self, i: usize, split: &Split<F>, lead: &Mutex<Lead<'_, '_>>) {
+        let (k, k2) = (self.k, self.k2);
+        let n = self.tiles.nrows();
+        let (c0, c1) = split.range(i);
+        if c1 == c0 {
+            return;
+        }
+        let (j0, j1) = (k2 + c0, k2 + c1);
+        // SAFETY: the panel's columns k..k2 are in no participant's tile.
+        let l21 = unsafe { self.tiles.view(k2, n, k, k2) };
+        // SAFETY: participant i owns columns j0..j1 (rows j0..n); the split partitions them.
+        let cols = unsafe { self.tiles.tile(j0, n, j0, j1) };
+        if i == 0 && self.b2 > 0 {
+            let b2 = self.b2;
+            let (mut panel, rest) = cols.split_at_col_mut(b2);
+            update(panel.rb_mut(), l21.subrows(0, n - k2), 0);
+            let mut guard = lead.lock().unwrap_or_else(|e| e.into_inner());
+            let Lead { stack, failed } = &mut *guard;
+            let diag = panel.rb_mut().subrows_mut(0, b2);
+            match factor_diag(diag, k2, stack) {
+                Ok(()) => solve_panel(panel, 0, b2),
+                Err(e) => **failed = Some(e),
+            }
+            drop(guard);
+            update(rest.subrows_mut(b2, n - k2 - b2), l21, b2);
+        } else {
+            update(cols, l21, c0);
+        }
+    }
+}
+
+/// `C -= L21[c.., :] L21[c..c + w, :]^H` on the lower triangle of `cols` (rows `j0..n` of
+/// columns `j0..j0 + w`, where `c = j0 - k2` is the chunk's first column in the trailing
+/// matrix).
+fn update<T: ComplexField>(cols: MatMut<'_, T>, l21: MatRef<'_, T>, c: usize) {
+    let w = cols.ncols();
+    if w == 0 {
+        return;
+    }
+    let lhs = l21.subrows(c, l21.nrows() - c);
+    let rhs = l21.subrows(c, w).adjoint();
+    let (diag, below) = cols.split_at_row_mut(w);
+    let (lhs_diag, lhs_below) = lhs.split_at_row(w);
+    let minus = -one::<T>();
+    triangular_matmul(
+        diag,
+        BlockStructure::TriangularLower,
+        Accum::Add,
+        lhs_diag,
+        BlockStructure::Rectangular,
+        rhs,
+        BlockStructure::Rectangular,
+        minus.clone(),
+        Par::Seq,
+    );
+    faer_matmul(below, Accum::Add, lhs_below, rhs, minus, Par::Seq);
+}
+
+/// Factors the diagonal block `diag` (starting at column `k`) with faer's serial Cholesky.
+fn factor_diag<T: ComplexField>(
+    diag: MatMut<'_, T>,
+    k: usize,
+    stack: &mut MemStack,
+) -> Result<(), NonPositivePivot> {
+    faer_cholesky(
+        diag,
+        Default::default(),
+        Par::Seq,
+        stack,
+        Default::default(),
+    )
+    .map(|_| ())
+    .map_err(|LltError::NonPositivePivot { index }| NonPositivePivot { index: k + index })
+}
+
+/// Solves the panel below a factored diagonal block: `X L11^H = A21`, where `panel` holds rows
+/// `r..` of the panel's `b` columns and its first `b` rows are the block.
+fn solve_panel<T: ComplexField>(panel: MatMut<'_, T>, r: usize, b: usize) {
+    let (block, below) = panel.split_at_row_mut(r + b);
+    let l11 = block.rb().subrows(r, b);
+    // X L^H = B  <=>  conj(L) X^T = B^T.
+    solve_lower_triangular_in_place(l11.conjugate(), below.transpose_mut(), Par::Seq);
+}

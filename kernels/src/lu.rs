@@ -1,0 +1,381 @@
+//! LU with partial pivoting, `P A = L U`, blocked right-looking with lookahead.
+//!
+//! Per panel of `block_size` columns: the panel is factored by faer's serial `lu_in_place` (its
+//! row permutation turned back into swaps), then ONE section updates the trailing columns in
+//! chunks: each participant applies the panel's row swaps, the triangular solve with the
+//! panel's unit lower block and the GEMM update to its own columns (and the swaps to its share
+//! of the columns left of the panel). Participant 0 owns the next panel's columns: it updates
+//! them first and factors the next panel while the others finish their updates (lookahead), so
+//! the panel factorization, the serial part of LU, is hidden. Its chunk is shortened by the
+//! panel's cost. When the gate keeps the first section serial, the whole matrix goes to faer's
+//! serial LU instead. Design record: `docs/kernels.md`.
+
+use std::sync::Mutex;
+
+use faer::dyn_stack::{MemStack, StackReq};
+use faer::linalg::lu::partial_pivoting::factor::{
+    lu_in_place as faer_lu, lu_in_place_scratch as faer_lu_scratch, PartialPivLuParams,
+};
+use faer::linalg::matmul::matmul as faer_matmul;
+use faer::linalg::triangular_solve::solve_unit_lower_triangular_in_place;
+use faer::reborrow::{Reborrow, ReborrowMut};
+use faer::traits::math_utils::{one, zero};
+use faer::traits::ComplexField;
+use faer::{Accum, MatMut, MatRef, Par, Spec};
+use teamalg_gates::{Family, ParThreshold, Scalar};
+
+use crate::gate::{self, Region};
+use crate::par::{Executor, Part};
+use crate::split::Split;
+use crate::tiles::Tiles;
+
+/// Cost of factoring a panel, per multiply-add, against a GEMM multiply-add: the panel's
+/// level-2 steps and narrow products run slower than a wide GEMM.
+const PANEL_COST: f64 = 2.0;
+
+/// Parameters of [`lu_in_place`].
+#[derive(Debug, Clone, Copy)]
+pub struct LuParams {
+    /// Panel width; 0 picks one from the size.
+    pub block_size: usize,
+    /// faer's recursion threshold inside a panel (8 factors tall panels 10 to 15 % faster than
+    /// faer's default of 16).
+    pub recursion_threshold: usize,
+    /// How each panel's section decides to go parallel.
+    pub threshold: ParThreshold,
+}
+
+impl Default for LuParams {
+    fn default() -> Self {
+        LuParams {
+            block_size: 0,
+            recursion_threshold: 8,
+            threshold: ParThreshold::Derived,
+        }
+    }
+}
+
+/// What [`lu_in_place`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LuInfo {
+    /// Swaps that exchanged two different rows (the sign of the determinant of `P`).
+    pub transpositions: usize,
+    /// The first exact zero pivot, if any: the matrix is singular, `U[(i, i)]` is zero, and the
+    /// factors after it are not finite (as in faer; LAPACK's `info`).
+    pub zero_pivot: Option<usize>,
+}
+
+/// The panel width used for a matrix whose smaller dimension is `size`.
+pub fn block_size(size: usize) -> usize {
+    if size <= 1024 {
+        64
+    } else {
+        128
+    }
+}
+
+/// The scratch [`lu_in_place`] needs for an `m x n` matrix.
+pub fn lu_in_place_scratch<T: ComplexField>(m: usize, n: usize) -> StackReq {
+    StackReq::all_of(&[
+        StackReq::new::<usize>(m),
+        StackReq::new::<usize>(m),
+        StackReq::new::<usize>(m),
+        faer_lu_scratch::<usize, T>(m, n, Par::Seq, Default::default()),
+    ])
+}
+
+/// Factors `A` in place as `P A = L U`: `L` (unit lower, `m x min(m, n)`) below the diagonal,
+/// `U` (`min(m, n) x n`) on and above it. `swaps[j]` is the row exchanged with row `j` at step
+/// `j` (as LAPACK's `ipiv`, from 0), so `P` applies the swaps in order.
+///
+/// # Panics
+/// When `swaps.len() != min(m, n)` or the stack is smaller than [`lu_in_place_scratch`].
+pub fn lu_in_place<T>(
+    a: MatMut<'_, T>,
+    swaps: &mut [usize],
+    exec: &impl Executor,
+    params: LuParams,
+    stack: &mut MemStack,
+) -> LuInfo
+where
+    T: ComplexField + Scalar + Send + Sync,
+{
+    let (m, n) = (a.nrows(), a.ncols());
+    let size = m.min(n);
+    assert_eq!(swaps.len(), size, "lu_in_place: swaps must hold min(m, n)");
+    let bs = match params.block_size {
+        0 => block_size(size),
+        b => b,
+    };
+    let (mut perm, stack) = stack.make_with(m, |_| 0usize);
+    let (mut perm_inv, stack) = stack.make_with(m, |_| 0usize);
+    let (mut at, stack) = stack.make_with(m, |_| 0usize);
+    let mut scratch = PanelScratch {
+        perm: &mut perm,
+        perm_inv: &mut perm_inv,
+        at: &mut at,
+        stack,
+    };
+    let first = if size > bs {
+        panel_section(m, n, 0, bs, bs.min(size - bs))
+    } else {
+        None
+    };
+    let w0 = first.map_or(1, |r| gate::width::<T>(exec, r, params.threshold));
+    let mut a = a;
+    if w0 <= 1 {
+        // Serial from the start (and so to the end: later sections are smaller).
+        let (count, zero) = factor_panel(a, 0, swaps, &mut scratch, None);
+        return LuInfo {
+            transpositions: count,
+            zero_pivot: zero,
+        };
+    }
+    exec.warm(w0);
+    let rt = Some(params.recursion_threshold);
+    let (count, zero) = factor_panel(
+        a.rb_mut().subcols_mut(0, bs),
+        0,
+        &mut swaps[..bs],
+        &mut scratch,
+        rt,
+    );
+    let mut info = LuInfo {
+        transpositions: count,
+        zero_pivot: zero,
+    };
+    let mut k = 0;
+    while k < size {
+        let b = bs.min(size - k);
+        let k2 = k + b;
+        let b2 = bs.min(size - k2);
+        if k2 == n {
+            // The last panel has no section: its swaps reach the columns left of it here.
+            apply_swaps(a.rb_mut().subcols_mut(0, k), k, &swaps[k..k2]);
+            break;
+        }
+        let w = match panel_section(m, n, k, b, b2) {
+            Some(r) => gate::width::<T>(exec, r, params.threshold),
+            None => 1,
+        };
+        let (done, rest) = swaps.split_at_mut(k2);
+        let lead = Mutex::new(Lead {
+            swaps: &mut rest[..b2],
+            scratch: &mut scratch,
+            info: &mut info,
+        });
+        let step = Step {
+            tiles: Tiles::new(a.rb_mut()),
+            k,
+            k2,
+            b2,
+            swaps: &done[k..],
+            rt,
+        };
+        let col_cost = update_cost(m - k2, b);
+        let panel = panel_cost(m - k2, b2);
+        let split = Split::new(n - k2, w, b2, panel, |c| c as f64 * col_cost);
+        let body = |p: Part<'_>| step.run(p.index(), p.width(), &split, &lead);
+        if w <= 1 {
+            body(Part::new(0, 1, None));
+        } else {
+            exec.run(w, &body);
+        }
+        k = k2;
+    }
+    info
+}
+
+/// The region of the section after panel `k..k + b`, which also factors the next panel of
+/// width `b2`; `None` when it has no trailing columns.
+fn panel_section(m: usize, n: usize, k: usize, b: usize, b2: usize) -> Option<Region> {
+    let k2 = k + b;
+    let cols = n.checked_sub(k2).filter(|&c| c > 0)?;
+    Some(Region {
+        site: "lu/panel",
+        dims: [m - k, n - k, b],
+        units: cols as f64 * update_cost(m - k2, b) + panel_cost(m - k2, b2),
+        family: Family::Gemm,
+        sections: 1,
+    })
+}
+
+/// Multiply-adds to update one trailing column: the triangular solve and the GEMM.
+fn update_cost(rows_below: usize, b: usize) -> f64 {
+    rows_below as f64 * b as f64 + (b * b) as f64 / 2.0
+}
+
+/// Multiply-add equivalents of factoring a `rows x b` panel.
+fn panel_cost(rows: usize, b: usize) -> f64 {
+    PANEL_COST * rows as f64 * (b * b) as f64 / 2.0
+}
+
+/// The scratch of a panel factorization.
+struct PanelScratch<'s> {
+    perm: &'s mut [usize],
+    perm_inv: &'s mut [usize],
+    at: &'s mut [usize],
+    stack: &'s mut MemStack,
+}
+
+/// What the lookahead participant writes: the next panel's swaps and findings.
+struct Lead<'s, 'p> {
+    swaps: &'s mut [usize],
+    scratch: &'s mut PanelScratch<'p>,
+    info: &'s mut LuInfo,
+}
+
+/// One section: the update after panel `k..k2`.
+struct Step<'s, T> {
+    tiles: Tiles<T>,
+    k: usize,
+    k2: usize,
+    /// The next panel's width (0 after the last panel).
+    b2: usize,
+    /// The panel's swaps, `swaps[0..k2 - k]`.
+    swaps: &'s [usize],
+    rt: Option<usize>,
+}
+
+impl<T: ComplexField + Send + Sync> Step<'_, T> {
+    fn run<F: Fn(usize) -> f64>(
+        &self,
+        i: usize,
+        w: usize,
+        split: &Split<F>,
+        lead: &Mutex<Lead<'_, '_>>,
+    ) {
+        let (k, k2) = (self.k, self.k2);
+        let m = self.tiles.nrows();
+        let swaps = &self.swaps[..k2 - k];
+        // The swaps reach the columns left of the panel too.
+        let (l0, l1) = (i * k / w, (i + 1) * k / w);
+        if l1 > l0 {
+            // SAFETY: participant i owns columns l0..l1 < k; the ranges partition 0..k.
+            let left = unsafe { self.tiles.tile(0, m, l0, l1) };
+            apply_swaps(left, k, swaps);
+        }
+        let (c0, c1) = split.range(i);
+        if c1 == c0 {
+            return;
+        }
+        // SAFETY: the panel's columns k..k2 are in no participant's tile.
+        let l11 = unsafe { self.tiles.view(k, k2, k, k2) };
+        // SAFETY: as above.
+        let l21 = unsafe { self.tiles.view(k2, m, k, k2) };
+        // SAFETY: participant i owns trailing columns k2 + c0..k2 + c1; the split partitions them.
+        let cols = unsafe { self.tiles.tile(0, m, k2 + c0, k2 + c1) };
+        if i == 0 && self.b2 > 0 {
+            // Lookahead: the next panel first, factored at once, then the rest of the chunk.
+            let (mut panel, rest) = cols.split_at_col_mut(self.b2);
+            update(panel.rb_mut(), k, swaps, l11, l21);
+            let mut guard = lead.lock().unwrap_or_else(|e| e.into_inner());
+            let Lead {
+                swaps: next,
+                scratch,
+                info,
+            } = &mut *guard;
+            let (count, zero) =
+                factor_panel(panel.subrows_mut(k2, m - k2), k2, next, scratch, self.rt);
+            info.transpositions += count;
+            if info.zero_pivot.is_none() {
+                info.zero_pivot = zero.map(|z| z + k2);
+            }
+            drop(guard);
+            update(rest, k, swaps, l11, l21);
+        } else {
+            update(cols, k, swaps, l11, l21);
+        }
+    }
+}
+
+/// Applies the panel's swaps, the solve with its unit lower block and the GEMM update to
+/// `cols` (all rows of some trailing columns).
+fn update<T: ComplexField>(
+    mut cols: MatMut<'_, T>,
+    k: usize,
+    swaps: &[usize],
+    l11: MatRef<'_, T>,
+    l21: MatRef<'_, T>,
+) {
+    apply_swaps(cols.rb_mut(), k, swaps);
+    let k2 = k + swaps.len();
+    let (_, below) = cols.split_at_row_mut(k);
+    let (mut a12, a22) = below.split_at_row_mut(k2 - k);
+    solve_unit_lower_triangular_in_place(l11, a12.rb_mut(), Par::Seq);
+    faer_matmul(a22, Accum::Add, l21, a12.rb(), -one::<T>(), Par::Seq);
+}
+
+/// Swaps row `k + j` with row `swaps[j]` for each `j` in order, one column at a time (a column
+/// stays in cache while all its swaps run).
+fn apply_swaps<T>(mut cols: MatMut<'_, T>, k: usize, swaps: &[usize]) {
+    for j in 0..cols.ncols() {
+        let mut col = cols.rb_mut().col_mut(j);
+        if let Some(c) = col.rb_mut().try_as_col_major_mut() {
+            let c = c.as_slice_mut();
+            for (r, &s) in swaps.iter().enumerate() {
+                c.swap(k + r, s);
+            }
+            continue;
+        }
+        for (r, &s) in swaps.iter().enumerate() {
+            let r = k + r;
+            if s != r {
+                // s > r: the pivot row is below.
+                let (top, bottom) = col.rb_mut().split_at_row_mut(s);
+                std::mem::swap(top.get_mut(r), bottom.get_mut(0));
+            }
+        }
+    }
+}
+
+/// Factors `panel` (rows `k..` of the panel's columns) with faer's serial LU, writes its swaps
+/// (absolute row indices) to `swaps`, and returns the transposition count and the first zero
+/// pivot (relative to the panel). `rt` overrides faer's recursion threshold.
+fn factor_panel<T: ComplexField>(
+    mut panel: MatMut<'_, T>,
+    k: usize,
+    swaps: &mut [usize],
+    s: &mut PanelScratch<'_>,
+    rt: Option<usize>,
+) -> (usize, Option<usize>) {
+    let rows = panel.nrows();
+    let b = swaps.len();
+    let mut spec: Spec<PartialPivLuParams, T> = Default::default();
+    if let Some(rt) = rt {
+        spec.recursion_threshold = rt;
+    }
+    faer_lu::<usize, T>(
+        panel.rb_mut(),
+        &mut s.perm[..rows],
+        &mut s.perm_inv[..rows],
+        Par::Seq,
+        s.stack,
+        spec,
+    );
+    // faer returns where each row ended; replay it as swaps. `at[p]`: the row now at position
+    // p; `pos[r]`: the position of row r.
+    let perm = &s.perm[..rows];
+    let at = &mut s.at[..rows];
+    let pos = &mut s.perm_inv[..rows];
+    for r in 0..rows {
+        at[r] = r;
+        pos[r] = r;
+    }
+    let mut count = 0;
+    for (i, swap) in swaps.iter_mut().enumerate() {
+        let r = perm[i];
+        let j = pos[r];
+        *swap = k + j;
+        if j != i {
+            count += 1;
+            let displaced = at[i];
+            at[i] = r;
+            at[j] = displaced;
+            pos[r] = i;
+            pos[displaced] = j;
+        }
+    }
+    let zero_pivot = (0..b).find(|&i| panel[(i, i)] == zero::<T>());
+    (count, zero_pivot)
+}

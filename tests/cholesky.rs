@@ -1,0 +1,235 @@
+//! The Cholesky kernel on every executor and scalar type: backward error of `A = L L^H`, the
+//! upper triangle unread (NaN there changes nothing), the same factor on every executor, non-positive-definite and NaN
+//! input.
+
+use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::linalg::matmul::matmul as faer_matmul;
+use faer::traits::math_utils::{from_f64, zero};
+use faer::{c32, c64, Accum, Mat, Par};
+use teamalg::gates::ParThreshold;
+use teamalg::kernels::cholesky::{
+    cholesky_in_place, cholesky_in_place_scratch, CholeskyParams, NonPositivePivot,
+};
+use teamalg::kernels::par::{Executor, Seq};
+use teamalg::{Exec, Pool};
+
+#[path = "common/sample.rs"]
+mod sample;
+use sample::{mat, Sample};
+
+/// The value the strict upper triangle holds: the kernel must not read it.
+const UPPER: f64 = f64::NAN;
+
+/// `B B^H + n I` in the lower triangle, `UPPER` above it.
+fn spd<T: Sample>(n: usize, seed: f64) -> Mat<T> {
+    let b = mat::<T>(n, n, seed);
+    let mut a = Mat::<T>::zeros(n, n);
+    faer_matmul(
+        a.as_mut(),
+        Accum::Replace,
+        b.as_ref(),
+        b.adjoint(),
+        T::one(),
+        Par::Seq,
+    );
+    for j in 0..n {
+        a[(j, j)] += from_f64::<T>(n as f64);
+        for i in 0..j {
+            a[(i, j)] = from_f64::<T>(UPPER);
+        }
+    }
+    a
+}
+
+fn factor<T: Sample>(
+    exec: &impl Executor,
+    a: &Mat<T>,
+    bs: usize,
+    force: bool,
+) -> (Mat<T>, Result<(), NonPositivePivot>) {
+    let mut f = a.clone();
+    let mut buf = MemBuffer::new(cholesky_in_place_scratch::<T>(a.nrows()));
+    let params = CholeskyParams {
+        block_size: bs,
+        threshold: if force {
+            ParThreshold::Fixed(0)
+        } else {
+            ParThreshold::Derived
+        },
+    };
+    let r = cholesky_in_place(f.as_mut(), exec, params, MemStack::new(&mut buf));
+    (f, r)
+}
+
+fn check<T: Sample>(exec: &impl Executor, n: usize, bs: usize, force: bool) {
+    let a = spd::<T>(n, 0.29);
+    let (f, r) = factor(exec, &a, bs, force);
+    assert_eq!(r, Ok(()), "{n}");
+    let l = Mat::from_fn(n, n, |i, j| if i >= j { f[(i, j)] } else { zero() });
+    let mut llh = Mat::<T>::zeros(n, n);
+    faer_matmul(
+        llh.as_mut(),
+        Accum::Replace,
+        l.as_ref(),
+        l.adjoint(),
+        T::one(),
+        Par::Seq,
+    );
+    let scale = n as f64 + 1.0;
+    for j in 0..n {
+        for i in 0..n {
+            if i >= j {
+                let e = T::err(llh[(i, j)], a[(i, j)]);
+                assert!(e <= 10.0 * scale * T::tol(n), "{n} bs {bs} ({i},{j}): {e}");
+            }
+        }
+    }
+}
+
+fn all_types(exec: &impl Executor, force: bool) {
+    for bs in [4, 0] {
+        let b = if bs == 0 { 64 } else { bs };
+        for n in [0, 1, 2, 3, b - 1, b, b + 1, 127, 128, 129, 257] {
+            check::<f64>(exec, n, bs, force);
+            check::<f32>(exec, n, bs, force);
+            check::<c64>(exec, n, bs, force);
+            check::<c32>(exec, n, bs, force);
+        }
+    }
+}
+
+#[test]
+fn serial() {
+    all_types(&Seq, true);
+    all_types(&Exec::serial(), false);
+}
+
+#[test]
+fn plain_token() {
+    let pool = Pool::builder().threads(3).build().unwrap();
+    all_types(&Exec::new(&pool, 3).unwrap(), true);
+    all_types(&Exec::new(&pool, 2).unwrap(), false);
+}
+
+#[test]
+fn team_and_team_token() {
+    let team = Pool::builder()
+        .threads(3)
+        .build()
+        .unwrap()
+        .into_team(3)
+        .unwrap();
+    all_types(&team, true);
+    team.exec(3).team(|t| all_types(&t, true)).unwrap();
+    all_types(&team.exec(2), false);
+}
+
+/// Serial faer, a plain token and a team give the same factor to rounding.
+#[test]
+fn same_factor_on_every_executor() {
+    let pool = Pool::builder().threads(2).build().unwrap();
+    let team = Pool::builder()
+        .threads(2)
+        .build()
+        .unwrap()
+        .into_team(2)
+        .unwrap();
+    for n in [100, 257] {
+        let a = spd::<c64>(n, 0.61);
+        let (want, _) = factor(&Seq, &a, 16, true);
+        let token = Exec::new(&pool, 2).unwrap();
+        for (f, r) in [
+            factor(&Exec::serial(), &a, 16, true),
+            factor(&token, &a, 16, true),
+            factor(&team, &a, 16, true),
+        ] {
+            assert_eq!(r, Ok(()));
+            for j in 0..n {
+                for i in j..n {
+                    let e = (f[(i, j)] - want[(i, j)]).norm();
+                    assert!(
+                        e <= 1e-11 * (1.0 + want[(i, j)].norm()),
+                        "{n} ({i},{j}): {e}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A property test over random sizes and panel widths on a team.
+#[test]
+fn random_sizes_on_a_team() {
+    let team = Pool::builder()
+        .threads(2)
+        .build()
+        .unwrap()
+        .into_team(2)
+        .unwrap();
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x % n) as usize
+    };
+    for _ in 0..80 {
+        let (n, bs) = (next(150), 1 + next(24));
+        check::<f64>(&team, n, bs, next(2) == 0);
+    }
+}
+
+/// A matrix that stops being positive definite at column j reports j, on every executor and
+/// also when the failing block is factored by the lookahead inside a section.
+#[test]
+fn not_positive_definite_reports_the_column() {
+    let team = Pool::builder()
+        .threads(2)
+        .build()
+        .unwrap()
+        .into_team(2)
+        .unwrap();
+    for j in [0, 3, 37, 99] {
+        let mut a = spd::<f64>(100, 0.5);
+        a[(j, j)] = -1e4;
+        for (label, r) in [
+            ("serial", factor(&Seq, &a, 8, true).1),
+            ("team", factor(&team, &a, 8, true).1),
+            ("team default", factor(&team, &a, 0, false).1),
+        ] {
+            assert_eq!(r, Err(NonPositivePivot { index: j }), "{label}");
+        }
+    }
+}
+
+/// NaN input ends without hanging: an error at the first column it reaches, or NaN out.
+#[test]
+fn nan_input_does_not_hang() {
+    let team = Pool::builder()
+        .threads(2)
+        .build()
+        .unwrap()
+        .into_team(2)
+        .unwrap();
+    let mut a = spd::<f64>(150, 0.3);
+    a[(70, 3)] = f64::NAN;
+    for (f, r) in [factor(&team, &a, 16, true), factor(&Seq, &a, 16, true)] {
+        match r {
+            Err(NonPositivePivot { index }) => assert!(index >= 3, "{index}"),
+            Ok(()) => assert!(f[(149, 149)].is_nan()),
+        }
+    }
+}
+
+#[test]
+#[should_panic(expected = "A must be square")]
+fn non_square_panics_in_the_kernel() {
+    let mut a = Mat::<f64>::zeros(3, 4);
+    let mut buf = MemBuffer::new(cholesky_in_place_scratch::<f64>(3));
+    let _ = cholesky_in_place(
+        a.as_mut(),
+        &Seq,
+        CholeskyParams::default(),
+        MemStack::new(&mut buf),
+    );
+}

@@ -1,0 +1,269 @@
+//! The LU kernel on every executor and scalar type: backward error of `P A = L U`, the same
+//! factors on every executor, singular and NaN input.
+
+use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::linalg::matmul::matmul as faer_matmul;
+use faer::{c32, c64, Accum, Mat, Par};
+use teamalg::gates::ParThreshold;
+use teamalg::kernels::lu::{lu_in_place, lu_in_place_scratch, LuInfo, LuParams};
+use teamalg::kernels::par::{Executor, Seq};
+use teamalg::{Exec, Pool};
+
+#[path = "common/sample.rs"]
+mod sample;
+use sample::{mat, Sample};
+
+/// Factors `a` on `exec` with panels of `bs` (0: the default); `force` sends every section
+/// to the full width.
+fn factor<T: Sample>(
+    exec: &impl Executor,
+    a: &Mat<T>,
+    bs: usize,
+    force: bool,
+) -> (Mat<T>, Vec<usize>, LuInfo) {
+    let (m, n) = (a.nrows(), a.ncols());
+    let mut f = a.clone();
+    let mut swaps = vec![usize::MAX; m.min(n)];
+    let mut buf = MemBuffer::new(lu_in_place_scratch::<T>(m, n));
+    let params = LuParams {
+        block_size: bs,
+        threshold: if force {
+            ParThreshold::Fixed(0)
+        } else {
+            ParThreshold::Derived
+        },
+        ..LuParams::default()
+    };
+    let info = lu_in_place(
+        f.as_mut(),
+        &mut swaps,
+        exec,
+        params,
+        MemStack::new(&mut buf),
+    );
+    (f, swaps, info)
+}
+
+/// The largest entry of `P A - L U`.
+fn residual<T: Sample>(a: &Mat<T>, f: &Mat<T>, swaps: &[usize]) -> f64 {
+    let (m, n, s) = (a.nrows(), a.ncols(), swaps.len());
+    let mut pa = a.clone();
+    for (j, &t) in swaps.iter().enumerate() {
+        assert!(t >= j && t < m, "swap {j} -> {t} out of range");
+        for c in 0..n {
+            let x = pa[(j, c)];
+            pa[(j, c)] = pa[(t, c)];
+            pa[(t, c)] = x;
+        }
+    }
+    let l = Mat::from_fn(m, s, |i, j| {
+        if i == j {
+            T::one()
+        } else if i > j {
+            f[(i, j)]
+        } else {
+            faer::traits::math_utils::zero()
+        }
+    });
+    let u = Mat::from_fn(s, n, |i, j| {
+        if i <= j {
+            f[(i, j)]
+        } else {
+            faer::traits::math_utils::zero()
+        }
+    });
+    let mut lu = Mat::<T>::zeros(m, n);
+    faer_matmul(
+        lu.as_mut(),
+        Accum::Replace,
+        l.as_ref(),
+        u.as_ref(),
+        T::one(),
+        Par::Seq,
+    );
+    let mut worst = 0.0f64;
+    for i in 0..m {
+        for j in 0..n {
+            worst = worst.max(T::err(lu[(i, j)], pa[(i, j)]));
+        }
+    }
+    worst
+}
+
+fn check<T: Sample>(exec: &impl Executor, m: usize, n: usize, bs: usize, force: bool) {
+    let a = mat::<T>(m, n, 0.37);
+    let (f, swaps, info) = factor(exec, &a, bs, force);
+    assert_eq!(info.zero_pivot, None, "{m}x{n}");
+    assert_eq!(
+        info.transpositions,
+        swaps.iter().enumerate().filter(|&(j, &t)| t != j).count()
+    );
+    let r = residual(&a, &f, &swaps);
+    assert!(
+        r <= 10.0 * T::tol(m.max(n)),
+        "{m}x{n} bs {bs}: residual {r}"
+    );
+}
+
+fn shapes(bs: usize) -> Vec<(usize, usize)> {
+    let mut v: Vec<_> = [0, 1, 2, 3, bs - 1, bs, bs + 1, 127, 128, 129, 257]
+        .iter()
+        .map(|&n| (n, n))
+        .collect();
+    v.extend([(300, 40), (40, 300), (129, 7), (7, 129), (65, 64), (64, 65)]);
+    v
+}
+
+fn all_types(exec: &impl Executor, force: bool) {
+    for bs in [4, 0] {
+        for (m, n) in shapes(if bs == 0 { 64 } else { bs }) {
+            check::<f64>(exec, m, n, bs, force);
+            check::<f32>(exec, m, n, bs, force);
+            check::<c64>(exec, m, n, bs, force);
+            check::<c32>(exec, m, n, bs, force);
+        }
+    }
+}
+
+#[test]
+fn serial() {
+    all_types(&Seq, true);
+    all_types(&Exec::serial(), false);
+}
+
+#[test]
+fn plain_token() {
+    let pool = Pool::builder().threads(3).build().unwrap();
+    all_types(&Exec::new(&pool, 3).unwrap(), true);
+    all_types(&Exec::new(&pool, 2).unwrap(), false);
+}
+
+#[test]
+fn team_and_team_token() {
+    let team = Pool::builder()
+        .threads(3)
+        .build()
+        .unwrap()
+        .into_team(3)
+        .unwrap();
+    all_types(&team, true);
+    team.exec(3).team(|t| all_types(&t, true)).unwrap();
+    all_types(&team.exec(2), false);
+}
+
+/// Serial faer, the blocked kernel on one thread, on a plain token and on a team: the same
+/// pivots and the same factors to rounding.
+#[test]
+fn same_factors_on_every_executor() {
+    let pool = Pool::builder().threads(2).build().unwrap();
+    let team = Pool::builder()
+        .threads(2)
+        .build()
+        .unwrap()
+        .into_team(2)
+        .unwrap();
+    for (m, n) in [(200, 200), (257, 130), (130, 257)] {
+        let a = mat::<f64>(m, n, 0.91);
+        let (want, want_swaps, _) = factor(&Seq, &a, 16, true);
+        let token = Exec::new(&pool, 2).unwrap();
+        let runs = [
+            factor(&Exec::serial(), &a, 16, true),
+            factor(&token, &a, 16, true),
+            factor(&team, &a, 16, true),
+        ];
+        for (f, swaps, _) in runs {
+            assert_eq!(swaps, want_swaps, "{m}x{n}");
+            for i in 0..m {
+                for j in 0..n {
+                    let e = (f[(i, j)] - want[(i, j)]).abs();
+                    assert!(
+                        e <= 1e-10 * (1.0 + want[(i, j)].abs()),
+                        "{m}x{n} ({i},{j}): {e}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A property test over random shapes and panel widths on a team.
+#[test]
+fn random_shapes_on_a_team() {
+    let team = Pool::builder()
+        .threads(2)
+        .build()
+        .unwrap()
+        .into_team(2)
+        .unwrap();
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x % n) as usize
+    };
+    for _ in 0..80 {
+        let (m, n, bs) = (next(120), next(120), 1 + next(20));
+        check::<f64>(&team, m, n, bs, next(2) == 0);
+    }
+}
+
+/// A matrix with an exact zero pivot reports its first one, on every executor, also when the
+/// singular panel is factored by the lookahead inside a section.
+#[test]
+fn singular_input_reports_the_first_zero_pivot() {
+    let team = Pool::builder()
+        .threads(2)
+        .build()
+        .unwrap()
+        .into_team(2)
+        .unwrap();
+    for zero_col in [0, 2, 37, 99] {
+        let mut a = mat::<f64>(100, 100, 0.5);
+        for i in 0..100 {
+            a[(i, zero_col)] = 0.0;
+        }
+        for (label, info) in [
+            ("serial", factor(&Seq, &a, 8, true).2),
+            ("team", factor(&team, &a, 8, true).2),
+            ("team default", factor(&team, &a, 0, false).2),
+        ] {
+            assert_eq!(info.zero_pivot, Some(zero_col), "{label}");
+        }
+    }
+    // Rank 1, with multipliers that are powers of two, so the elimination is exact and the
+    // second pivot is exactly zero.
+    let a = Mat::from_fn(50, 50, |i, j| (1 << (i % 4)) as f64 * (j + 1) as f64);
+    assert_eq!(factor(&team, &a, 8, true).2.zero_pivot, Some(1));
+}
+
+#[test]
+fn nan_in_gives_nan_out_without_hanging() {
+    let team = Pool::builder()
+        .threads(2)
+        .build()
+        .unwrap()
+        .into_team(2)
+        .unwrap();
+    let mut a = mat::<f64>(150, 150, 0.3);
+    a[(70, 3)] = f64::NAN;
+    let (f, _, _) = factor(&team, &a, 16, true);
+    assert!(f[(149, 149)].is_nan());
+    let (f, _, _) = factor(&Seq, &a, 16, true);
+    assert!(f[(149, 149)].is_nan());
+}
+
+#[test]
+#[should_panic(expected = "swaps must hold min(m, n)")]
+fn wrong_swap_length_panics_in_the_kernel() {
+    let a = mat::<f64>(4, 4, 0.1);
+    let mut f = a.clone();
+    let mut buf = MemBuffer::new(lu_in_place_scratch::<f64>(4, 4));
+    lu_in_place(
+        f.as_mut(),
+        &mut [0; 3],
+        &Seq,
+        LuParams::default(),
+        MemStack::new(&mut buf),
+    );
+}
