@@ -6,10 +6,12 @@
 //!
 //! Arms, per kernel, size and scalar type: faer `Par::Seq`; faer `Par::rayon(W)` called from the
 //! main thread; teamalg on a held team of width W; teamalg with a pool and team built per call.
-//! Time is the median of several calls; the ratio is to faer serial (below 1: faster).
+//! Each arm takes the median of several calls, in five rounds of the four arms; a time is the
+//! median over rounds, a ratio (to faer serial, below 1: faster) the median of the ratios
+//! within a round, since this host's speed drifts by tens of percent over seconds.
 //! Kernels: GEMM (`n x n x n`), LU with partial pivoting and Cholesky (`n x n`); LU and
-//! Cholesky sizes start at 64. The factorizations work in place, so every arm of them copies
-//! its input back first (the same copy in every arm).
+//! Cholesky sizes start at 64. The factorizations work in place: each call gets its input
+//! back first, outside the timed part.
 
 use std::time::{Duration, Instant};
 
@@ -26,21 +28,26 @@ use teamalg::kernels::lu::{self, LuParams};
 use teamalg::kernels::par::Executor;
 use teamalg::Pool;
 
-fn median(mut f: impl FnMut(), budget: Duration) -> Duration {
-    f();
+/// The median time of `run` over several calls, each after an untimed `prepare`.
+fn median(mut prepare: impl FnMut(), mut run: impl FnMut(), budget: Duration) -> Duration {
+    prepare();
+    run();
     let mut v = Vec::new();
     let start = Instant::now();
     while v.len() < 3 || (v.len() < 51 && start.elapsed() < budget) {
+        prepare();
         let t = Instant::now();
-        f();
+        run();
         v.push(t.elapsed());
     }
     v.sort();
     v[v.len() / 2]
 }
 
-/// One kernel at one size: the faer call and the teamalg call.
+/// One kernel at one size: the faer call and the teamalg call, each after `prepare` (untimed:
+/// a factorization gets its input back).
 trait Case {
+    fn prepare(&mut self) {}
     fn faer(&mut self, par: Par);
     fn teamalg(&mut self, exec: &dyn Executor);
 }
@@ -84,7 +91,7 @@ impl<T: ComplexField + Copy> Factor<T> {
             buf: MemBuffer::new(scratch),
         }
     }
-    fn reset(&mut self) {
+    fn prepare(&mut self) {
         self.work.copy_from(&self.a);
     }
 }
@@ -92,16 +99,17 @@ impl<T: ComplexField + Copy> Factor<T> {
 struct Lu<T>(Factor<T>);
 
 impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for Lu<T> {
+    fn prepare(&mut self) {
+        self.0.prepare();
+    }
     fn faer(&mut self, par: Par) {
         let f = &mut self.0;
-        f.reset();
         let stack = MemStack::new(&mut f.buf);
         let p = Default::default();
         lu_in_place::<usize, T>(f.work.as_mut(), &mut f.idx, &mut f.idx2, par, stack, p);
     }
     fn teamalg(&mut self, exec: &dyn Executor) {
         let f = &mut self.0;
-        f.reset();
         let stack = MemStack::new(&mut f.buf);
         let p = LuParams::default();
         lu::lu_in_place(f.work.as_mut(), &mut f.idx, &exec, p, stack);
@@ -111,9 +119,11 @@ impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for Lu<T> {
 struct Cholesky<T>(Factor<T>);
 
 impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for Cholesky<T> {
+    fn prepare(&mut self) {
+        self.0.prepare();
+    }
     fn faer(&mut self, par: Par) {
         let f = &mut self.0;
-        f.reset();
         let stack = MemStack::new(&mut f.buf);
         let p = Default::default();
         cholesky_in_place(f.work.as_mut(), Default::default(), par, stack, p)
@@ -121,12 +131,14 @@ impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for Cholesky<T> {
     }
     fn teamalg(&mut self, exec: &dyn Executor) {
         let f = &mut self.0;
-        f.reset();
         let stack = MemStack::new(&mut f.buf);
         let p = CholeskyParams::default();
         cholesky::cholesky_in_place(f.work.as_mut(), &exec, p, stack).expect("positive definite");
     }
 }
+
+/// Rounds of the four arms per row.
+const ROUNDS: usize = 5;
 
 fn rows(name: &str, sizes: &[usize], w: usize, mut case: impl FnMut(usize) -> Box<dyn Case>) {
     let team = Pool::builder()
@@ -136,41 +148,66 @@ fn rows(name: &str, sizes: &[usize], w: usize, mut case: impl FnMut(usize) -> Bo
         .into_team(w)
         .unwrap();
     for &n in sizes {
-        let mut c = case(n);
-        let budget = Duration::from_millis(300);
-        let seq = median(|| c.faer(Par::Seq), budget);
-        let ray = median(|| c.faer(Par::rayon(w)), budget);
-        let held = {
-            let tok = team.exec(w);
-            median(|| c.teamalg(&tok), budget)
+        let c = std::cell::RefCell::new(case(n));
+        let prepare = || c.borrow_mut().prepare();
+        let budget = Duration::from_millis(60);
+        // Each arm starts after a pause, so the threads of the arm before (rayon's, the held
+        // team's member) have stopped spinning and do not take a CPU from it.
+        let settle = || std::thread::sleep(Duration::from_millis(50));
+        // Rounds of all four arms; a ratio is taken within a round (the host's speed drifts
+        // by tens of percent over seconds), then the median over rounds is reported.
+        let mut arms: [Vec<f64>; 4] = Default::default();
+        for _ in 0..ROUNDS {
+            settle();
+            let seq = median(prepare, || c.borrow_mut().faer(Par::Seq), budget);
+            settle();
+            let held = {
+                let tok = team.exec(w);
+                median(prepare, || c.borrow_mut().teamalg(&tok), budget)
+            };
+            settle();
+            // The pool and team are built and dropped inside the timed call.
+            let fresh = median(
+                prepare,
+                || {
+                    let t = Pool::builder()
+                        .threads(w)
+                        .build()
+                        .unwrap()
+                        .into_team(w)
+                        .unwrap();
+                    c.borrow_mut().teamalg(&t);
+                },
+                budget,
+            );
+            settle();
+            let ray = median(prepare, || c.borrow_mut().faer(Par::rayon(w)), budget);
+            for (v, d) in arms.iter_mut().zip([seq, ray, held, fresh]) {
+                v.push(d.as_secs_f64());
+            }
+        }
+        let mid = |v: &[f64]| {
+            let mut v = v.to_vec();
+            v.sort_by(|a, b| a.total_cmp(b));
+            v[v.len() / 2]
         };
-        let fresh = median(
-            || {
-                let t = Pool::builder()
-                    .threads(w)
-                    .build()
-                    .unwrap()
-                    .into_team(w)
-                    .unwrap();
-                c.teamalg(&t);
-            },
-            budget,
-        );
-        let us = |d: Duration| d.as_secs_f64() * 1e6;
-        let r = |d: Duration| d.as_secs_f64() / seq.as_secs_f64();
+        let ratio = |k: usize| {
+            let r: Vec<f64> = (0..ROUNDS).map(|i| arms[k][i] / arms[0][i]).collect();
+            mid(&r)
+        };
+        let us = |k: usize| mid(&arms[k]) * 1e6;
         println!(
             "{name:<12} {n:>5} {:>12.1} {:>12.1} ({:>4.2}) {:>12.1} ({:>4.2}) {:>12.1} ({:>4.2})",
-            us(seq),
-            us(ray),
-            r(ray),
-            us(held),
-            r(held),
-            us(fresh),
-            r(fresh)
+            us(0),
+            us(1),
+            ratio(1),
+            us(2),
+            ratio(2),
+            us(3),
+            ratio(3)
         );
     }
 }
-
 /// A reproducible, well-conditioned entry (a slowly varying smooth part plus a hash).
 fn re(i: usize, j: usize) -> f64 {
     let h = (i as u64 * 0x9e37_79b9 + j as u64 * 0x85eb_ca6b) % 1000;

@@ -53,25 +53,39 @@ impl Executor for TeamExec<'_> {
 }
 
 /// A held team runs kernels as its leader: each section claims the team's leadership (waiting
-/// while another thread leads).
+/// while another thread leads). On the thread that already leads it through a token, the team
+/// is serial (width 1): its members belong to that token.
 impl Executor for Team {
     fn width(&self) -> usize {
-        Team::width(self)
+        if self.led_by_this_thread() {
+            1
+        } else {
+            Team::width(self)
+        }
     }
 
     fn dispatch_cost(&self, width: usize) -> Duration {
-        self.exec(self.width()).dispatch_cost(width)
+        if self.led_by_this_thread() {
+            return Duration::MAX;
+        }
+        Team::dispatch_cost(self, width)
     }
 
     fn run(&self, width: usize, f: &(dyn Fn(Part<'_>) + Sync)) {
+        if width <= 1 || self.led_by_this_thread() {
+            for i in 0..width.max(1) {
+                f(Part::new(i, width.max(1), None));
+            }
+            return;
+        }
         self.exec(width).run_parts(width, f);
+    }
+
+    fn has_barrier(&self) -> bool {
+        !self.led_by_this_thread()
     }
 
     fn warm(&self, width: usize) {
         Team::warm(self, width);
-    }
-
-    fn has_barrier(&self) -> bool {
-        true
     }
 }

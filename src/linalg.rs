@@ -73,7 +73,7 @@ pub fn matmul<T>(
     a: MatRef<'_, T>,
     b: MatRef<'_, T>,
     alpha: T,
-    exec: &impl Executor,
+    exec: &(impl Executor + ?Sized),
 ) -> Result<(), LinalgError>
 where
     T: ComplexField + Scalar + Send + Sync,
@@ -106,7 +106,7 @@ pub fn solve_triangular<T>(
     side: Side,
     triangle: Triangle,
     diag: Diag,
-    exec: &impl Executor,
+    exec: &(impl Executor + ?Sized),
 ) -> Result<(), LinalgError>
 where
     T: ComplexField + Scalar + Send + Sync,

@@ -9,7 +9,7 @@
 
 use std::fmt;
 use std::num::NonZeroUsize;
-use std::sync::atomic::{AtomicBool, Ordering::*};
+use std::sync::atomic::{AtomicUsize, Ordering::*};
 use std::time::{Duration, Instant};
 
 use teamalg_gates::{pays_at, width_for_by, DispatchKind};
@@ -201,7 +201,8 @@ impl<'a> TeamExec<'a> {
 pub struct Team {
     pool: Option<Pool>,
     members: Box<[usize]>,
-    leading: AtomicBool,
+    /// The leading thread (its parker's address), or 0.
+    leader: AtomicUsize,
 }
 
 impl fmt::Debug for Team {
@@ -253,12 +254,17 @@ pub(crate) fn acquire_members(
 }
 
 /// Releases a leader's claim on a team when its token is dropped.
-pub(crate) struct Lead<'a>(&'a AtomicBool);
+pub(crate) struct Lead<'a>(&'a AtomicUsize);
 
 impl Drop for Lead<'_> {
     fn drop(&mut self) {
-        self.0.store(false, Release);
+        self.0.store(0, Release);
     }
+}
+
+/// The calling thread's identity for leadership: its parker's address (never 0).
+fn this_thread() -> usize {
+    parker::current() as *const Parker as usize
 }
 
 impl Pool {
@@ -297,7 +303,7 @@ impl Pool {
         Ok(Team {
             pool: Some(self),
             members: members.into_boxed_slice(),
-            leading: AtomicBool::new(false),
+            leader: AtomicUsize::new(0),
         })
     }
 }
@@ -313,10 +319,15 @@ impl Team {
     }
 
     /// A token with team authority for `budget` participants (clamped to `1..=width`). Waits
-    /// while another thread leads the team.
+    /// while another thread leads the team. Called by the thread that already leads it
+    /// (through a token it still holds), it returns a serial token instead of waiting for
+    /// itself: the members belong to that other token.
     pub fn exec(&self, budget: usize) -> Exec<'_> {
         let mut tries = 0u32;
         loop {
+            if self.led_by_this_thread() {
+                return Exec::serial();
+            }
             if let Ok(e) = self.try_exec(budget) {
                 return e;
             }
@@ -329,12 +340,12 @@ impl Team {
         }
     }
 
-    /// Like [`exec`](Team::exec), but refuses with [`Refused::Busy`] while another thread
-    /// leads the team.
+    /// Like [`exec`](Team::exec), but refuses with [`Refused::Busy`] while any thread,
+    /// the calling one included, leads the team.
     pub fn try_exec(&self, budget: usize) -> Result<Exec<'_>, Refused> {
         if self
-            .leading
-            .compare_exchange(false, true, Acquire, Relaxed)
+            .leader
+            .compare_exchange(0, this_thread(), Acquire, Relaxed)
             .is_err()
         {
             return Err(Refused::Busy);
@@ -343,8 +354,22 @@ impl Team {
         Ok(Exec::for_team(
             Some(self.shared()),
             &self.members[..b - 1],
-            Some(Lead(&self.leading)),
+            Some(Lead(&self.leader)),
         ))
+    }
+
+    /// The cost of one section of this team at `width` (`Duration::MAX` below 2), as its
+    /// tokens see it; needs no leadership.
+    pub fn dispatch_cost(&self, width: usize) -> Duration {
+        if width < 2 {
+            return Duration::MAX;
+        }
+        self.shared().costs.cost(DispatchKind::Team, width)
+    }
+
+    /// Whether the calling thread leads the team through a token it holds.
+    pub(crate) fn led_by_this_thread(&self) -> bool {
+        self.leader.load(Relaxed) == this_thread()
     }
 
     /// Wakes the members a `width`-wide section would use, if they sleep, and returns how many

@@ -316,3 +316,29 @@ fn teams_from_pools_built_per_call() {
     }
     assert!(start.elapsed() < Duration::from_secs(60));
 }
+
+/// The thread that leads a team through a token may still pass the team itself (to a kernel,
+/// or ask it for another token): it gets serial execution instead of waiting for itself.
+#[test]
+fn the_leading_thread_gets_a_serial_team_instead_of_waiting_for_itself() {
+    use teamalg::kernels::par::Executor;
+    let team = Pool::builder()
+        .threads(2)
+        .build()
+        .unwrap()
+        .into_team(2)
+        .unwrap();
+    let tok = team.exec(2);
+    assert_eq!(tok.budget(), 2);
+    assert!(team.try_exec(2).is_err());
+    assert_eq!(team.exec(2).budget(), 1);
+    assert_eq!(Executor::width(&team), 1);
+    let ran = std::sync::atomic::AtomicUsize::new(0);
+    Executor::run(&team, 2, &|p| {
+        ran.fetch_add(p.index() + 1, std::sync::atomic::Ordering::Relaxed);
+    });
+    assert_eq!(ran.into_inner(), 3);
+    drop(tok);
+    assert_eq!(Executor::width(&team), 2);
+    assert_eq!(team.exec(2).budget(), 2);
+}

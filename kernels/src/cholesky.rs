@@ -27,11 +27,13 @@ use teamalg_gates::{Family, ParThreshold, Scalar};
 
 use crate::gate::{self, Region};
 use crate::par::{Executor, Part};
-use crate::split::Split;
+use crate::split::{Busy, LeadCost, Split};
 use crate::tiles::Tiles;
 
-/// Cost of factoring a diagonal block, per multiply-add, against a GEMM multiply-add.
-const DIAG_COST: f64 = 2.0;
+/// First guess of the cost of the lookahead (factoring a diagonal block and solving the panel
+/// below it), per multiply-add, against a multiply-add of the update; each section's busy
+/// times then correct it ([`LeadCost`]).
+const LEAD_COST: f64 = 1.5;
 
 /// Parameters of [`cholesky_in_place`].
 #[derive(Debug, Clone, Copy, Default)]
@@ -50,12 +52,13 @@ pub struct NonPositivePivot {
     pub index: usize,
 }
 
-/// The panel width used for an `n x n` matrix.
+/// The panel width used for an `n x n` matrix: 32 up to 256, then 64 (on the 2-vCPU
+/// development VM, 32 beat 64 by 10 % at 256; 64 beat 128 by 5 to 15 % at 1024 and 2048).
 pub fn block_size(n: usize) -> usize {
-    if n <= 1024 {
-        64
+    if n <= 256 {
+        32
     } else {
-        128
+        64
     }
 }
 
@@ -72,7 +75,7 @@ pub fn cholesky_in_place_scratch<T: ComplexField>(n: usize) -> StackReq {
 /// When `A` is not square or the stack is smaller than [`cholesky_in_place_scratch`].
 pub fn cholesky_in_place<T>(
     a: MatMut<'_, T>,
-    exec: &impl Executor,
+    exec: &(impl Executor + ?Sized),
     params: CholeskyParams,
     stack: &mut MemStack,
 ) -> Result<(), NonPositivePivot>
@@ -98,6 +101,7 @@ where
     factor_diag(a.rb_mut().submatrix_mut(0, 0, bs, bs), 0, stack)?;
     solve_panel(a.rb_mut().subcols_mut(0, bs), 0, bs);
     let mut failed: Option<NonPositivePivot> = None;
+    let mut cost = LeadCost::new(LEAD_COST);
     let mut k = 0;
     while k + bs.min(n - k) < n {
         let b = bs.min(n - k);
@@ -116,14 +120,20 @@ where
             b2,
         };
         let t = n - k2;
-        let split = Split::new(t, w, b2, lead_cost(t, b2), |c| {
+        let extra = lead_units(t, b2);
+        let split = Split::new(t, w, b2, cost.extra(extra), |c| {
             b as f64 * (c * t) as f64 - b as f64 * (c * c.saturating_sub(1)) as f64 / 2.0
         });
-        let body = |p: Part<'_>| step.run(p.index(), &split, &lead);
+        let busy = Busy::default();
+        let body = |p: Part<'_>| {
+            let i = p.index();
+            busy.time(i, || step.run(i, &split, &lead))
+        };
         if w <= 1 {
             body(Part::new(0, 1, None));
         } else {
             exec.run(w, &body);
+            cost.learn(&busy, split.cost(0), extra, split.cost(1));
         }
         if let Some(e) = failed {
             return Err(e);
@@ -137,20 +147,26 @@ where
 /// panel of width `b2`.
 fn section(n: usize, k: usize, b: usize, b2: usize) -> Region {
     let t = n - k - b;
+    // The lead's columns (the next panel) and the rest of the triangle.
+    let all = b as f64 * (t * (t + 1)) as f64 / 2.0;
+    let rest = t - b2;
+    let shared = b as f64 * (rest * (rest + 1)) as f64 / 2.0;
+    let lead = all - shared + LEAD_COST * lead_units(t, b2);
     Region {
         site: "cholesky/panel",
         dims: [n - k, t, b],
-        units: b as f64 * (t * (t + 1)) as f64 / 2.0 + lead_cost(t, b2),
+        units: crate::lu::parallel_units(lead, shared),
         family: Family::Gemm,
         sections: 1,
+        min_estimate: crate::lu::MIN_SECTION,
     }
 }
 
-/// Multiply-add equivalents of the lookahead: factoring a `b2` diagonal block and solving the
-/// panel below it, in a trailing matrix of `t` columns.
-fn lead_cost(t: usize, b2: usize) -> f64 {
+/// Multiply-adds of the lookahead: factoring a `b2` diagonal block and solving the panel below
+/// it, in a trailing matrix of `t` columns.
+fn lead_units(t: usize, b2: usize) -> f64 {
     let b2 = b2 as f64;
-    DIAG_COST * b2 * b2 * b2 / 6.0 + (t as f64 - b2) * b2 * b2 / 2.0
+    b2 * b2 * b2 / 6.0 + (t as f64 - b2) * b2 * b2 / 2.0
 }
 
 /// What the lookahead participant needs and reports.

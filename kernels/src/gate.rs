@@ -20,11 +20,20 @@ pub struct Region {
     pub family: Family,
     /// Dispatches the region makes.
     pub sections: usize,
+    /// The least estimated serial time at which the region may go parallel under
+    /// `ParThreshold::Derived`: zero for regions whose sections cost one dispatch; a measured
+    /// floor for regions whose sections also cost imbalance and cache traffic the rule does
+    /// not see (the factorizations' panel steps).
+    pub min_estimate: Duration,
 }
 
 /// The width a region runs at on `exec`: 1 (serial) unless going parallel pays (or the
 /// threshold says otherwise). Recorded when tracing.
-pub fn width<T: Scalar>(exec: &impl Executor, region: Region, threshold: ParThreshold) -> usize {
+pub fn width<T: Scalar>(
+    exec: &(impl Executor + ?Sized),
+    region: Region,
+    threshold: ParThreshold,
+) -> usize {
     let budget = exec.width();
     let ns = region.units * region.family.rate().of::<T>();
     let estimate = Duration::from_nanos(ns.min(u64::MAX as f64) as u64);
@@ -35,6 +44,7 @@ pub fn width<T: Scalar>(exec: &impl Executor, region: Region, threshold: ParThre
             ParThreshold::Never => 1,
             ParThreshold::Fixed(floor) if region.units >= floor as f64 => budget,
             ParThreshold::Fixed(_) => 1,
+            ParThreshold::Derived if estimate < region.min_estimate => 1,
             ParThreshold::Derived => {
                 let b = NonZeroUsize::new(budget).unwrap_or(NonZeroUsize::MIN);
                 width_for_by(estimate, region.sections, b, |k| {

@@ -35,7 +35,7 @@ pub fn matmul<T>(
     a: MatRef<'_, T>,
     b: MatRef<'_, T>,
     alpha: T,
-    exec: &impl Executor,
+    exec: &(impl Executor + ?Sized),
     params: GemmParams,
 ) where
     T: ComplexField + Scalar + Send + Sync,
@@ -55,6 +55,7 @@ pub fn matmul<T>(
         units: m as f64 * n as f64 * k as f64,
         family: Family::Gemm,
         sections: 1,
+        min_estimate: std::time::Duration::ZERO,
     };
     let by_rows = m >= n.min(exec.width());
     let w = gate::width::<T>(exec, region, params.threshold).min(if by_rows { m } else { n });

@@ -26,12 +26,19 @@ use teamalg_gates::{Family, ParThreshold, Scalar};
 
 use crate::gate::{self, Region};
 use crate::par::{Executor, Part};
-use crate::split::Split;
+use crate::split::{Busy, LeadCost, Split};
 use crate::tiles::Tiles;
 
-/// Cost of factoring a panel, per multiply-add, against a GEMM multiply-add: the panel's
-/// level-2 steps and narrow products run slower than a wide GEMM.
+/// First guess of the cost of factoring a panel, per multiply-add, against a multiply-add of
+/// the update (the panel's level-2 steps and narrow products run slower than a wide GEMM);
+/// each section's busy times then correct it ([`LeadCost`]).
 const PANEL_COST: f64 = 2.0;
+
+/// The least estimated work of a section that goes parallel. On the 2-vCPU development VM,
+/// LU and Cholesky of 256 (f64) with every section two wide took 0.9 to 1.07x faer's serial
+/// time: sections of 30 to 100 us lose to the lead's panel work and to cache traffic, which a
+/// dispatch cost does not show. From 384 on (first sections of 300 us and more) they pay.
+pub(crate) const MIN_SECTION: std::time::Duration = std::time::Duration::from_micros(150);
 
 /// Parameters of [`lu_in_place`].
 #[derive(Debug, Clone, Copy)]
@@ -65,12 +72,14 @@ pub struct LuInfo {
     pub zero_pivot: Option<usize>,
 }
 
-/// The panel width used for a matrix whose smaller dimension is `size`.
+/// The panel width used for a matrix whose smaller dimension is `size`: 32 up to 256, then 64
+/// (on the 2-vCPU development VM, 32 beat 64 by 10 % at 256; 48 to 64 were best at 512 to 2048;
+/// 128 was 10 to 25 % slower at 2048).
 pub fn block_size(size: usize) -> usize {
-    if size <= 1024 {
-        64
+    if size <= 256 {
+        32
     } else {
-        128
+        64
     }
 }
 
@@ -93,7 +102,7 @@ pub fn lu_in_place_scratch<T: ComplexField>(m: usize, n: usize) -> StackReq {
 pub fn lu_in_place<T>(
     a: MatMut<'_, T>,
     swaps: &mut [usize],
-    exec: &impl Executor,
+    exec: &(impl Executor + ?Sized),
     params: LuParams,
     stack: &mut MemStack,
 ) -> LuInfo
@@ -144,6 +153,7 @@ where
         transpositions: count,
         zero_pivot: zero,
     };
+    let mut cost = LeadCost::new(PANEL_COST);
     let mut k = 0;
     while k < size {
         let b = bs.min(size - k);
@@ -173,13 +183,18 @@ where
             rt,
         };
         let col_cost = update_cost(m - k2, b);
-        let panel = panel_cost(m - k2, b2);
-        let split = Split::new(n - k2, w, b2, panel, |c| c as f64 * col_cost);
-        let body = |p: Part<'_>| step.run(p.index(), p.width(), &split, &lead);
+        let panel = panel_units(m - k2, b2);
+        let split = Split::new(n - k2, w, b2, cost.extra(panel), |c| c as f64 * col_cost);
+        let busy = Busy::default();
+        let body = |p: Part<'_>| {
+            let i = p.index();
+            busy.time(i, || step.run(i, p.width(), &split, &lead))
+        };
         if w <= 1 {
             body(Part::new(0, 1, None));
         } else {
             exec.run(w, &body);
+            cost.learn(&busy, split.cost(0), panel, split.cost(1));
         }
         k = k2;
     }
@@ -191,13 +206,25 @@ where
 fn panel_section(m: usize, n: usize, k: usize, b: usize, b2: usize) -> Option<Region> {
     let k2 = k + b;
     let cols = n.checked_sub(k2).filter(|&c| c > 0)?;
+    let col = update_cost(m - k2, b);
+    let lead = b2 as f64 * col + PANEL_COST * panel_units(m - k2, b2);
+    let shared = cols.saturating_sub(b2) as f64 * col;
     Some(Region {
         site: "lu/panel",
         dims: [m - k, n - k, b],
-        units: cols as f64 * update_cost(m - k2, b) + panel_cost(m - k2, b2),
+        units: parallel_units(lead, shared),
         family: Family::Gemm,
         sections: 1,
+        min_estimate: MIN_SECTION,
     })
+}
+
+/// The work the gate weighs for a section whose lead alone does `lead` units and whose other
+/// `shared` units any participant may do: going two wide saves `shared` when that is smaller
+/// than `lead`, half of all otherwise, the saving the gate's rule assumes of `min(all, 2 x
+/// shared)` units.
+pub(crate) fn parallel_units(lead: f64, shared: f64) -> f64 {
+    (lead + shared).min(2.0 * shared)
 }
 
 /// Multiply-adds to update one trailing column: the triangular solve and the GEMM.
@@ -205,9 +232,9 @@ fn update_cost(rows_below: usize, b: usize) -> f64 {
     rows_below as f64 * b as f64 + (b * b) as f64 / 2.0
 }
 
-/// Multiply-add equivalents of factoring a `rows x b` panel.
-fn panel_cost(rows: usize, b: usize) -> f64 {
-    PANEL_COST * rows as f64 * (b * b) as f64 / 2.0
+/// Multiply-adds of factoring a `rows x b` panel.
+fn panel_units(rows: usize, b: usize) -> f64 {
+    rows as f64 * (b * b) as f64 / 2.0
 }
 
 /// The scratch of a panel factorization.

@@ -2,7 +2,11 @@
 //!
 //! Participant 0 (the lead) owns the first `lead_min` columns (the next panel) and also does
 //! `lead_extra` more work (factoring that panel); the others share the rest so that every
-//! participant ends with about the same cost.
+//! participant ends with about the same cost. [`LeadCost`] learns what the lead's extra work
+//! costs from the sections already run.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::Instant;
 
 /// A split of `cols` columns across `width` participants. `prefix(c)` is the cost of the first
 /// `c` columns: non-decreasing, `prefix(0) == 0`.
@@ -34,6 +38,12 @@ impl<F: Fn(usize) -> f64> Split<F> {
         }
     }
 
+    /// The cost of participant `i`'s columns (without the lead's extra work).
+    pub(crate) fn cost(&self, i: usize) -> f64 {
+        let (a, b) = self.range(i);
+        (self.prefix)(b) - (self.prefix)(a)
+    }
+
     /// The columns of participant `i`, as `start..end` offsets into the trailing columns.
     pub(crate) fn range(&self, i: usize) -> (usize, usize) {
         let start = if i == 0 { 0 } else { self.end(i - 1) };
@@ -58,6 +68,70 @@ impl<F: Fn(usize) -> f64> Split<F> {
             }
         }
         lo.max(self.lead_min)
+    }
+}
+
+/// How much the lead's extra work costs per unit, against a unit of the update, learned from
+/// the sections already run: the first guess is a constant, then each section's busy times
+/// correct it. This also absorbs a participant that runs slower than the lead (a shared or
+/// slower CPU): the lead then takes more columns.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LeadCost {
+    factor: f64,
+}
+
+/// Busy times of a section's lead (participant 0) and participant 1, in nanoseconds.
+#[derive(Debug, Default)]
+pub(crate) struct Busy {
+    lead: AtomicU64,
+    other: AtomicU64,
+}
+
+impl Busy {
+    /// Times `f` as participant `i`'s work.
+    pub(crate) fn time<R>(&self, i: usize, f: impl FnOnce() -> R) -> R {
+        let start = Instant::now();
+        let r = f();
+        let ns = start.elapsed().as_nanos().min(u64::MAX as u128) as u64;
+        match i {
+            0 => self.lead.store(ns, Relaxed),
+            1 => self.other.store(ns, Relaxed),
+            _ => {}
+        }
+        r
+    }
+}
+
+impl LeadCost {
+    pub(crate) fn new(factor: f64) -> Self {
+        LeadCost { factor }
+    }
+
+    /// The lead's extra work, in update units, for `units` of it.
+    pub(crate) fn extra(&self, units: f64) -> f64 {
+        self.factor * units
+    }
+
+    /// Learns from a section in which the lead did `lead_units` of update plus `extra_units` of
+    /// extra work, and participant 1 did `other_units` of update, in the times `busy` records.
+    pub(crate) fn learn(
+        &mut self,
+        busy: &Busy,
+        lead_units: f64,
+        extra_units: f64,
+        other_units: f64,
+    ) {
+        let (t0, t1) = (
+            busy.lead.load(Relaxed) as f64,
+            busy.other.load(Relaxed) as f64,
+        );
+        if t0 <= 0.0 || t1 <= 0.0 || other_units <= 0.0 || extra_units <= 0.0 {
+            return;
+        }
+        let per_unit = t1 / other_units;
+        let measured = (t0 / per_unit - lead_units) / extra_units;
+        // Smoothed, and kept in a sane range: one noisy section must not starve anybody.
+        self.factor = (0.5 * self.factor + 0.5 * measured).clamp(0.25, 16.0);
     }
 }
 

@@ -70,7 +70,7 @@ pub fn solve_in_place<T>(
     side: Side,
     triangle: Triangle,
     diag: Diag,
-    exec: &impl Executor,
+    exec: &(impl Executor + ?Sized),
     params: SolveParams,
 ) where
     T: ComplexField + Scalar + Send + Sync,
@@ -106,6 +106,7 @@ pub fn solve_in_place<T>(
         units: n as f64 * n as f64 * k as f64 / 2.0,
         family: Family::Gemm,
         sections: 1,
+        min_estimate: std::time::Duration::ZERO,
     };
     let w = gate::width::<T>(exec, region, params.threshold).min(k);
     if w <= 1 {
