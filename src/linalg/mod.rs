@@ -1,5 +1,10 @@
 //! The user-facing facade: faer-like calls that take the executor last and check their input.
 //!
+//! [`matmul`], [`solve_triangular`], [`lu`] (returning an [`Lu`] with `L`, `U`, `P`, `solve`
+//! and `determinant`) and [`cholesky`] (returning a [`Cholesky`] with `L` and `solve`). The
+//! executor argument is anything that runs kernels: a `&Team`, a token, or
+//! `&Exec::serial()`. User errors are [`LinalgError`]s, checked before anything is written.
+//!
 //! ```
 //! use faer::{Accum, Mat};
 //! use teamalg::{linalg, Pool};
@@ -26,6 +31,11 @@ use teamalg_kernels::gemm::{self, GemmParams};
 use teamalg_kernels::par::Executor;
 use teamalg_kernels::triangular::{self, SolveParams};
 
+mod cholesky;
+mod lu;
+
+pub use cholesky::{cholesky, Cholesky};
+pub use lu::{lu, Lu};
 pub use teamalg_kernels::triangular::{Diag, Side, Triangle};
 
 /// What a linear-algebra call can refuse. Nothing is written when a call fails.
@@ -48,6 +58,28 @@ pub enum LinalgError {
         /// Its columns.
         cols: usize,
     },
+    /// The input holds a NaN or an infinity where the operation reads it (the input is
+    /// unchanged).
+    NotFinite {
+        /// The operation.
+        op: &'static str,
+        /// The row of the first such entry found.
+        row: usize,
+        /// Its column.
+        col: usize,
+    },
+    /// Cholesky: the matrix is not positive definite; the pivot of column `index` was not
+    /// positive. The matrix holds the factorization of its leading `index` columns and an
+    /// updated remainder (as LAPACK's `potrf`).
+    NotPositiveDefinite {
+        /// The column whose pivot failed.
+        index: usize,
+    },
+    /// A solve with a singular LU factorization: `U[(index, index)]` is zero.
+    Singular {
+        /// The first zero pivot.
+        index: usize,
+    },
 }
 
 impl fmt::Display for LinalgError {
@@ -58,6 +90,16 @@ impl fmt::Display for LinalgError {
             }
             LinalgError::NotSquare { op, rows, cols } => {
                 write!(f, "{op}: the matrix must be square, it is {rows}x{cols}")
+            }
+            LinalgError::NotFinite { op, row, col } => {
+                write!(f, "{op}: entry ({row}, {col}) is not finite")
+            }
+            LinalgError::NotPositiveDefinite { index } => write!(
+                f,
+                "cholesky: the matrix is not positive definite (pivot {index} is not positive)"
+            ),
+            LinalgError::Singular { index } => {
+                write!(f, "solve: the matrix is singular (pivot {index} is zero)")
             }
         }
     }
@@ -96,6 +138,21 @@ where
     }
     gemm::matmul(c, accum, a, b, alpha, exec, GemmParams::default());
     Ok(())
+}
+
+/// Checks that `b` has `n` rows for a solve with an `n x n` factorization.
+fn check_rhs<T>(op: &'static str, n: usize, b: &MatMut<'_, T>) -> Result<(), LinalgError> {
+    if b.nrows() == n {
+        return Ok(());
+    }
+    Err(LinalgError::ShapeMismatch {
+        op,
+        expected: format!(
+            "the matrix is {n}x{n}, so B ({}x{}) needs {n} rows",
+            b.nrows(),
+            b.ncols()
+        ),
+    })
 }
 
 /// Overwrites `b` with the solution of `T X = B` (`Side::Left`) or `X T = B` (`Side::Right`),
