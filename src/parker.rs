@@ -174,39 +174,80 @@ fn wait<'a>(
 /// thread that exits hands its parker back to a free list and the next new thread takes it. A
 /// late wake then reaches the parker's next owner as a spurious wake-up, which every wait
 /// tolerates because it re-checks its condition.
+///
+/// The parker stays the same for the thread's whole life, also while its thread-locals are
+/// destroyed (a team or pool dropped by another thread-local's destructor parks here and must
+/// be woken on the parker it announced): the address lives in a thread-local without a
+/// destructor, and once the lease has given the parker back, a parker leaked for the rest of
+/// the thread takes its place.
 #[cfg(not(loom))]
 pub(crate) fn current() -> &'static Parker {
     use std::cell::Cell;
 
-    struct Lease(Cell<Option<&'static Parker>>);
+    /// Hands the thread's parker back to the free list when the thread exits.
+    struct Lease;
     impl Drop for Lease {
         fn drop(&mut self) {
-            if let Some(p) = self.0.get() {
+            if let Some(p) = CURRENT.with(Cell::take) {
                 lock(&FREE).push(p);
             }
         }
     }
     static FREE: Mutex<Vec<&'static Parker>> = Mutex::new(Vec::new());
     thread_local! {
-        static LEASE: Lease = const { Lease(Cell::new(None)) };
+        // No destructor: readable until the thread is gone.
+        static CURRENT: Cell<Option<&'static Parker>> = const { Cell::new(None) };
+        static LEASE: Lease = const { Lease };
     }
 
-    #[cold]
-    fn acquire() -> &'static Parker {
+    if let Some(p) = CURRENT.with(Cell::get) {
+        return p;
+    }
+    let p = if LEASE.try_with(|_| ()).is_ok() {
+        // First use on this thread: the lease will give it back.
         lock(&FREE)
             .pop()
             .unwrap_or_else(|| Box::leak(Box::new(Parker::new())))
-    }
+    } else {
+        // The lease is gone (thread-local destruction): keep this one to the end.
+        Box::leak(Box::new(Parker::new()))
+    };
+    CURRENT.with(|c| c.set(Some(p)));
+    p
+}
 
-    LEASE
-        .try_with(|lease| match lease.0.get() {
-            Some(p) => p,
-            None => {
-                let p = acquire();
-                lease.0.set(Some(p));
-                p
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::current;
+    use std::cell::RefCell;
+    use std::sync::mpsc::{channel, Sender};
+
+    /// A pool or team dropped by a thread-local's destructor announces `current()` to its
+    /// wakers and then parks on `current()`: both must be the same parker, also after the
+    /// parker's own lease was destroyed (destructors run last-registered first, and the lease
+    /// registers after the thread-local that first uses it).
+    #[test]
+    fn the_parker_stays_the_same_while_thread_locals_are_destroyed() {
+        struct Probe(Sender<bool>);
+        impl Drop for Probe {
+            fn drop(&mut self) {
+                let (a, b) = (current() as *const _, current() as *const _);
+                self.0.send(a == b).unwrap();
             }
+        }
+        thread_local! {
+            static PROBE: RefCell<Option<Probe>> = const { RefCell::new(None) };
+        }
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            PROBE.with(|p| *p.borrow_mut() = Some(Probe(tx)));
+            current(); // the lease registers after PROBE, so it is destroyed before it
         })
-        // During thread-local destruction: a parker that is leaked for good.
-        .unwrap_or_else(|_| Box::leak(Box::new(Parker::new())))
+        .join()
+        .unwrap();
+        assert!(
+            rx.recv().unwrap(),
+            "two parkers during thread-local destruction"
+        );
+    }
 }

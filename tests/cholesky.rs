@@ -157,26 +157,19 @@ fn same_factor_on_every_executor() {
     }
 }
 
-/// A property test over random sizes and panel widths on a team.
-#[test]
-fn random_sizes_on_a_team() {
-    let team = Pool::builder()
-        .threads(2)
-        .build()
-        .unwrap()
-        .into_team(2)
-        .unwrap();
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = |n: u64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        (x % n) as usize
-    };
-    for _ in 0..80 {
-        let (n, bs) = (next(150), 1 + next(24));
-        check::<f64>(&team, n, bs, next(2) == 0);
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// Any size, any panel width, forced parallel or gated: `A = L L^H` to rounding on a team.
+    #[test]
+    fn any_size_factors_on_a_team(n in 0usize..150, bs in 1usize..25, force: bool) {
+        TEAM.with(|team| check::<f64>(team, n, bs, force));
     }
+}
+
+thread_local! {
+    /// One team per test thread for the property test's cases.
+    static TEAM: teamalg::Team = Pool::builder().threads(2).build().unwrap().into_team(2).unwrap();
 }
 
 /// A matrix that stops being positive definite at column j reports j, on every executor and

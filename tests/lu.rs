@@ -186,26 +186,25 @@ fn same_factors_on_every_executor() {
     }
 }
 
-/// A property test over random shapes and panel widths on a team.
-#[test]
-fn random_shapes_on_a_team() {
-    let team = Pool::builder()
-        .threads(2)
-        .build()
-        .unwrap()
-        .into_team(2)
-        .unwrap();
-    let mut x = 0x2545_f491_4f6c_dd1du64;
-    let mut next = |n: u64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        (x % n) as usize
-    };
-    for _ in 0..80 {
-        let (m, n, bs) = (next(120), next(120), 1 + next(20));
-        check::<f64>(&team, m, n, bs, next(2) == 0);
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// Any shape, any panel width, forced parallel or gated: `P A = L U` to rounding on a
+    /// team.
+    #[test]
+    fn any_shape_factors_on_a_team(
+        m in 0usize..120,
+        n in 0usize..120,
+        bs in 1usize..21,
+        force: bool,
+    ) {
+        TEAM.with(|team| check::<f64>(team, m, n, bs, force));
     }
+}
+
+thread_local! {
+    /// One team per test thread for the property test's cases.
+    static TEAM: teamalg::Team = Pool::builder().threads(2).build().unwrap().into_team(2).unwrap();
 }
 
 /// A matrix with an exact zero pivot reports its first one, on every executor, also when the
