@@ -6,9 +6,9 @@
 //!
 //! Arms, per kernel, size and scalar type: faer `Par::Seq`; faer `Par::rayon(W)` called from the
 //! main thread; teamalg on a held team of width W; teamalg with a pool and team built per call.
-//! Each arm takes the median of several calls, in five rounds of the four arms; a time is the
-//! median over rounds, a ratio (to faer serial, below 1: faster) the median of the ratios
-//! within a round, since this host's speed drifts by tens of percent over seconds.
+//! Each arm is compared with faer serial call by call, alternating (this host's speed drifts by
+//! tens of percent over seconds): a time is the median of the arm's calls, a ratio (to faer
+//! serial, below 1: faster) the median of the ratios within a pair of calls.
 //! Kernels: GEMM (`n x n x n`), LU with partial pivoting and Cholesky (`n x n`); LU and
 //! Cholesky sizes start at 64. The factorizations work in place: each call gets its input
 //! back first, outside the timed part.
@@ -28,19 +28,37 @@ use teamalg::kernels::lu::{self, LuParams};
 use teamalg::kernels::par::Executor;
 use teamalg::Pool;
 
-/// The median time of `run` over several calls, each after an untimed `prepare`.
-fn median(mut prepare: impl FnMut(), mut run: impl FnMut(), budget: Duration) -> Duration {
-    prepare();
-    run();
-    let mut v = Vec::new();
-    let start = Instant::now();
-    while v.len() < 3 || (v.len() < 51 && start.elapsed() < budget) {
+/// Alternates `a` and `b` call by call (each after an untimed `prepare`) until `budget` is
+/// spent (at least 5, at most 51 pairs). Returns the median times of `a` and of `b` and the
+/// median ratio `b / a` within a pair: the host's speed drifts by tens of percent over seconds,
+/// and only a comparison inside a pair is free of it.
+fn pairs(
+    mut prepare: impl FnMut(),
+    mut a: impl FnMut(),
+    mut b: impl FnMut(),
+    budget: Duration,
+) -> (f64, f64, f64) {
+    let mut time = |f: &mut dyn FnMut()| {
         prepare();
         let t = Instant::now();
-        run();
-        v.push(t.elapsed());
+        f();
+        t.elapsed().as_secs_f64()
+    };
+    time(&mut a);
+    time(&mut b);
+    let (mut ta, mut tb, mut r) = (Vec::new(), Vec::new(), Vec::new());
+    let start = Instant::now();
+    while ta.len() < 5 || (ta.len() < 51 && start.elapsed() < budget) {
+        let (x, y) = (time(&mut a), time(&mut b));
+        ta.push(x);
+        tb.push(y);
+        r.push(y / x);
     }
-    v.sort();
+    (mid(ta), mid(tb), mid(r))
+}
+
+fn mid(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
     v[v.len() / 2]
 }
 
@@ -137,9 +155,6 @@ impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for Cholesky<T> {
     }
 }
 
-/// Rounds of the four arms per row.
-const ROUNDS: usize = 5;
-
 fn rows(name: &str, sizes: &[usize], w: usize, mut case: impl FnMut(usize) -> Box<dyn Case>) {
     let team = Pool::builder()
         .threads(w)
@@ -150,64 +165,44 @@ fn rows(name: &str, sizes: &[usize], w: usize, mut case: impl FnMut(usize) -> Bo
     for &n in sizes {
         let c = std::cell::RefCell::new(case(n));
         let prepare = || c.borrow_mut().prepare();
-        let budget = Duration::from_millis(60);
-        // Each arm starts after a pause, so the threads of the arm before (rayon's, the held
+        let seq = || c.borrow_mut().faer(Par::Seq);
+        let budget = Duration::from_millis(400);
+        // Each comparison starts after a pause, so the threads of the one before (rayon's, a
         // team's member) have stopped spinning and do not take a CPU from it.
         let settle = || std::thread::sleep(Duration::from_millis(50));
-        // Rounds of all four arms; a ratio is taken within a round (the host's speed drifts
-        // by tens of percent over seconds), then the median over rounds is reported.
-        let mut arms: [Vec<f64>; 4] = Default::default();
-        for _ in 0..ROUNDS {
-            settle();
-            let seq = median(prepare, || c.borrow_mut().faer(Par::Seq), budget);
-            settle();
-            let held = {
-                let tok = team.exec(w);
-                median(prepare, || c.borrow_mut().teamalg(&tok), budget)
-            };
-            settle();
-            // The pool and team are built and dropped inside the timed call.
-            let fresh = median(
-                prepare,
-                || {
-                    let t = Pool::builder()
-                        .threads(w)
-                        .build()
-                        .unwrap()
-                        .into_team(w)
-                        .unwrap();
-                    c.borrow_mut().teamalg(&t);
-                },
-                budget,
-            );
-            settle();
-            let ray = median(prepare, || c.borrow_mut().faer(Par::rayon(w)), budget);
-            for (v, d) in arms.iter_mut().zip([seq, ray, held, fresh]) {
-                v.push(d.as_secs_f64());
-            }
-        }
-        let mid = |v: &[f64]| {
-            let mut v = v.to_vec();
-            v.sort_by(|a, b| a.total_cmp(b));
-            v[v.len() / 2]
+        settle();
+        let tok = team.exec(w);
+        let (t_seq, held, r_held) = pairs(prepare, seq, || c.borrow_mut().teamalg(&tok), budget);
+        drop(tok);
+        settle();
+        // The pool and team are built and dropped inside the timed call.
+        let per_call = || {
+            let t = Pool::builder()
+                .threads(w)
+                .build()
+                .unwrap()
+                .into_team(w)
+                .unwrap();
+            c.borrow_mut().teamalg(&t);
         };
-        let ratio = |k: usize| {
-            let r: Vec<f64> = (0..ROUNDS).map(|i| arms[k][i] / arms[0][i]).collect();
-            mid(&r)
-        };
-        let us = |k: usize| mid(&arms[k]) * 1e6;
+        let (_, fresh, r_fresh) = pairs(prepare, seq, per_call, budget);
+        settle();
+        let rayon = || c.borrow_mut().faer(Par::rayon(w));
+        let (_, ray, r_ray) = pairs(prepare, seq, rayon, budget);
+        let us = |t: f64| t * 1e6;
         println!(
             "{name:<12} {n:>5} {:>12.1} {:>12.1} ({:>4.2}) {:>12.1} ({:>4.2}) {:>12.1} ({:>4.2})",
-            us(0),
-            us(1),
-            ratio(1),
-            us(2),
-            ratio(2),
-            us(3),
-            ratio(3)
+            us(t_seq),
+            us(ray),
+            r_ray,
+            us(held),
+            r_held,
+            us(fresh),
+            r_fresh
         );
     }
 }
+
 /// A reproducible, well-conditioned entry (a slowly varying smooth part plus a hash).
 fn re(i: usize, j: usize) -> f64 {
     let h = (i as u64 * 0x9e37_79b9 + j as u64 * 0x85eb_ca6b) % 1000;

@@ -1,4 +1,4 @@
-//! The program's command line: a tour of what the executor costs on this host.
+//! The program's command line: a tour of what the executor and the kernels cost on this host.
 
 use std::time::Duration;
 
@@ -187,8 +187,38 @@ fn tour() {
     );
     println!("section after the leader slept (members park after their spin budget), median (p90,");
     println!("max) in us; per call: a pool and team built, used for one section and dropped.");
+    kernel_table(cpus);
     println!(
         "threads started in this run: {}",
         teamalg::spawned_workers()
     );
+}
+
+/// Prints the short kernel table: faer serial against teamalg on a held team of all CPUs.
+fn kernel_table(cpus: usize) {
+    let team = Pool::builder()
+        .threads(cpus)
+        .build()
+        .expect("pool")
+        .into_team(cpus)
+        .expect("team");
+    println!(
+        "\nkernels (f64, n x n): faer serial against teamalg::linalg on a held team of {cpus}"
+    );
+    println!(
+        "{:>9}  {:>5}  {:>16}  {:>16}  {:>8}",
+        "kernel", "n", "faer serial (ms)", "teamalg (ms)", "speedup"
+    );
+    for r in crate::tour::kernels::rows(&team, &[256, 1024]) {
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        println!(
+            "{:>9}  {:>5}  {:>16.3}  {:>16.3}  {:>7.2}x",
+            r.kernel,
+            r.n,
+            ms(r.serial),
+            ms(r.team),
+            r.serial.as_secs_f64() / r.team.as_secs_f64()
+        );
+    }
+    println!("medians of calls alternating with faer's; speedup = faer time / teamalg time.");
 }

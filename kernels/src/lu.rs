@@ -34,11 +34,12 @@ use crate::tiles::Tiles;
 /// each section's busy times then correct it ([`LeadCost`]).
 const PANEL_COST: f64 = 2.0;
 
-/// The least estimated work of a section that goes parallel. On the 2-vCPU development VM,
-/// LU and Cholesky of 256 (f64) with every section two wide took 0.9 to 1.07x faer's serial
-/// time: sections of 30 to 100 us lose to the lead's panel work and to cache traffic, which a
-/// dispatch cost does not show. From 384 on (first sections of 300 us and more) they pay.
-pub(crate) const MIN_SECTION: std::time::Duration = std::time::Duration::from_micros(150);
+/// The least estimated work of a section that goes parallel. On the 2-vCPU development VM, LU
+/// of 128 and 192 (f64) with their sections two wide (16 to 40 us each) took 1.06 to 1.17x faer's
+/// serial time: such sections lose to the lead's panel work and to cache traffic, which a
+/// dispatch cost of under a microsecond does not show. With this floor every size up to 384 was
+/// within 1.005x of serial, and 256 to 384 already gain where their first sections pay.
+pub(crate) const MIN_SECTION: std::time::Duration = std::time::Duration::from_micros(60);
 
 /// Parameters of [`lu_in_place`].
 #[derive(Debug, Clone, Copy)]

@@ -106,7 +106,7 @@ pub fn solve_in_place<T>(
         units: n as f64 * n as f64 * k as f64 / 2.0,
         family: Family::Gemm,
         sections: 1,
-        min_estimate: std::time::Duration::ZERO,
+        min_estimate: crate::gemm::MIN_SECTION,
     };
     let w = gate::width::<T>(exec, region, params.threshold).min(k);
     if w <= 1 {
