@@ -86,3 +86,8 @@ pub mod loom_api {
     pub use crate::section::{Participant, Roster, Section};
     pub use crate::slot::Slot;
 }
+
+/// The README's examples, compiled and run as doctests so they stay true.
+#[cfg(all(doctest, not(loom)))]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeExamples;
