@@ -9,7 +9,7 @@
 //!    awake than the affinity set has CPUs, [`THROTTLED_SPIN_POLLS`] (libgomp's throttle), so an
 //!    oversubscribed pool degrades gracefully instead of burning whole time slices.
 //! 2. **Yield**: [`YIELD_POLLS`] polls with a `yield_now` between them.
-//! 3. **Sleep**: the waiter's [`Waiter::sleep`] parks on the waiter's own parker until woken.
+//! 3. **Sleep**: the waiter's `Waiter::sleep` parks on the waiter's own parker until woken.
 //!
 //! No waiter spins forever: phase 3 is always reached when the condition stays false. The waker
 //! side of each protocol (who unparks whom) lives with the protocol; this file only schedules the
