@@ -107,8 +107,11 @@ where
         let b = bs.min(n - k);
         let k2 = k + b;
         let b2 = bs.min(n - k2);
-        let region = section(n, k, b, b2);
-        let w = gate::width::<T>(exec, region, params.threshold);
+        // The first section's decision was made at entry.
+        let w = match k {
+            0 => w0,
+            _ => gate::width::<T>(exec, section(n, k, b, b2), params.threshold),
+        };
         let lead = Mutex::new(Lead {
             stack: &mut *stack,
             failed: &mut failed,

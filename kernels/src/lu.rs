@@ -165,7 +165,9 @@ where
             apply_swaps(a.rb_mut().subcols_mut(0, k), k, &swaps[k..k2]);
             break;
         }
+        // The first section's decision was made at entry.
         let w = match panel_section(m, n, k, b, b2) {
+            _ if k == 0 => w0,
             Some(r) => gate::width::<T>(exec, r, params.threshold),
             None => 1,
         };
