@@ -22,7 +22,7 @@ use crate::pool::{PoolShared, Settle};
 use crate::section::Participant;
 use crate::sync::{lock, Mutex};
 use crate::sync::{AtomicUsize, Ordering::Relaxed};
-use crate::team::{acquire_members, run_on, Lead, TeamExec};
+use crate::team::{acquire_members, run_on, Lead, Shares, TeamExec};
 
 enum PoolRef<'a> {
     Serial,
@@ -357,13 +357,14 @@ impl<'a> Exec<'a> {
         let budget = self.budget;
         if jobs >= budget {
             let next = AtomicUsize::new(0);
-            run_on(Some(pool), members, &|_| loop {
+            let job = |_: Participant<'_>| loop {
                 let i = next.fetch_add(1, Relaxed);
                 if i >= jobs {
                     return;
                 }
                 f(i, self.child(pool, 1));
-            });
+            };
+            run_on(Some(pool), members, &job, Shares::AtOnce);
             return;
         }
         let mut stack = [0usize; 64];
@@ -395,7 +396,7 @@ impl<'a> Exec<'a> {
                 let i = p.index();
                 f(i * len / chunks..(i + 1) * len / chunks)
             };
-            return run_on(Some(pool), &members[..chunks - 1], &job);
+            return run_on(Some(pool), &members[..chunks - 1], &job, Shares::AtOnce);
         }
         match self.parallel_pool().filter(|_| chunks > 1) {
             None => f(0..len),
@@ -431,7 +432,7 @@ impl<'a> Exec<'a> {
                 let meet = || p.barrier();
                 f(Part::new(p.index(), p.width(), Some(&meet)));
             };
-            return run_on(Some(pool), &members[..width - 1], &job);
+            return run_on(Some(pool), &members[..width - 1], &job, Shares::Independent);
         }
         match self.parallel_pool().filter(|_| width > 1) {
             None => {
@@ -484,7 +485,7 @@ impl<'a> Exec<'a> {
     {
         let job = |p: Participant<'_>| f(p.index());
         if let Some((pool, members)) = self.team_members() {
-            run_on(Some(pool), members, &job);
+            run_on(Some(pool), members, &job, Shares::AtOnce);
             return Ok(());
         }
         let Some(pool) = self.parallel_pool() else {
@@ -507,7 +508,7 @@ impl<'a> Exec<'a> {
             return Err(Refused::Busy);
         }
         ledger::enter(self.root);
-        run_on(Some(pool), out, &job);
+        run_on(Some(pool), out, &job, Shares::AtOnce);
         ledger::exit(self.root);
         Ok(())
     }

@@ -227,6 +227,11 @@ impl PoolShared {
             .count()
     }
 
+    /// Claims the share last published to slot `k` when its worker has not.
+    pub(crate) fn steal(&self, k: usize) -> bool {
+        self.slots[k].steal()
+    }
+
     /// The parker of the worker serving slot `k`.
     pub(crate) fn slot_parker(&self, k: usize) -> &Parker {
         // A worker that has not arrived yet is not asleep in a barrier: a stand-in will do.
@@ -329,11 +334,14 @@ impl PoolShared {
     /// Runs the section share published to slot `k` since generation `seen`, if any.
     fn serve_section(&self, k: usize, seen: &mut usize) -> bool {
         match self.slots[k].take_share(seen) {
-            Some((section, index)) => {
-                // SAFETY: published to this slot for this generation; the leader waits for us.
+            Some(Some((section, index))) => {
+                // SAFETY: published to this slot for this generation and claimed by us; the
+                // leader waits for us.
                 unsafe { Section::run_member(section, index) };
                 true
             }
+            // The leader ran it.
+            Some(None) => true,
             None => false,
         }
     }

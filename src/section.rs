@@ -168,6 +168,13 @@ impl<'a> Section<'a> {
         }
     }
 
+    /// The leader ran share `index` itself after claiming it from a member that had not
+    /// started (see `Slot::steal`): it leaves for that member.
+    pub fn run_stolen(&self, index: usize) {
+        self.run_share(index);
+        self.pending.fetch_sub(1, AcqRel);
+    }
+
     /// Whether every member has left.
     #[inline]
     pub fn done(&self) -> bool {

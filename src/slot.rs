@@ -19,8 +19,15 @@
 //!
 //! A warm-up wake ([`Slot::wake`]) claims the flag the same way, without publishing.
 //!
+//! **Claim.** Each published share is run by exactly one thread: the worker and the leader
+//! race for it with a CAS on `claimed` (the last generation claimed) from `g - 1` to `g`. The
+//! leader tries only after its own share, only for a member it had to wake, and only in
+//! sections whose shares need not run at once ([`Slot::steal`]); the loser leaves the section
+//! alone.
+//!
 //! Checked by the loom models `slot_publish_races_member_sleep`,
-//! `slot_publish_wakes_only_its_slot` and `slot_wake_ends_member_sleep` in `tests/loom.rs`.
+//! `slot_publish_wakes_only_its_slot`, `slot_wake_ends_member_sleep` and
+//! `slot_leader_steals_a_share_once` in `tests/loom.rs`.
 
 // `pub` items here are reachable only from the loom models (`loom_api`).
 #![allow(unreachable_pub)]
@@ -52,6 +59,8 @@ pub struct Slot {
     index: AtomicUsize,
     /// `generation * GENERATION | SLEEPING`.
     word: AtomicUsize,
+    /// The last generation whose share was claimed, by the worker or by the leader.
+    claimed: AtomicUsize,
 }
 
 impl Default for Slot {
@@ -69,6 +78,7 @@ impl Slot {
             section: AtomicPtr::new(std::ptr::null_mut()),
             index: AtomicUsize::new(0),
             word: AtomicUsize::new(0),
+            claimed: AtomicUsize::new(0),
         }
     }
 
@@ -171,14 +181,39 @@ impl Slot {
         self.word.load(Relaxed) / GENERATION != seen
     }
 
-    /// Takes the share published since generation `seen`, if any, and advances `seen`.
+    /// Takes the share published since generation `seen`, if any, and advances `seen`. The
+    /// share is the worker's only if it claims it first; `None` in the tuple's place means the
+    /// leader already ran it, and the section must not be touched.
     #[inline]
-    pub fn take_share(&self, seen: &mut usize) -> Option<(*const Section<'static>, usize)> {
+    pub fn take_share(&self, seen: &mut usize) -> Option<Option<(*const Section<'static>, usize)>> {
         let g = self.word.load(Acquire) / GENERATION;
         if g == *seen {
             return None;
         }
         *seen = g;
-        Some((self.section.load(Relaxed), self.index.load(Relaxed)))
+        let mine = self.claim(g);
+        Some(mine.then(|| {
+            (
+                self.section.load(Relaxed).cast_const(),
+                self.index.load(Relaxed),
+            )
+        }))
+    }
+
+    /// The leader claims the share it published last, when the worker has not: a member that
+    /// has not started by the time the leader finished its own share (still waking, or queued
+    /// behind the leader on its CPU) would only make the leader wait. Returns whether it did;
+    /// the leader then runs the share itself.
+    pub fn steal(&self) -> bool {
+        // Only this leader publishes to the slot while it leads, so the generation is its own.
+        let g = self.word.load(Relaxed) / GENERATION;
+        self.claim(g)
+    }
+
+    /// Claims generation `g`'s share: true for exactly one caller, the worker or the leader.
+    fn claim(&self, g: usize) -> bool {
+        self.claimed
+            .compare_exchange(g - 1, g, AcqRel, Relaxed)
+            .is_ok()
     }
 }

@@ -37,6 +37,19 @@ impl Roster for SlotRoster<'_> {
     }
 }
 
+/// Whether the leader may run the share of a member that has not started (`Slot::steal`):
+/// only for sections whose participants need not run at once. `TeamExec::run`, `split`,
+/// `broadcast` and `fork` promise that every participant runs on its own thread at the same
+/// time (their shares may wait for each other by any means), so they never do.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shares {
+    /// Every share runs on its own participant's thread.
+    AtOnce,
+    /// A share whose member was asleep and has not started when the leader is done with its
+    /// own may run on the leader (the kernels' sections).
+    Independent,
+}
+
 /// Runs one section: the calling thread is participant 0, the workers of `slots` are
 /// participants `1..=slots.len()`. Returns after every participant is done; a panic in any share
 /// resumes here.
@@ -44,6 +57,7 @@ pub(crate) fn run_on(
     pool: Option<&PoolShared>,
     slots: &[usize],
     job: &(dyn Fn(Participant<'_>) + Sync),
+    shares: Shares,
 ) {
     let leader = parker::current();
     let roster = SlotRoster {
@@ -54,12 +68,28 @@ pub(crate) fn run_on(
     let polls = pool.map_or(0, PoolShared::polls);
     let section = Section::new(1 + slots.len(), job, &roster, leader, polls);
     let mut woke = false;
+    // Members the publish had to wake (the first 64): only their shares may be stolen.
+    let mut asleep = 0u64;
     if let Some(pool) = pool {
         for (i, &k) in slots.iter().enumerate() {
-            woke |= pool.publish(k, &section, i + 1);
+            let w = pool.publish(k, &section, i + 1);
+            woke |= w;
+            if w && i < 64 {
+                asleep |= 1 << i;
+            }
         }
     }
     section.run_share(0);
+    if let Some(pool) = pool.filter(|_| asleep != 0 && shares == Shares::Independent) {
+        // A member the publish had to wake that has not started by now (waking costs 50 us to
+        // milliseconds on a small host): its share runs here instead of being waited for.
+        // Spinning members are never passed over, so a hot team keeps its parallelism.
+        for (i, &k) in slots.iter().enumerate().take(64) {
+            if asleep & (1 << i) != 0 && !section.done() && pool.steal(k) {
+                section.run_stolen(i + 1);
+            }
+        }
+    }
     section.join(leader, woke);
     section.resume_panic();
 }
@@ -114,7 +144,7 @@ impl<'a> TeamExec<'a> {
     where
         F: Fn(Participant<'_>) + Sync,
     {
-        run_on(self.pool, self.members, &f);
+        run_on(self.pool, self.members, &f, Shares::AtOnce);
     }
 
     /// Runs child teams at once: child `i` has `sizes[i]` participants and its own leader
@@ -152,7 +182,7 @@ impl<'a> TeamExec<'a> {
             };
             f(i, TeamExec::new(self.pool, group));
         };
-        run_on(self.pool, leaders, &job);
+        run_on(self.pool, leaders, &job, Shares::AtOnce);
         Ok(())
     }
 

@@ -264,9 +264,11 @@ fn member_loop(slot: &Slot, parker: &Parker, sleepers: &AtomicUsize) -> usize {
     let mut seen = 0;
     let mut woke = 0;
     loop {
-        if let Some((section, index)) = slot.take_share(&mut seen) {
-            // SAFETY: published to this slot; the leader waits for us.
-            unsafe { Section::run_member(section, index) };
+        if let Some(share) = slot.take_share(&mut seen) {
+            if let Some((section, index)) = share {
+                // SAFETY: published to this slot and claimed by us; the leader waits for us.
+                unsafe { Section::run_member(section, index) };
+            }
             return woke;
         }
         if slot.sleep(parker, sleepers, seen, || false) {
@@ -365,5 +367,45 @@ fn slot_wake_ends_member_sleep() {
         }
         member.join().unwrap();
         assert_eq!(sleepers.load(Relaxed), 0);
+    });
+}
+
+/// A leader done with its share claims the share of a member that has not started and runs it;
+/// the member that arrives later leaves the section alone. Every share runs exactly once.
+///
+/// Guards the claim in `Slot::take_share`. Without it (the worker takes every share it sees)
+/// the member runs a share the leader already ran, and the count fails (checked with
+/// `scripts/loom-mutants.sh steal`).
+#[test]
+fn slot_leader_steals_a_share_once() {
+    loom::model(|| {
+        let roster = parkers(2);
+        let slot = Arc::new(Slot::new());
+        let sleepers = Arc::new(AtomicUsize::new(0));
+        slot.set_parker(&roster.0[1]);
+        let ran = Arc::new(AtomicUsize::new(0));
+        let runs = Arc::new(AtomicUsize::new(0));
+        let member = {
+            let (roster, slot, sleepers) = (roster.clone(), slot.clone(), sleepers.clone());
+            thread::spawn(move || member_loop(&slot, &roster.0[1], &sleepers))
+        };
+        {
+            let (ran, runs) = (ran.clone(), runs.clone());
+            let job = move |p: Participant<'_>| {
+                ran.fetch_add(p.index() + 1, Relaxed);
+                runs.fetch_add(1, Relaxed);
+            };
+            let section = Section::new(2, &job, &*roster, &roster.0[0], 0);
+            let woke = slot.publish(&section, 1, &sleepers);
+            section.run_share(0);
+            if !section.done() && slot.steal() {
+                section.run_stolen(1);
+            }
+            section.join(&roster.0[0], woke);
+            // The section lives until the member is gone, so a member that wrongly runs a
+            // stolen share is counted rather than touching freed memory.
+            member.join().unwrap();
+        }
+        assert_eq!((ran.load(Relaxed), runs.load(Relaxed)), (3, 2));
     });
 }

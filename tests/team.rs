@@ -342,3 +342,43 @@ fn the_leading_thread_gets_a_serial_team_instead_of_waiting_for_itself() {
     assert_eq!(Executor::width(&team), 2);
     assert_eq!(team.exec(2).budget(), 2);
 }
+
+/// `run` promises every participant its own thread at once, so shares may wait for each other
+/// without a barrier: the leader never runs a late member's share, even one it had to wake (a
+/// team per call, whose members start asleep in the reserve).
+#[test]
+fn run_never_takes_a_late_members_share() {
+    for _ in 0..50 {
+        let team = team(2);
+        let flag = AtomicBool::new(false);
+        team.exec(2)
+            .team(|t| {
+                t.run(|p| {
+                    if p.index() == 0 {
+                        // Waits for participant 1, which must be running elsewhere.
+                        while !flag.load(Acquire) {
+                            std::hint::spin_loop();
+                        }
+                    } else {
+                        flag.store(true, Release);
+                    }
+                })
+            })
+            .unwrap();
+    }
+}
+
+/// A kernel's section whose member was asleep may run the member's share on the leader; the
+/// results are the same either way.
+#[test]
+fn kernel_sections_on_teams_per_call_are_complete() {
+    use teamalg::kernels::par::{Executor, Part};
+    for _ in 0..50 {
+        let team = team(2);
+        let hits: Vec<AtomicUsize> = (0..2).map(|_| AtomicUsize::new(0)).collect();
+        Executor::run(&team, 2, &|p: Part<'_>| {
+            hits[p.index()].fetch_add(1, Relaxed);
+        });
+        assert!(hits.iter().all(|h| h.load(Relaxed) == 1));
+    }
+}
