@@ -15,25 +15,15 @@ use teamalg::{Exec, Pool};
 
 #[path = "common/sample.rs"]
 mod sample;
-use sample::{mat, Sample};
+use sample::{plain_tokens, serial_executors, team, team_executors, Sample};
 
 /// The value the strict upper triangle holds: the kernel must not read it.
 const UPPER: f64 = f64::NAN;
 
 /// `B B^H + n I` in the lower triangle, `UPPER` above it.
 fn spd<T: Sample>(n: usize, seed: f64) -> Mat<T> {
-    let b = mat::<T>(n, n, seed);
-    let mut a = Mat::<T>::zeros(n, n);
-    faer_matmul(
-        a.as_mut(),
-        Accum::Replace,
-        b.as_ref(),
-        b.adjoint(),
-        T::one(),
-        Par::Seq,
-    );
+    let mut a = sample::spd::<T>(n, seed);
     for j in 0..n {
-        a[(j, j)] += from_f64::<T>(n as f64);
         for i in 0..j {
             a[(i, j)] = from_f64::<T>(UPPER);
         }
@@ -42,7 +32,7 @@ fn spd<T: Sample>(n: usize, seed: f64) -> Mat<T> {
 }
 
 fn factor<T: Sample>(
-    exec: &impl Executor,
+    exec: &dyn Executor,
     a: &Mat<T>,
     bs: usize,
     force: bool,
@@ -61,7 +51,7 @@ fn factor<T: Sample>(
     (f, r)
 }
 
-fn check<T: Sample>(exec: &impl Executor, n: usize, bs: usize, force: bool) {
+fn check<T: Sample>(exec: &dyn Executor, n: usize, bs: usize, force: bool) {
     let a = spd::<T>(n, 0.29);
     let (f, r) = factor(exec, &a, bs, force);
     assert_eq!(r, Ok(()), "{n}");
@@ -86,7 +76,7 @@ fn check<T: Sample>(exec: &impl Executor, n: usize, bs: usize, force: bool) {
     }
 }
 
-fn all_types(exec: &impl Executor, force: bool) {
+fn all_types(exec: &dyn Executor, force: bool) {
     for bs in [4, 0] {
         let b = if bs == 0 { 64 } else { bs };
         for n in [0, 1, 2, 3, b - 1, b, b + 1, 127, 128, 129, 257] {
@@ -100,40 +90,24 @@ fn all_types(exec: &impl Executor, force: bool) {
 
 #[test]
 fn serial() {
-    all_types(&Seq, true);
-    all_types(&Exec::serial(), false);
+    serial_executors(all_types);
 }
 
 #[test]
 fn plain_token() {
-    let pool = Pool::builder().threads(3).build().unwrap();
-    all_types(&Exec::new(&pool, 3).unwrap(), true);
-    all_types(&Exec::new(&pool, 2).unwrap(), false);
+    plain_tokens(all_types);
 }
 
 #[test]
 fn team_and_team_token() {
-    let team = Pool::builder()
-        .threads(3)
-        .build()
-        .unwrap()
-        .into_team(3)
-        .unwrap();
-    all_types(&team, true);
-    team.exec(3).team(|t| all_types(&t, true)).unwrap();
-    all_types(&team.exec(2), false);
+    team_executors(all_types);
 }
 
 /// Serial faer, a plain token and a team give the same factor to rounding.
 #[test]
 fn same_factor_on_every_executor() {
     let pool = Pool::builder().threads(2).build().unwrap();
-    let team = Pool::builder()
-        .threads(2)
-        .build()
-        .unwrap()
-        .into_team(2)
-        .unwrap();
+    let team = team(2);
     for n in [100, 257] {
         let a = spd::<c64>(n, 0.61);
         let (want, _) = factor(&Seq, &a, 16, true);
@@ -169,19 +143,14 @@ proptest::proptest! {
 
 thread_local! {
     /// One team per test thread for the property test's cases.
-    static TEAM: teamalg::Team = Pool::builder().threads(2).build().unwrap().into_team(2).unwrap();
+    static TEAM: teamalg::Team = team(2);
 }
 
 /// A matrix that stops being positive definite at column j reports j, on every executor and
 /// also when the failing block is factored by the lookahead inside a section.
 #[test]
 fn not_positive_definite_reports_the_column() {
-    let team = Pool::builder()
-        .threads(2)
-        .build()
-        .unwrap()
-        .into_team(2)
-        .unwrap();
+    let team = team(2);
     for j in [0, 3, 37, 99] {
         let mut a = spd::<f64>(100, 0.5);
         a[(j, j)] = -1e4;
@@ -198,12 +167,7 @@ fn not_positive_definite_reports_the_column() {
 /// NaN input ends without hanging: an error at the first column it reaches, or NaN out.
 #[test]
 fn nan_input_does_not_hang() {
-    let team = Pool::builder()
-        .threads(2)
-        .build()
-        .unwrap()
-        .into_team(2)
-        .unwrap();
+    let team = team(2);
     let mut a = spd::<f64>(150, 0.3);
     a[(70, 3)] = f64::NAN;
     for (f, r) in [factor(&team, &a, 16, true), factor(&Seq, &a, 16, true)] {

@@ -9,10 +9,10 @@ use teamalg::{Exec, Pool};
 
 #[path = "common/sample.rs"]
 mod sample;
-use sample::{mat, Sample};
+use sample::{mat, plain_tokens, serial_executors, team, team_executors, Sample};
 
 /// Checks `C (accum)= A B` on `exec` against faer's serial result.
-fn check<T: Sample>(exec: &impl Executor, m: usize, n: usize, k: usize, accum: Accum, force: bool) {
+fn check<T: Sample>(exec: &dyn Executor, m: usize, n: usize, k: usize, accum: Accum, force: bool) {
     let (a, b) = (mat::<T>(m, k, 0.37), mat::<T>(k, n, 0.71));
     let c0 = mat::<T>(m, n, 0.13);
     let mut want = c0.clone();
@@ -65,7 +65,7 @@ fn shapes() -> Vec<(usize, usize, usize)> {
     v
 }
 
-fn all_types(exec: &impl Executor, force: bool) {
+fn all_types(exec: &dyn Executor, force: bool) {
     for (m, n, k) in shapes() {
         for accum in [Accum::Replace, Accum::Add] {
             check::<f64>(exec, m, n, k, accum, force);
@@ -78,39 +78,22 @@ fn all_types(exec: &impl Executor, force: bool) {
 
 #[test]
 fn serial() {
-    all_types(&Seq, true);
-    all_types(&Exec::serial(), false);
+    serial_executors(all_types);
 }
 
 #[test]
 fn plain_token() {
-    let pool = Pool::builder().threads(3).build().unwrap();
-    all_types(&Exec::new(&pool, 3).unwrap(), true);
-    all_types(&Exec::new(&pool, 2).unwrap(), false);
+    plain_tokens(all_types);
 }
 
 #[test]
 fn team_and_team_token() {
-    let team = Pool::builder()
-        .threads(3)
-        .build()
-        .unwrap()
-        .into_team(3)
-        .unwrap();
-    all_types(&team, true);
-    all_types(&team.exec(3), true);
-    team.exec(3).team(|t| all_types(&t, true)).unwrap();
-    all_types(&team.exec(2), false);
+    team_executors(all_types);
 }
 
 #[test]
 fn random_shapes_on_a_team() {
-    let team = Pool::builder()
-        .threads(2)
-        .build()
-        .unwrap()
-        .into_team(2)
-        .unwrap();
+    let team = team(2);
     let mut x = 12345u64;
     let mut next = |n: u64| {
         x ^= x << 13;

@@ -4,16 +4,15 @@
 
 use faer::{Accum, Mat};
 use teamalg::gates::trace;
-use teamalg::{linalg, Pool};
+use teamalg::linalg;
+
+#[path = "common/sample.rs"]
+mod sample;
+use sample::team;
 
 #[test]
 fn every_region_records_its_decision() {
-    let team = Pool::builder()
-        .threads(2)
-        .build()
-        .unwrap()
-        .into_team(2)
-        .unwrap();
+    let team = team(2);
     trace::enable();
     trace::drain();
 

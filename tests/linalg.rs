@@ -6,20 +6,11 @@ use faer::traits::math_utils::zero;
 use faer::{c64, Accum, Mat, Par};
 use teamalg::kernels::par::Executor;
 use teamalg::linalg::{self, LinalgError};
-use teamalg::{Exec, Pool, Team};
+use teamalg::{Exec, Pool};
 
 #[path = "common/sample.rs"]
 mod sample;
-use sample::{mat, Sample};
-
-fn team() -> Team {
-    Pool::builder()
-        .threads(2)
-        .build()
-        .unwrap()
-        .into_team(2)
-        .unwrap()
-}
+use sample::{mat, team, Sample};
 
 /// The largest entry of `A X - B`.
 fn residual<T: Sample>(a: &Mat<T>, x: &Mat<T>, b: &Mat<T>) -> f64 {
@@ -72,7 +63,7 @@ fn lu_solves<T: Sample>(exec: &impl Executor, n: usize) {
 
 #[test]
 fn lu_solves_on_every_executor() {
-    let team = team();
+    let team = team(2);
     let pool = Pool::builder().threads(2).build().unwrap();
     for n in [0, 1, 5, 64, 300] {
         lu_solves::<f64>(&Exec::serial(), n);
@@ -85,7 +76,7 @@ fn lu_solves_on_every_executor() {
 
 #[test]
 fn lu_determinant_matches_faer() {
-    let team = team();
+    let team = team(2);
     for n in [1, 2, 7, 40] {
         let a = mat::<f64>(n, n, 0.77);
         let want = a.determinant();
@@ -126,7 +117,7 @@ fn singular_lu_reports_and_refuses_to_solve() {
 
 #[test]
 fn rectangular_lu_factors_but_has_no_determinant_or_solve() {
-    let team = team();
+    let team = team(2);
     for (m, n) in [(9, 4), (4, 9)] {
         let a = mat::<f64>(m, n, 0.3);
         let mut f = a.clone();
@@ -158,20 +149,7 @@ fn rectangular_lu_factors_but_has_no_determinant_or_solve() {
 
 /// `B B^H + n I`, Hermitian positive definite.
 fn spd<T: Sample>(n: usize) -> Mat<T> {
-    let b = mat::<T>(n, n, 0.61);
-    let mut a = Mat::<T>::zeros(n, n);
-    faer_matmul(
-        a.as_mut(),
-        Accum::Replace,
-        b.as_ref(),
-        b.adjoint(),
-        T::one(),
-        Par::Seq,
-    );
-    for i in 0..n {
-        a[(i, i)] += faer::traits::math_utils::from_f64::<T>(n as f64);
-    }
-    a
+    sample::spd(n, 0.61)
 }
 
 fn cholesky_solves<T: Sample>(exec: &impl Executor, n: usize) {
@@ -192,7 +170,7 @@ fn cholesky_solves<T: Sample>(exec: &impl Executor, n: usize) {
 
 #[test]
 fn cholesky_solves_on_every_executor() {
-    let team = team();
+    let team = team(2);
     let pool = Pool::builder().threads(2).build().unwrap();
     for n in [0, 1, 5, 64, 300] {
         cholesky_solves::<f64>(&Exec::serial(), n);
@@ -205,7 +183,7 @@ fn cholesky_solves_on_every_executor() {
 
 #[test]
 fn cholesky_errors_are_typed_and_keep_the_input() {
-    let team = team();
+    let team = team(2);
     let mut a = Mat::<f64>::zeros(3, 4);
     assert_eq!(
         linalg::cholesky(a.as_mut(), &team).err(),

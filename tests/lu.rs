@@ -11,12 +11,12 @@ use teamalg::{Exec, Pool};
 
 #[path = "common/sample.rs"]
 mod sample;
-use sample::{mat, Sample};
+use sample::{mat, plain_tokens, serial_executors, team, team_executors, Sample};
 
 /// Factors `a` on `exec` with panels of `bs` (0: the default); `force` sends every section
 /// to the full width.
 fn factor<T: Sample>(
-    exec: &impl Executor,
+    exec: &dyn Executor,
     a: &Mat<T>,
     bs: usize,
     force: bool,
@@ -90,7 +90,7 @@ fn residual<T: Sample>(a: &Mat<T>, f: &Mat<T>, swaps: &[usize]) -> f64 {
     worst
 }
 
-fn check<T: Sample>(exec: &impl Executor, m: usize, n: usize, bs: usize, force: bool) {
+fn check<T: Sample>(exec: &dyn Executor, m: usize, n: usize, bs: usize, force: bool) {
     let a = mat::<T>(m, n, 0.37);
     let (f, swaps, info) = factor(exec, &a, bs, force);
     assert_eq!(info.zero_pivot, None, "{m}x{n}");
@@ -114,7 +114,7 @@ fn shapes(bs: usize) -> Vec<(usize, usize)> {
     v
 }
 
-fn all_types(exec: &impl Executor, force: bool) {
+fn all_types(exec: &dyn Executor, force: bool) {
     for bs in [4, 0] {
         for (m, n) in shapes(if bs == 0 { 64 } else { bs }) {
             check::<f64>(exec, m, n, bs, force);
@@ -127,28 +127,17 @@ fn all_types(exec: &impl Executor, force: bool) {
 
 #[test]
 fn serial() {
-    all_types(&Seq, true);
-    all_types(&Exec::serial(), false);
+    serial_executors(all_types);
 }
 
 #[test]
 fn plain_token() {
-    let pool = Pool::builder().threads(3).build().unwrap();
-    all_types(&Exec::new(&pool, 3).unwrap(), true);
-    all_types(&Exec::new(&pool, 2).unwrap(), false);
+    plain_tokens(all_types);
 }
 
 #[test]
 fn team_and_team_token() {
-    let team = Pool::builder()
-        .threads(3)
-        .build()
-        .unwrap()
-        .into_team(3)
-        .unwrap();
-    all_types(&team, true);
-    team.exec(3).team(|t| all_types(&t, true)).unwrap();
-    all_types(&team.exec(2), false);
+    team_executors(all_types);
 }
 
 /// Serial faer, the blocked kernel on one thread, on a plain token and on a team: the same
@@ -156,12 +145,7 @@ fn team_and_team_token() {
 #[test]
 fn same_factors_on_every_executor() {
     let pool = Pool::builder().threads(2).build().unwrap();
-    let team = Pool::builder()
-        .threads(2)
-        .build()
-        .unwrap()
-        .into_team(2)
-        .unwrap();
+    let team = team(2);
     for (m, n) in [(200, 200), (257, 130), (130, 257)] {
         let a = mat::<f64>(m, n, 0.91);
         let (want, want_swaps, _) = factor(&Seq, &a, 16, true);
@@ -204,19 +188,14 @@ proptest::proptest! {
 
 thread_local! {
     /// One team per test thread for the property test's cases.
-    static TEAM: teamalg::Team = Pool::builder().threads(2).build().unwrap().into_team(2).unwrap();
+    static TEAM: teamalg::Team = team(2);
 }
 
 /// A matrix with an exact zero pivot reports its first one, on every executor, also when the
 /// singular panel is factored by the lookahead inside a section.
 #[test]
 fn singular_input_reports_the_first_zero_pivot() {
-    let team = Pool::builder()
-        .threads(2)
-        .build()
-        .unwrap()
-        .into_team(2)
-        .unwrap();
+    let team = team(2);
     for zero_col in [0, 2, 37, 99] {
         let mut a = mat::<f64>(100, 100, 0.5);
         for i in 0..100 {
@@ -238,12 +217,7 @@ fn singular_input_reports_the_first_zero_pivot() {
 
 #[test]
 fn nan_in_gives_nan_out_without_hanging() {
-    let team = Pool::builder()
-        .threads(2)
-        .build()
-        .unwrap()
-        .into_team(2)
-        .unwrap();
+    let team = team(2);
     let mut a = mat::<f64>(150, 150, 0.3);
     a[(70, 3)] = f64::NAN;
     let (f, _, _) = factor(&team, &a, 16, true);

@@ -158,10 +158,10 @@ fn section(n: usize, k: usize, b: usize, b2: usize) -> Region {
     Region {
         site: "cholesky/panel",
         dims: [n - k, t, b],
-        units: crate::lu::parallel_units(lead, shared),
+        units: gate::lookahead_units(lead, shared),
         family: Family::Gemm,
         sections: 1,
-        min_estimate: crate::lu::MIN_SECTION,
+        min_estimate: gate::MIN_PANEL_SECTION,
     }
 }
 

@@ -7,6 +7,27 @@ use teamalg_gates::{width_for_by, Family, ParThreshold, Scalar};
 
 use crate::par::Executor;
 
+/// The least estimated work of a GEMM (or triangular solve) section that goes parallel. On the
+/// 2-vCPU development VM a c64 GEMM of 32 (5.4 us estimated) two wide took 1.18x its serial
+/// time, while f64 of 64 (9.7 us) took 0.72 to 0.77x: below this, halving a tiny product costs
+/// more (in the product's own efficiency and in the member's cache) than the dispatch shows.
+pub(crate) const MIN_PRODUCT_SECTION: Duration = Duration::from_micros(8);
+
+/// The least estimated work of an LU or Cholesky panel section that goes parallel. On the 2-vCPU development VM, LU
+/// of 128 and 192 (f64) with their sections two wide (16 to 40 us each) took 1.06 to 1.17x faer's
+/// serial time: such sections lose to the lead's panel work and to cache traffic, which a
+/// dispatch cost of under a microsecond does not show. With this floor every size up to 384 was
+/// within 1.005x of serial, and 256 to 384 already gain where their first sections pay.
+pub(crate) const MIN_PANEL_SECTION: Duration = Duration::from_micros(60);
+
+/// The work the gate weighs for a lookahead section (LU, Cholesky) whose lead alone does `lead` units and whose other
+/// `shared` units any participant may do: going two wide saves `shared` when that is smaller
+/// than `lead`, half of all otherwise, the saving the gate's rule assumes of `min(all, 2 x
+/// shared)` units.
+pub(crate) fn lookahead_units(lead: f64, shared: f64) -> f64 {
+    (lead + shared).min(2.0 * shared)
+}
+
 /// A region about to run: where it is, how big, how many sections it makes.
 #[derive(Debug, Clone, Copy)]
 pub struct Region {

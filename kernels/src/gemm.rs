@@ -13,12 +13,6 @@ use crate::gate::{self, Region};
 use crate::par::{Executor, Part};
 use crate::tiles::Tiles;
 
-/// The least estimated work of a GEMM (or triangular solve) section that goes parallel. On the
-/// 2-vCPU development VM a c64 GEMM of 32 (5.4 us estimated) two wide took 1.18x its serial
-/// time, while f64 of 64 (9.7 us) took 0.72 to 0.77x: below this, halving a tiny product costs
-/// more (in the product's own efficiency and in the member's cache) than the dispatch shows.
-pub(crate) const MIN_SECTION: std::time::Duration = std::time::Duration::from_micros(8);
-
 /// Parameters of [`matmul`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GemmParams {
@@ -61,7 +55,7 @@ pub fn matmul<T>(
         units: m as f64 * n as f64 * k as f64,
         family: Family::Gemm,
         sections: 1,
-        min_estimate: MIN_SECTION,
+        min_estimate: gate::MIN_PRODUCT_SECTION,
     };
     let by_rows = m >= n.min(exec.width());
     let w = gate::width::<T>(exec, region, params.threshold).min(if by_rows { m } else { n });

@@ -34,13 +34,6 @@ use crate::tiles::Tiles;
 /// each section's busy times then correct it ([`LeadCost`]).
 const PANEL_COST: f64 = 2.0;
 
-/// The least estimated work of a section that goes parallel. On the 2-vCPU development VM, LU
-/// of 128 and 192 (f64) with their sections two wide (16 to 40 us each) took 1.06 to 1.17x faer's
-/// serial time: such sections lose to the lead's panel work and to cache traffic, which a
-/// dispatch cost of under a microsecond does not show. With this floor every size up to 384 was
-/// within 1.005x of serial, and 256 to 384 already gain where their first sections pay.
-pub(crate) const MIN_SECTION: std::time::Duration = std::time::Duration::from_micros(60);
-
 /// Parameters of [`lu_in_place`].
 #[derive(Debug, Clone, Copy)]
 pub struct LuParams {
@@ -166,10 +159,10 @@ where
             break;
         }
         // The first section's decision was made at entry.
-        let w = match panel_section(m, n, k, b, b2) {
-            _ if k == 0 => w0,
-            Some(r) => gate::width::<T>(exec, r, params.threshold),
-            None => 1,
+        let w = if k == 0 {
+            w0
+        } else {
+            panel_section(m, n, k, b, b2).map_or(1, |r| gate::width::<T>(exec, r, params.threshold))
         };
         let (done, rest) = swaps.split_at_mut(k2);
         let lead = Mutex::new(Lead {
@@ -215,19 +208,11 @@ fn panel_section(m: usize, n: usize, k: usize, b: usize, b2: usize) -> Option<Re
     Some(Region {
         site: "lu/panel",
         dims: [m - k, n - k, b],
-        units: parallel_units(lead, shared),
+        units: gate::lookahead_units(lead, shared),
         family: Family::Gemm,
         sections: 1,
-        min_estimate: MIN_SECTION,
+        min_estimate: gate::MIN_PANEL_SECTION,
     })
-}
-
-/// The work the gate weighs for a section whose lead alone does `lead` units and whose other
-/// `shared` units any participant may do: going two wide saves `shared` when that is smaller
-/// than `lead`, half of all otherwise, the saving the gate's rule assumes of `min(all, 2 x
-/// shared)` units.
-pub(crate) fn parallel_units(lead: f64, shared: f64) -> f64 {
-    (lead + shared).min(2.0 * shared)
 }
 
 /// Multiply-adds to update one trailing column: the triangular solve and the GEMM.
@@ -337,8 +322,9 @@ fn update<T: ComplexField>(
 }
 
 /// Swaps row `k + j` with row `swaps[j]` for each `j` in order, one column at a time (a column
-/// stays in cache while all its swaps run).
-fn apply_swaps<T>(mut cols: MatMut<'_, T>, k: usize, swaps: &[usize]) {
+/// stays in cache while all its swaps run). With `k = 0` and the swaps of [`lu_in_place`], this
+/// applies `P` to the rows of `cols`.
+pub fn apply_swaps<T>(mut cols: MatMut<'_, T>, k: usize, swaps: &[usize]) {
     for j in 0..cols.ncols() {
         let mut col = cols.rb_mut().col_mut(j);
         if let Some(c) = col.rb_mut().try_as_col_major_mut() {

@@ -106,7 +106,7 @@ pub fn solve_in_place<T>(
         units: n as f64 * n as f64 * k as f64 / 2.0,
         family: Family::Gemm,
         sections: 1,
-        min_estimate: crate::gemm::MIN_SECTION,
+        min_estimate: gate::MIN_PRODUCT_SECTION,
     };
     let w = gate::width::<T>(exec, region, params.threshold).min(k);
     if w <= 1 {

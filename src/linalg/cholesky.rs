@@ -2,7 +2,7 @@
 
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::reborrow::Reborrow;
-use faer::traits::math_utils::{conj, is_finite, zero};
+use faer::traits::math_utils::{conj, is_finite};
 use faer::traits::ComplexField;
 use faer::{Mat, MatMut, MatRef};
 use teamalg_gates::Scalar;
@@ -12,7 +12,7 @@ use teamalg_kernels::cholesky::{
 use teamalg_kernels::par::Executor;
 use teamalg_kernels::triangular::{self, Diag, Side, SolveParams, Triangle};
 
-use super::{check_rhs, LinalgError};
+use super::{check_rhs, lower, LinalgError};
 
 /// The factorization `A = L L^H` of a Hermitian positive definite matrix, held in the lower
 /// triangle of the matrix it was computed in.
@@ -91,14 +91,7 @@ where
 
     /// `L`, lower triangular with a real positive diagonal.
     pub fn l(&self) -> Mat<T> {
-        let f = self.factors();
-        Mat::from_fn(f.nrows(), f.ncols(), |i, j| {
-            if i >= j {
-                f[(i, j)].clone()
-            } else {
-                zero()
-            }
-        })
+        lower(self.factors(), false)
     }
 
     /// Overwrites `b` with the solution `X` of `A X = B`, on `exec`.

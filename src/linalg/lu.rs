@@ -5,11 +5,11 @@ use faer::traits::math_utils::{mul, neg, one, zero};
 use faer::traits::ComplexField;
 use faer::{Mat, MatMut, MatRef};
 use teamalg_gates::Scalar;
-use teamalg_kernels::lu::{lu_in_place, lu_in_place_scratch, LuInfo, LuParams};
+use teamalg_kernels::lu::{apply_swaps, lu_in_place, lu_in_place_scratch, LuInfo, LuParams};
 use teamalg_kernels::par::Executor;
 use teamalg_kernels::triangular::{self, Diag, Side, SolveParams, Triangle};
 
-use super::{check_rhs, LinalgError};
+use super::{check_rhs, lower, LinalgError};
 
 /// The factorization `P A = L U` of an `m x n` matrix, held in the matrix it was computed in
 /// (`L` below the diagonal with an implicit unit diagonal, `U` on and above it).
@@ -79,12 +79,7 @@ where
     /// `L`, `m x min(m, n)`, unit lower triangular.
     pub fn l(&self) -> Mat<T> {
         let f = self.factors();
-        let s = f.nrows().min(f.ncols());
-        Mat::from_fn(f.nrows(), s, |i, j| match i.cmp(&j) {
-            std::cmp::Ordering::Greater => f[(i, j)].clone(),
-            std::cmp::Ordering::Equal => one(),
-            std::cmp::Ordering::Less => zero(),
-        })
+        lower(f.subcols(0, f.nrows().min(f.ncols())), true)
     }
 
     /// `U`, `min(m, n) x n`, upper triangular.
@@ -166,15 +161,7 @@ where
             return Err(LinalgError::Singular { index });
         }
         let mut b = b;
-        for (j, &s) in self.swaps.iter().enumerate() {
-            if s != j {
-                for c in 0..b.ncols() {
-                    let x = b[(j, c)].clone();
-                    b[(j, c)] = b[(s, c)].clone();
-                    b[(s, c)] = x;
-                }
-            }
-        }
+        apply_swaps(b.as_mut(), 0, &self.swaps);
         let p = SolveParams::default();
         let (left, lower, upper) = (Side::Left, Triangle::Lower, Triangle::Upper);
         triangular::solve_in_place(f, b.as_mut(), left, lower, Diag::Unit, exec, p);

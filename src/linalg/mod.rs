@@ -140,6 +140,17 @@ where
     Ok(())
 }
 
+/// The lower triangle of `f` (ones on the diagonal when `unit`), zeros above it.
+fn lower<T: ComplexField>(f: MatRef<'_, T>, unit: bool) -> faer::Mat<T> {
+    use faer::traits::math_utils::{one, zero};
+    faer::Mat::from_fn(f.nrows(), f.ncols(), |i, j| match i.cmp(&j) {
+        std::cmp::Ordering::Greater => f[(i, j)].clone(),
+        std::cmp::Ordering::Equal if unit => one(),
+        std::cmp::Ordering::Equal => f[(i, j)].clone(),
+        std::cmp::Ordering::Less => zero(),
+    })
+}
+
 /// Checks that `b` has `n` rows for a solve with an `n x n` factorization.
 fn check_rhs<T>(op: &'static str, n: usize, b: &MatMut<'_, T>) -> Result<(), LinalgError> {
     if b.nrows() == n {

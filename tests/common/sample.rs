@@ -1,10 +1,14 @@
-//! Scalar types and reproducible matrices for the kernel tests.
+//! Scalar types, reproducible matrices and the executors for the kernel tests.
 
 #![allow(dead_code)] // each test file uses its own part
 
+use faer::linalg::matmul::matmul as faer_matmul;
+use faer::traits::math_utils::from_f64;
 use faer::traits::ComplexField;
-use faer::{c32, c64, Mat};
+use faer::{c32, c64, Accum, Mat, Par};
 use teamalg::gates::Scalar;
+use teamalg::kernels::par::{Executor, Seq};
+use teamalg::{Exec, Pool, Team};
 
 pub(crate) trait Sample: ComplexField + Scalar + Send + Sync + Copy {
     fn sample(i: usize, j: usize, seed: f64) -> Self;
@@ -86,4 +90,56 @@ impl Sample for c32 {
 
 pub(crate) fn mat<T: Sample>(m: usize, n: usize, seed: f64) -> Mat<T> {
     Mat::from_fn(m, n, |i, j| T::sample(i, j, seed))
+}
+
+/// `B B^H + n I` for a reproducible `B`: Hermitian positive definite.
+pub(crate) fn spd<T: Sample>(n: usize, seed: f64) -> Mat<T> {
+    let b = mat::<T>(n, n, seed);
+    let mut a = Mat::<T>::zeros(n, n);
+    faer_matmul(
+        a.as_mut(),
+        Accum::Replace,
+        b.as_ref(),
+        b.adjoint(),
+        T::one(),
+        Par::Seq,
+    );
+    for i in 0..n {
+        a[(i, i)] += from_f64::<T>(n as f64);
+    }
+    a
+}
+
+/// A team of `width` on a pool of its own.
+pub(crate) fn team(width: usize) -> Team {
+    Pool::builder()
+        .threads(width)
+        .build()
+        .unwrap()
+        .into_team(width)
+        .unwrap()
+}
+
+/// Runs `f` on the serial executors: `Seq` (forced: the kernels must cope with a forced width
+/// they cannot have) and a serial token (gated).
+pub(crate) fn serial_executors(f: impl Fn(&dyn Executor, bool)) {
+    f(&Seq, true);
+    f(&Exec::serial(), false);
+}
+
+/// Runs `f` on plain tokens of a pool of 3: all of it, forced, and two of it, gated.
+pub(crate) fn plain_tokens(f: impl Fn(&dyn Executor, bool)) {
+    let pool = Pool::builder().threads(3).build().unwrap();
+    f(&Exec::new(&pool, 3).unwrap(), true);
+    f(&Exec::new(&pool, 2).unwrap(), false);
+}
+
+/// Runs `f` on a team of 3 (the team itself, a team token, a scoped team; forced) and on a
+/// team token of 2 (gated).
+pub(crate) fn team_executors(f: impl Fn(&dyn Executor, bool)) {
+    let team = team(3);
+    f(&team, true);
+    f(&team.exec(3), true);
+    team.exec(3).team(|t| f(&t, true)).unwrap();
+    f(&team.exec(2), false);
 }
