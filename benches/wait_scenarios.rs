@@ -8,7 +8,8 @@
 //!
 //! Scenarios (a *call* is what one timing covers; median, p90 and max per call):
 //! - `sections`: 200 sections of 5 / 20 / 50 us of busy work per participant, team held;
-//! - `gaps`: the caller sleeps 0 / 100 us / 1 ms / 10 ms, then 10 sections of 5 us; the first
+//! - `gaps`: the caller sleeps 0 / 100 us / 1 ms / 10 ms / 50 ms / 200 ms, then 10 sections of
+//!   5 us; the first
 //!   section and the whole call are reported;
 //! - `acquire`: 50 sections of 20 us with the team held (`held_team`), the pool held and the team
 //!   reserved per call (`held_pool`), and a pool built per call (`fresh_pool`, whose phases
@@ -188,6 +189,17 @@ fn measure(calls: usize, mut f: impl FnMut()) -> (Stats, WaitCounters) {
     (Stats::of(v), counters::snapshot() - before)
 }
 
+/// The gaps of the `gaps` scenario (name, microseconds): at 50 ms and 200 ms the members have
+/// long stopped spinning and sleep.
+const GAPS: [(&str, u64); 6] = [
+    ("0", 0),
+    ("100us", 100),
+    ("1ms", 1000),
+    ("10ms", 10_000),
+    ("50ms", 50_000),
+    ("200ms", 200_000),
+];
+
 fn us(x: u64) -> Duration {
     Duration::from_micros(x)
 }
@@ -233,7 +245,7 @@ fn teamalg_arm(o: &Opts, w: usize, sink: &mut Sink) {
     }
     if want("gaps") {
         let t = team(w, o);
-        for (name, gap) in [("0", 0), ("100us", 100), ("1ms", 1000), ("10ms", 10_000)] {
+        for (name, gap) in GAPS {
             let (mut first, mut whole) = (Vec::new(), Vec::new());
             let r = t
                 .exec(w)
@@ -387,7 +399,7 @@ fn rayon_arm(o: &Opts, w: usize, sink: &mut Sink) {
         }
     }
     if want("gaps") {
-        for (name, gap) in [("0", 0), ("100us", 100), ("1ms", 1000), ("10ms", 10_000)] {
+        for (name, gap) in GAPS {
             let (mut first, mut whole) = (Vec::new(), Vec::new());
             measure(o.calls, || {
                 p.install(|| {

@@ -45,12 +45,56 @@ impl CpuSet {
         self.count.max(1)
     }
 
-    /// Binds the calling thread to this set. Best effort: a failure leaves the affinity as it was.
-    pub(crate) fn apply(&self) {
+    /// Whether the set is known CPU by CPU (it is not where the platform gives only a count).
+    fn is_known(&self) -> bool {
+        self.bits.iter().any(|&b| b != 0)
+    }
+
+    /// Whether `cpu` is in the set (false when the set is not known CPU by CPU).
+    pub(crate) fn contains(&self, cpu: u32) -> bool {
+        let cpu = cpu as usize;
+        cpu < 1024 && self.bits[cpu / 64] & (1 << (cpu % 64)) != 0
+    }
+
+    /// The set of the one CPU `cpu`.
+    pub(crate) fn one(cpu: u32) -> CpuSet {
+        let mut bits = [0u64; 16];
+        if (cpu as usize) < 1024 {
+            bits[cpu as usize / 64] = 1 << (cpu % 64);
+        }
+        CpuSet { bits, count: 1 }
+    }
+
+    /// This set without `cpu`, when that leaves at least one CPU.
+    pub(crate) fn without(&self, cpu: u32) -> Option<CpuSet> {
+        if !self.contains(cpu) || self.count() < 2 {
+            return None;
+        }
+        let mut away = self.clone();
+        away.bits[cpu as usize / 64] &= !(1 << (cpu % 64));
+        away.count -= 1;
+        Some(away)
+    }
+
+    /// Binds the calling thread to this set. Best effort: a failure leaves the affinity as it
+    /// was, and returns false.
+    pub(crate) fn apply(&self) -> bool {
+        self.apply_to(0)
+    }
+
+    /// Binds thread `tid` (0: the calling thread) to this set; false when that failed.
+    ///
+    /// A leader uses it to move a team member queued behind it on its own CPU: on small
+    /// virtual machines the scheduler puts a woken thread on its waker's CPU even when another
+    /// CPU is idle, and two threads of a team stacked on one CPU stay there for milliseconds
+    /// before the load balancer separates them (see `docs/waiting.md`). Moving a thread that
+    /// is not running costs the caller about 14 us there and needs nothing of the mover's
+    /// target; a running thread moving itself costs its CPU about 40 us more.
+    pub(crate) fn apply_to(&self, tid: u32) -> bool {
         #[cfg(target_os = "linux")]
         {
-            if self.bits.iter().all(|&b| b == 0) {
-                return;
+            if !self.is_known() {
+                return false;
             }
             // SAFETY: plain data; zeroed is a valid empty set.
             let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
@@ -61,9 +105,32 @@ impl CpuSet {
                 }
             }
             // SAFETY: pid 0 is the calling thread; the size matches the buffer.
-            unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
+            let rc = unsafe {
+                libc::sched_setaffinity(
+                    tid as libc::pid_t,
+                    std::mem::size_of::<libc::cpu_set_t>(),
+                    &set,
+                )
+            };
+            rc == 0
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = tid;
+            false
         }
     }
+}
+
+/// The calling thread's id for [`CpuSet::apply_to`] (0 where there is none).
+pub(crate) fn current_tid() -> u32 {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: `gettid` has no preconditions and cannot fail.
+        unsafe { libc::gettid() as u32 }
+    }
+    #[cfg(not(target_os = "linux"))]
+    0
 }
 
 /// Number of CPUs in the calling thread's affinity set.

@@ -18,14 +18,14 @@ use crossbeam_utils::CachePadded;
 use teamalg_gates::DispatchCosts;
 
 use crate::batch::Batch;
-use crate::cpus::CpuSet;
+use crate::cpus::{current_tid, CpuSet};
 use crate::ledger;
 use crate::parker::{self, Parker};
 use crate::queue::Queue;
 use crate::section::Section;
 use crate::slot::{Slot, BUSY, IDLE, RESERVED, TEAM};
-use crate::sync::{fence, AtomicBool, AtomicPtr, AtomicUsize, Ordering::*};
-use crate::wait::{counters, join_after_wake, wait_staged, Waiter, THROTTLED_SPIN_POLLS};
+use crate::sync::{current_cpu, fence, AtomicBool, AtomicPtr, AtomicUsize, Ordering::*, NO_CPU};
+use crate::wait::{counters, join_after_wake, wait_staged, Crowd, Waiter, THROTTLED_SPIN_POLLS};
 
 /// Workers serving some pool right now, process-wide (for the oversubscription test).
 static SERVING: StdAtomicUsize = StdAtomicUsize::new(0);
@@ -183,6 +183,8 @@ impl PoolShared {
 
     fn reserve_as(&self, state: u8, n: usize, out: &mut [usize]) -> usize {
         let mut got = 0;
+        // The reserving thread leads the members: they keep clear of its CPU from now on.
+        let here = current_cpu();
         for (k, slot) in self.slots.iter().enumerate() {
             if got == n {
                 break;
@@ -193,6 +195,7 @@ impl PoolShared {
                     .compare_exchange(IDLE, state, Acquire, Relaxed)
                     .is_ok()
             {
+                slot.note_leader_cpu(here);
                 out[got] = k;
                 got += 1;
             }
@@ -214,16 +217,83 @@ impl PoolShared {
 
     /// Publishes share `index` of `section` to reserved slot `k`, waking it only if it sleeps.
     /// Returns whether it had to wake it.
-    pub(crate) fn publish(&self, k: usize, section: &Section<'_>, index: usize) -> bool {
-        self.slots[k].publish(section, index, &self.sleepers)
+    /// `leader_cpu` is the publishing thread's CPU. A member that last reported it is moved off
+    /// it first when it is queued behind the leader there (awake) or when it went to sleep to
+    /// leave the CPU to the leader; one that slept because its spin ran out is woken where it
+    /// is, which on small hosts is the leader's CPU: it starts within about 12 us there, where
+    /// a wake on a CPU idle for milliseconds took 75 to 90 us on the development VM.
+    pub(crate) fn publish(
+        &self,
+        k: usize,
+        section: &Section<'_>,
+        index: usize,
+        leader_cpu: u32,
+    ) -> bool {
+        let slot = &self.slots[k];
+        slot.stage(section, index);
+        slot.note_leader_cpu(leader_cpu);
+        if leader_cpu != NO_CPU
+            && slot.cpu() == leader_cpu
+            && (!slot.announced_sleep() || slot.ceded())
+        {
+            self.move_off(k, leader_cpu);
+        }
+        slot.release(&self.sleepers)
+    }
+
+    /// What a leader waiting for the members of `slots` should do about its CPU. A member that
+    /// last reported the leader's CPU is queued behind it (the leader runs): the leader moves it
+    /// off, or yields to it when it cannot. A member the publish woke (`asleep`, a bit per
+    /// member) that has not started may be queued here too (on small hosts a woken thread
+    /// lands on its waker's CPU): the leader yields until it starts.
+    pub(crate) fn crowd(&self, slots: &[usize], asleep: u64) -> Crowd {
+        let here = current_cpu();
+        let mut crowd = Crowd::Alone;
+        for (i, &k) in slots.iter().enumerate() {
+            let slot = &self.slots[k];
+            if i < 64 && asleep & (1 << i) != 0 && !slot.started() {
+                crowd = Crowd::Yield; // a short share: let it run here rather than move it
+            } else if here != NO_CPU && slot.cpu() == here && !self.move_off(k, here) {
+                crowd = Crowd::Yield;
+            }
+        }
+        crowd
+    }
+
+    /// Moves the worker of slot `k`, which is not running (the caller runs on its CPU), off
+    /// `cpu` to the rest of the pool's CPU set, and keeps it off while it is a team member.
+    /// Returns whether it did.
+    pub(crate) fn move_off(&self, k: usize, cpu: u32) -> bool {
+        let slot = &self.slots[k];
+        let tid = slot.tid();
+        let moved = tid != 0
+            && self
+                .cpus
+                .without(cpu)
+                .is_some_and(|away| away.apply_to(tid));
+        if moved {
+            slot.set_narrowed(true);
+            slot.note_cpu(NO_CPU); // until the worker reports where it went
+            counters::record_move();
+        }
+        moved
     }
 
     /// Wakes those of the team members in `slots` that sleep, so they spin through the serial
-    /// work before the caller's next section. Returns how many it woke.
+    /// work before the caller's next section. Returns how many it woke. A member is first
+    /// moved off the caller's CPU (where it would otherwise land, see `publish`): here the
+    /// point is to overlap its wake with the caller's serial work, not to start it at once.
     pub(crate) fn wake_members(&self, slots: &[usize]) -> usize {
+        let here = current_cpu();
         slots
             .iter()
-            .filter(|&&k| self.slots[k].wake(&self.sleepers))
+            .filter(|&&k| {
+                let slot = &self.slots[k];
+                if here != NO_CPU && slot.announced_sleep() {
+                    self.move_off(k, here);
+                }
+                slot.wake(&self.sleepers)
+            })
             .count()
     }
 
@@ -245,6 +315,12 @@ impl PoolShared {
         // SAFETY: a reserve worker's parker, which is never freed.
         slot.set_parker(unsafe { &*parker });
         slot.expect_sleeper(&self.sleepers);
+    }
+
+    /// Forgets the worker leased for slot `k`, whose order was taken back before it served:
+    /// nobody wakes it for this pool any more.
+    pub(crate) fn forget_worker(&self, k: usize) {
+        self.slots[k].clear_parker();
     }
 
     /// Forgets `n` workers that never arrived (a failed build), so shutdown does not wait for
@@ -333,8 +409,11 @@ impl PoolShared {
 
     /// Runs the section share published to slot `k` since generation `seen`, if any.
     fn serve_section(&self, k: usize, seen: &mut usize) -> bool {
-        match self.slots[k].take_share(seen) {
+        let slot = &self.slots[k];
+        match slot.take_share(seen) {
             Some(Some((section, index))) => {
+                // Where this member works, for a leader deciding whether to spin.
+                slot.note_cpu(current_cpu());
                 // SAFETY: published to this slot for this generation and claimed by us; the
                 // leader waits for us.
                 unsafe { Section::run_member(section, index) };
@@ -350,6 +429,10 @@ impl PoolShared {
     pub(crate) fn serve(self: &Arc<Self>, k: usize) {
         let me = parker::current();
         let slot = &self.slots[k];
+        // A leader may move this worker off its own CPU (within the pool's CPU set) only when
+        // the worker runs on exactly that set: a start hook's own pinning is left alone.
+        let home = CpuSet::current();
+        slot.set_tid(if home == self.cpus { current_tid() } else { 0 });
         slot.set_parker(me);
         slot.claim_sleeper(&self.sleepers);
         let this: *const PoolShared = &**self;
@@ -359,6 +442,9 @@ impl PoolShared {
         // from 0 runs a share published before this worker arrived.
         let mut seen = 0;
         loop {
+            if slot.state.load(Relaxed) != TEAM && slot.set_narrowed(false) {
+                home.apply(); // no longer a member: every CPU of the set again
+            }
             if self.serve_section(k, &mut seen) || self.serve_queue_once(k) {
                 continue;
             }
@@ -369,6 +455,8 @@ impl PoolShared {
                 pool: self,
                 k,
                 parker: me,
+                home: &home,
+                ceding: false,
                 seen,
                 state: slot.state.load(Acquire),
                 spinning: false,
@@ -377,19 +465,22 @@ impl PoolShared {
             wait_staged(polls, &mut idle);
             idle.stop_spinning();
         }
+        slot.set_tid(0);
+        if slot.set_narrowed(false) {
+            home.apply();
+        }
         SERVING.fetch_sub(1, Relaxed);
         CURRENT.with(|c| c.set((std::ptr::null(), 0)));
     }
 
     /// Tells the dropper that one worker has left (after `serve` returned and a leased worker is
-    /// back in the reserve, so a pool built right after the drop finds it there).
-    pub(crate) fn leave(&self) {
+    /// back in the reserve, so a pool built right after the drop finds it there). Returns
+    /// whether it had to wake the dropper from its sleep.
+    pub(crate) fn leave(&self) -> bool {
         let dropper = self.dropper.load(SeqCst);
         self.active.fetch_sub(1, AcqRel);
-        if !dropper.is_null() {
-            // SAFETY: parkers are never freed.
-            unsafe { (*dropper).unpark() };
-        }
+        // SAFETY: parkers are never freed.
+        !dropper.is_null() && unsafe { (*dropper).unpark() }
     }
 }
 
@@ -399,6 +490,10 @@ struct IdleWait<'a> {
     pool: &'a PoolShared,
     k: usize,
     parker: &'static Parker,
+    /// The worker's CPU set, which it widens to again before it sleeps.
+    home: &'a CpuSet,
+    /// The member sleeps to leave its CPU to its leader.
+    ceding: bool,
     /// The slot generation already served.
     seen: usize,
     /// The slot state when the wait began.
@@ -491,6 +586,28 @@ impl Drop for SpinPlace {
     }
 }
 
+impl IdleWait<'_> {
+    /// A member whose spin ran out moves to its leader's CPU before it sleeps, with its whole
+    /// CPU set again. A wake lands on the wakee's last CPU when that CPU is idle, else on the
+    /// waker's: woken from the leader's CPU while the leader runs there, it starts within about
+    /// 12 us, where a wake onto a CPU idle for milliseconds took 75 to 150 us on the 2-vCPU
+    /// development VM. So the first section after an idle gap is short; the member then leaves
+    /// the leader's CPU (`crowd`, `PoolShared::publish`). The move costs this member's own idle
+    /// time, and the leader's CPU a few microseconds.
+    fn sleep_by_leader(&self, slot: &Slot) {
+        let leader = slot.leader_cpu();
+        let narrowed = slot.set_narrowed(false);
+        let moved = slot.tid() != 0
+            && leader != NO_CPU
+            && self.home.contains(leader)
+            && current_cpu() != leader
+            && CpuSet::one(leader).apply();
+        if moved || narrowed {
+            self.home.apply();
+        }
+    }
+}
+
 impl Waiter for IdleWait<'_> {
     #[inline]
     fn ready(&mut self) -> bool {
@@ -505,17 +622,44 @@ impl Waiter for IdleWait<'_> {
                     || self.pool.members.load(Relaxed) > 0))
     }
 
+    /// Every worker reports its CPU now and then. A team member on its leader's CPU sleeps at
+    /// once, leaving the CPU to the leader; the leader moves it off that CPU before it wakes
+    /// it for the next section (`move_off`). (Yielding instead is a poor trade under the EEVDF
+    /// scheduler: a leader that yielded while waiting had pushed its own deadline back, and
+    /// the member's yields handed the CPU back to itself for about 40 us.)
+    fn crowd(&mut self) -> Crowd {
+        let slot = &self.pool.slots[self.k];
+        let here = current_cpu();
+        slot.note_cpu(here);
+        if self.state == TEAM && slot.on_leader_cpu(here) {
+            self.ceding = true;
+            Crowd::Sleep
+        } else {
+            Crowd::Alone
+        }
+    }
+
     fn sleep(&mut self) {
         self.stop_spinning();
         let slot = &self.pool.slots[self.k];
-        let (pool, k, state) = (self.pool, self.k, self.state);
+        if self.ceding {
+            slot.set_ceded(true);
+        } else if self.state == TEAM {
+            self.sleep_by_leader(slot);
+        }
+        let (pool, k, state, ceding) = (self.pool, self.k, self.state, self.ceding);
         let awake = || {
             let slot = &pool.slots[k];
             slot.state.load(Relaxed) != state
                 || (state == IDLE && pool.queue.has_work())
                 || pool.shutdown.load(Relaxed)
+                // Moved off the leader's CPU since it decided to cede: spin where it is now.
+                || (ceding && !slot.on_leader_cpu(current_cpu()))
         };
-        if slot.sleep(self.parker, &self.pool.sleepers, self.seen, awake) {
+        let slept = slot.sleep(self.parker, &self.pool.sleepers, self.seen, awake);
+        slot.set_ceded(false);
+        self.ceding = false;
+        if slept {
             if self.state == TEAM {
                 counters::record_member_sleep();
             } else {

@@ -18,7 +18,9 @@ use crate::error::Error;
 use crate::parker::{self, Parker};
 use crate::pool::PoolShared;
 use crate::pool::SpinPlace;
-use crate::sync::{lock, AtomicBool, AtomicPtr, Mutex, Ordering::*};
+use crate::sync::{
+    current_cpu, lock, AtomicBool, AtomicPtr, AtomicU32, Mutex, Ordering::*, NO_CPU,
+};
 use crate::wait::{wait_staged, Waiter};
 
 static SPAWNED: StdAtomicUsize = StdAtomicUsize::new(0);
@@ -45,6 +47,10 @@ enum Order {
 
 struct IdleWorker {
     parker: AtomicPtr<Parker>,
+    /// In the spin phase of its wait for an order: it takes an order at once.
+    spinning: AtomicBool,
+    /// The CPU it last reported (`NO_CPU` when unknown).
+    cpu: AtomicU32,
     order: Mutex<Option<Order>>,
     /// Mirrors `order.is_some()`, so that a waiting worker polls an atomic, not the lock.
     has_order: AtomicBool,
@@ -65,7 +71,7 @@ impl IdleWorker {
     /// Waits for the next order, staged: a worker handed back by a pool dropped after one call
     /// is usually leased again within microseconds by the next pool, so it spins a short while
     /// first (one of the CPUs - 1 idle spinners), then sleeps.
-    fn wait_order(&self) -> Order {
+    fn wait_order(&self, spin: bool) -> Order {
         struct Orders<'a>(&'a IdleWorker, bool, usize);
         impl Waiter for Orders<'_> {
             fn ready(&mut self) -> bool {
@@ -77,11 +83,14 @@ impl IdleWorker {
             }
         }
         let cpus = crate::cpus::available_cpus();
-        let spin = SpinPlace::take(RESERVE_SPIN_POLLS, cpus);
+        let spin = SpinPlace::take(if spin { RESERVE_SPIN_POLLS } else { 0 }, cpus);
         let mut polls = spin.polls();
         let full = spin.full();
+        self.cpu.store(current_cpu(), Relaxed);
         loop {
+            self.spinning.store(polls > 0, Relaxed);
             wait_staged(polls, &mut Orders(self, full && polls > 0, cpus));
+            self.spinning.store(false, Relaxed);
             let mut order = lock(&self.order);
             self.has_order.store(false, Relaxed);
             if let Some(o) = order.take() {
@@ -144,6 +153,7 @@ pub(crate) fn lease(pool: &Arc<PoolShared>) -> Result<Lease, Error> {
     let mut fresh = 0;
     let mut r = lock(&RESERVE);
     r.widest = r.widest.max(threads);
+    prefer_spinners(&mut r.idle, threads);
     for k in 0..threads {
         match r.idle.pop() {
             Some(w) => {
@@ -170,6 +180,26 @@ pub(crate) fn lease(pool: &Arc<PoolShared>) -> Result<Lease, Error> {
     Ok(Lease { workers })
 }
 
+/// Orders the last `n` idle workers (those `lease` pops first, for the lowest slots) so that
+/// workers still spinning come first, and among them those not on the caller's CPU. Teams
+/// reserve the lowest slots as members: a spinning worker takes its order at once and serves
+/// from another CPU, while a sleeping one would need a wake (tens of microseconds, and on
+/// small hosts a place on the waker's CPU). Workers leased to slots no one uses stay asleep,
+/// and their orders are taken back without a wake when the pool is dropped.
+fn prefer_spinners(idle: &mut [Arc<IdleWorker>], n: usize) {
+    let here = current_cpu();
+    let rank = |w: &Arc<IdleWorker>| match (w.spinning.load(Relaxed), w.cpu.load(Relaxed)) {
+        (false, _) => 0,
+        (true, cpu) if cpu == here && cpu != NO_CPU => 1,
+        (true, _) => 2,
+    };
+    // Popped from the back: the best rank goes last. A stable sort keeps the reserve's
+    // last-in-first-out order otherwise. Small: at most the reserve's bound.
+    if idle.len() > 1 && n > 0 {
+        idle.sort_by_key(rank);
+    }
+}
+
 impl Lease {
     /// Takes back the orders of workers that have not started serving `pool` and returns them
     /// to the reserve. Returns how many. Called before the pool shuts down, so its drop never
@@ -178,8 +208,10 @@ impl Lease {
         let mut revoked = Vec::new();
         for w in &self.workers {
             let mut order = lock(&w.order);
-            if let Some(Order::Serve(p, _)) = &*order {
+            if let Some(Order::Serve(p, k)) = &*order {
                 if Arc::ptr_eq(p, pool) {
+                    // It never served: shutting the pool down must not wake it.
+                    pool.forget_worker(*k);
                     *order = None;
                     w.has_order.store(false, Relaxed);
                     revoked.push(w.clone());
@@ -204,6 +236,8 @@ impl Lease {
 fn spawn(pool: Arc<PoolShared>, k: usize) -> Result<(), Error> {
     let me = Arc::new(IdleWorker {
         parker: AtomicPtr::new(std::ptr::null_mut()),
+        spinning: AtomicBool::new(false),
+        cpu: AtomicU32::new(NO_CPU),
         order: Mutex::new(None),
         has_order: AtomicBool::new(false),
         handle: Mutex::new(None),
@@ -227,6 +261,7 @@ fn run(me: Arc<IdleWorker>, first: Order) {
         .store(parker::current() as *const Parker as *mut Parker, Release);
     let mut cpus: Option<CpuSet> = None;
     let mut order = first;
+    let mut spin;
     loop {
         match order {
             Order::Retire => return,
@@ -249,12 +284,14 @@ fn run(me: Arc<IdleWorker>, first: Order) {
                     }
                     stays
                 };
-                pool.leave();
+                // A worker that had to wake the pool's dropper shares its CPU with it now (on
+                // small hosts a woken thread lands on its waker's CPU): it does not spin there.
+                spin = !pool.leave();
                 if !stays {
                     return;
                 }
             }
         }
-        order = me.wait_order();
+        order = me.wait_order(spin);
     }
 }

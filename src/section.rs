@@ -35,7 +35,7 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use crate::batch::Panic;
 use crate::parker::Parker;
 use crate::sync::{lock, AtomicU64, AtomicUsize, Mutex, Ordering::*};
-use crate::wait::{counters, join_after_wake, wait_staged, Waiter, THROTTLED_SPIN_POLLS};
+use crate::wait::{counters, wait_staged, Crowd, Waiter};
 
 /// Who the participants of a section are: the parker of participant `i` (0 is the leader).
 pub trait Roster: Sync {
@@ -181,41 +181,43 @@ impl<'a> Section<'a> {
         self.pending.load(Acquire) == 0
     }
 
-    /// The leader waits until every member has left. `woke`: the publish had to wake a
-    /// sleeping member, which may be queued on the leader's CPU, so the leader spins only
-    /// briefly and then naps instead of spinning its full budget.
+    /// The leader waits until every member has left; `woke`: a member had to be woken, so the
+    /// leader yields to it rather than spinning (the loom models' form of
+    /// [`join_with`](Section::join_with)).
+    #[cfg_attr(not(loom), allow(dead_code))]
     pub fn join(&self, leader: &Parker, woke: bool) {
-        struct Join<'s, 'a> {
+        let crowd = if woke { Crowd::Yield } else { Crowd::Alone };
+        self.join_with(leader, &mut || crowd);
+    }
+
+    /// The leader waits until every member has left. `crowd` says, every few polls, whether a
+    /// member it waits for is (or may be) queued on the leader's own CPU: then the leader
+    /// yields to it instead of spinning, and sleeps when the yields run out.
+    pub(crate) fn join_with(&self, leader: &Parker, crowd: &mut dyn FnMut() -> Crowd) {
+        struct Join<'s, 'a, 'c> {
             s: &'s Section<'a>,
             leader: &'s Parker,
-            woke: bool,
+            crowd: &'c mut dyn FnMut() -> Crowd,
         }
-        impl Waiter for Join<'_, '_> {
+        impl Waiter for Join<'_, '_, '_> {
             #[inline]
             fn ready(&mut self) -> bool {
                 self.s.done()
             }
             fn sleep(&mut self) {
                 counters::record_join_sleep();
-                if self.woke {
-                    let s = self.s;
-                    join_after_wake(self.leader, || s.done());
-                } else {
-                    self.leader.park();
-                }
+                self.leader.park();
+            }
+            fn crowd(&mut self) -> Crowd {
+                (self.crowd)()
             }
         }
-        let polls = if woke {
-            THROTTLED_SPIN_POLLS.min(self.polls)
-        } else {
-            self.polls
-        };
         wait_staged(
-            polls,
+            self.polls,
             &mut Join {
                 s: self,
                 leader,
-                woke,
+                crowd,
             },
         );
     }

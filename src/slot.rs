@@ -34,7 +34,9 @@
 
 use crate::parker::Parker;
 use crate::section::Section;
-use crate::sync::{fence, AtomicPtr, AtomicU8, AtomicUsize, Ordering::*};
+use crate::sync::{
+    fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU8, AtomicUsize, Ordering::*, NO_CPU,
+};
 
 /// The SLEEPING flag in `word`; the generation counts in units of `GENERATION`.
 const SLEEPING: usize = 1;
@@ -61,6 +63,21 @@ pub struct Slot {
     word: AtomicUsize,
     /// The last generation whose share was claimed, by the worker or by the leader.
     claimed: AtomicUsize,
+    /// The CPU the slot's worker last reported (when it claimed a share, and now and then
+    /// while it waits), or `NO_CPU`. Read by waiters that must not spin on its CPU.
+    cpu: AtomicU32,
+    /// The CPU of the thread that last reserved or published to the slot (its leader), or
+    /// `NO_CPU`. A member that finds itself there yields to it.
+    leader_cpu: AtomicU32,
+    /// The thread id of the slot's worker when a leader may move it off its own CPU (its
+    /// affinity is its pool's CPU set), else 0.
+    tid: AtomicU32,
+    /// A leader narrowed the worker's affinity; the worker widens it again when it stops
+    /// being a team member.
+    narrowed: AtomicBool,
+    /// The worker went to sleep to leave its CPU to its leader (not because its spin ran out):
+    /// the leader moves it off that CPU before it wakes it.
+    ceded: AtomicBool,
 }
 
 impl Default for Slot {
@@ -79,13 +96,102 @@ impl Slot {
             index: AtomicUsize::new(0),
             word: AtomicUsize::new(0),
             claimed: AtomicUsize::new(0),
+            cpu: AtomicU32::new(NO_CPU),
+            leader_cpu: AtomicU32::new(NO_CPU),
+            tid: AtomicU32::new(0),
+            narrowed: AtomicBool::new(false),
+            ceded: AtomicBool::new(false),
         }
+    }
+
+    /// Records whether the worker sleeps to leave its CPU to its leader.
+    pub fn set_ceded(&self, ceded: bool) {
+        if self.ceded.load(Relaxed) != ceded {
+            self.ceded.store(ceded, Relaxed);
+        }
+    }
+
+    /// Whether the worker sleeps to leave its CPU to its leader.
+    pub fn ceded(&self) -> bool {
+        self.ceded.load(Relaxed)
+    }
+
+    /// Whether the worker has announced a sleep (a publish would have to wake it).
+    #[inline]
+    pub fn announced_sleep(&self) -> bool {
+        self.word.load(Relaxed) & SLEEPING != 0
+    }
+
+    /// Records the worker's thread id for leaders that may move it (0: they may not).
+    pub fn set_tid(&self, tid: u32) {
+        self.tid.store(tid, Relaxed);
+    }
+
+    /// The worker's thread id, when a leader may move it.
+    pub fn tid(&self) -> u32 {
+        self.tid.load(Relaxed)
+    }
+
+    /// Records that a leader narrowed the worker's affinity (or, with `false`, that the worker
+    /// widened it again). Returns whether it was narrowed before.
+    pub fn set_narrowed(&self, narrowed: bool) -> bool {
+        if !narrowed && !self.narrowed.load(Relaxed) {
+            return false;
+        }
+        self.narrowed.swap(narrowed, Relaxed)
+    }
+
+    /// Records the CPU the slot's worker runs on (written only when it changed, so a worker
+    /// that reports often does not keep pulling the slot's cache line away from its leader).
+    #[inline]
+    pub fn note_cpu(&self, cpu: u32) {
+        if self.cpu.load(Relaxed) != cpu {
+            self.cpu.store(cpu, Relaxed);
+        }
+    }
+
+    /// The CPU the slot's worker last reported, or `NO_CPU`.
+    #[inline]
+    pub fn cpu(&self) -> u32 {
+        self.cpu.load(Relaxed)
+    }
+
+    /// Records the CPU of the thread about to lead the slot's worker.
+    #[inline]
+    pub fn note_leader_cpu(&self, cpu: u32) {
+        if self.leader_cpu.load(Relaxed) != cpu {
+            self.leader_cpu.store(cpu, Relaxed);
+        }
+    }
+
+    /// The CPU of the worker's leader, or `NO_CPU`.
+    #[inline]
+    pub fn leader_cpu(&self) -> u32 {
+        self.leader_cpu.load(Relaxed)
+    }
+
+    /// Whether the worker, now on `cpu`, shares it with its leader (false when either CPU is
+    /// unknown).
+    #[inline]
+    pub fn on_leader_cpu(&self, cpu: u32) -> bool {
+        cpu != NO_CPU && self.leader_cpu.load(Relaxed) == cpu
+    }
+
+    /// Whether the share published last has been claimed (by the worker or by the leader).
+    #[inline]
+    pub fn started(&self) -> bool {
+        self.claimed.load(Relaxed) == self.word.load(Relaxed) / GENERATION
     }
 
     /// Records the parker the slot's worker sleeps on. It must outlive every waker.
     pub fn set_parker(&self, parker: &Parker) {
         self.parker
             .store(parker as *const Parker as *mut Parker, Release);
+    }
+
+    /// Forgets the parker of a worker that will never serve the slot.
+    pub fn clear_parker(&self) {
+        self.parker.store(std::ptr::null_mut(), Release);
     }
 
     /// The parker of the slot's worker, if one has arrived.
@@ -147,7 +253,17 @@ impl Slot {
 
     /// Publishes share `index` of `section` to this slot and wakes its worker if it sleeps.
     /// Returns whether it had to wake it.
+    #[cfg_attr(not(loom), allow(dead_code))] // the pool stages and releases on its own
     pub fn publish(&self, section: &Section<'_>, index: usize, sleepers: &AtomicUsize) -> bool {
+        self.stage(section, index);
+        self.release(sleepers)
+    }
+
+    /// The first half of [`publish`](Slot::publish): stores the share, which the worker cannot
+    /// see yet. (The slot's cache line is then the publisher's, so what it reads of the slot
+    /// before [`release`](Slot::release) costs nothing more.)
+    #[inline]
+    pub fn stage(&self, section: &Section<'_>, index: usize) {
         self.section.store(
             (section as *const Section<'_>)
                 .cast_mut()
@@ -155,7 +271,13 @@ impl Slot {
             Relaxed,
         );
         self.index.store(index, Relaxed);
-        // Release for the two stores above; returns the flag as it was just before.
+    }
+
+    /// The second half of [`publish`](Slot::publish): makes the staged share the worker's and
+    /// wakes the worker if it sleeps. Returns whether it had to wake it.
+    #[inline]
+    pub fn release(&self, sleepers: &AtomicUsize) -> bool {
+        // Release for the two stores of `stage`; returns the flag as it was just before.
         let old = self.word.fetch_add(GENERATION, AcqRel);
         if old & SLEEPING != 0 && self.claim_sleeper(sleepers) {
             self.unpark();

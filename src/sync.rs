@@ -6,14 +6,14 @@
 
 #[cfg(not(loom))]
 pub(crate) use std::sync::atomic::{
-    fence, AtomicBool, AtomicPtr, AtomicU64, AtomicU8, AtomicUsize, Ordering,
+    fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering,
 };
 #[cfg(not(loom))]
 pub(crate) use std::sync::{Condvar, Mutex, MutexGuard};
 
 #[cfg(loom)]
 pub(crate) use loom::sync::atomic::{
-    fence, AtomicBool, AtomicPtr, AtomicU64, AtomicU8, AtomicUsize, Ordering,
+    fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering,
 };
 #[cfg(loom)]
 pub(crate) use loom::sync::{Condvar, Mutex, MutexGuard};
@@ -34,6 +34,25 @@ pub(crate) fn yield_now() {
     std::thread::yield_now();
     #[cfg(loom)]
     loom::thread::yield_now();
+}
+
+/// Stands for "no CPU known" where a CPU number is stored.
+pub(crate) const NO_CPU: u32 = u32::MAX;
+
+/// The CPU the calling thread runs on now, or [`NO_CPU`] where the platform cannot tell (and
+/// under the loom models, where every thread has a CPU of its own). On Linux with glibc 2.35 or
+/// newer this reads the kernel's restartable-sequence area: about 2 ns.
+#[inline]
+pub(crate) fn current_cpu() -> u32 {
+    #[cfg(all(target_os = "linux", not(loom)))]
+    {
+        // SAFETY: `sched_getcpu` has no preconditions; it returns -1 on failure.
+        let cpu = unsafe { libc::sched_getcpu() };
+        if cpu >= 0 {
+            return cpu as u32;
+        }
+    }
+    NO_CPU
 }
 
 /// Locks a mutex, ignoring poisoning: every critical section in the executor leaves its data

@@ -20,6 +20,8 @@ use crate::handle::Pool;
 use crate::parker::{self, Parker};
 use crate::pool::PoolShared;
 use crate::section::{Participant, Roster, Section};
+use crate::sync::current_cpu;
+use crate::wait::Crowd;
 
 /// The participants of a section: the leader, then the workers of `slots`.
 struct SlotRoster<'a> {
@@ -67,14 +69,13 @@ pub(crate) fn run_on(
     };
     let polls = pool.map_or(0, PoolShared::polls);
     let section = Section::new(1 + slots.len(), job, &roster, leader, polls);
-    let mut woke = false;
-    // Members the publish had to wake (the first 64): only their shares may be stolen.
+    let here = current_cpu();
+    // Members the publish had to wake (the first 64): only their shares may be stolen, and
+    // until they start they may be queued on this CPU.
     let mut asleep = 0u64;
     if let Some(pool) = pool {
         for (i, &k) in slots.iter().enumerate() {
-            let w = pool.publish(k, &section, i + 1);
-            woke |= w;
-            if w && i < 64 {
+            if pool.publish(k, &section, i + 1, here) && i < 64 {
                 asleep |= 1 << i;
             }
         }
@@ -90,7 +91,20 @@ pub(crate) fn run_on(
             }
         }
     }
-    section.join(leader, woke);
+    // The first look is free: the members' slots are the cache lines they are writing now,
+    // and a hot team's join is usually over within the first few polls.
+    let mut looked = false;
+    section.join_with(leader, &mut || match pool {
+        Some(p) if looked => p.crowd(slots, asleep),
+        _ => {
+            looked = true;
+            if asleep == 0 {
+                Crowd::Alone
+            } else {
+                Crowd::Yield
+            }
+        }
+    });
     section.resume_panic();
 }
 

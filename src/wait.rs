@@ -29,32 +29,47 @@ pub const YIELD_POLLS: u32 = 16;
 #[cfg(loom)]
 pub const YIELD_POLLS: u32 = 1;
 
-/// How long a caller that had to wake a sleeping worker sleeps per round in its join, instead
-/// of spinning: on a small host the woken worker is often queued on the caller's own CPU, and a
-/// spinning caller would keep it off that CPU for its whole spin budget.
+/// How long a caller that had to wake a sleeping worker for its batch sleeps per round in its
+/// join, after its yields (plain-token batches: see `pool::JoinWait`).
 pub(crate) const JOIN_NAP: std::time::Duration = std::time::Duration::from_micros(50);
 
-/// Polls with a `yield_now` between them before a woken-worker join naps. A yield hands the
-/// CPU to a woken worker queued on it, and unlike a nap it keeps this CPU from going idle, so
-/// the caller needs no wake-up of its own when the worker finishes elsewhere. On the 2-vCPU
-/// development VM the first section after a 10 ms gap took 107 to 128 us (median) this way
-/// against 155 to 203 us with naps alone (`cargo bench --bench wait_scenarios -- --scenario
-/// gaps`, two alternating runs each).
+/// Yields of a waiter whose awaited thread is (or may be) queued on its own CPU, before it
+/// sleeps. A yield hands the CPU to that thread and, unlike a sleep, keeps this one runnable on
+/// its CPU, so the waiter is not moved next to the thread it waits for when that thread wakes
+/// it. On the 2-vCPU development VM the first section after a 10 ms gap took 107 to 128 us
+/// (median) this way against 155 to 203 us with naps alone (`cargo bench --bench
+/// wait_scenarios -- --scenario gaps`, two alternating runs each).
 #[cfg(not(loom))]
-pub(crate) const JOIN_YIELDS: u32 = 2000;
+pub(crate) const STACKED_YIELDS: u32 = 2000;
 /// Under the loom models a few yields stand for the 2000 (each is only a scheduling point).
 #[cfg(loom)]
-pub(crate) const JOIN_YIELDS: u32 = 2;
+pub(crate) const STACKED_YIELDS: u32 = 2;
 
-/// The join of a caller that had to wake a sleeping worker: yield-poll, then nap.
+/// Spin polls between two [`Waiter::crowd`] checks (about 1.5 us of PAUSE on the development
+/// VM; a check costs a few nanoseconds per thread it looks at).
+pub(crate) const CROWD_CHECK: u32 = 64;
+
+/// The join of a plain-token caller that had to wake a sleeping worker: yield-poll, then nap.
 pub(crate) fn join_after_wake(parker: &crate::parker::Parker, mut ready: impl FnMut() -> bool) {
-    for _ in 0..JOIN_YIELDS {
+    for _ in 0..STACKED_YIELDS {
         if ready() {
             return;
         }
         yield_now();
     }
     parker.park_timeout(JOIN_NAP);
+}
+
+/// What a spinning waiter should do about the threads around it on its CPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Crowd {
+    /// Nothing it waits for shares its CPU: keep spinning.
+    Alone,
+    /// A thread it waits for is, or may be, queued on its CPU: yield to it instead of spinning
+    /// (at most [`STACKED_YIELDS`] times, then sleep).
+    Yield,
+    /// Stop spinning and sleep now: its spin would only take the CPU from a thread that needs it.
+    Sleep,
 }
 
 /// One side of a wait: the condition and how to sleep on it.
@@ -64,6 +79,11 @@ pub(crate) trait Waiter {
     /// Sleeps until a waker may have made the condition true. Implementations announce
     /// themselves to their wakers, re-check the condition, then park; a spurious return is fine.
     fn sleep(&mut self);
+    /// Looks at the CPU it runs on, every [`CROWD_CHECK`] spin polls and after every yield of
+    /// the [`Crowd::Yield`] phase. Waiters that know nothing of the threads they wait for spin.
+    fn crowd(&mut self) -> Crowd {
+        Crowd::Alone
+    }
 }
 
 /// Which phase ended an episode.
@@ -77,7 +97,8 @@ pub(crate) enum Phase {
     Sleep,
 }
 
-/// Waits until `w.ready()`, spinning `polls` polls, then yielding, then sleeping.
+/// Waits until `w.ready()`, spinning at most `polls` polls, then yielding, then sleeping; a
+/// waiter crowded on its CPU ([`Waiter::crowd`]) yields or sleeps early.
 #[inline]
 pub(crate) fn wait_staged(polls: u32, w: &mut impl Waiter) -> Phase {
     if w.ready() {
@@ -88,16 +109,37 @@ pub(crate) fn wait_staged(polls: u32, w: &mut impl Waiter) -> Phase {
 
 #[cold]
 fn wait_slow(polls: u32, w: &mut impl Waiter) -> Phase {
-    for _ in 0..polls {
-        spin_pause();
+    let (mut spun, mut yielded) = (0u32, 0u32);
+    let mut crowd = w.crowd();
+    loop {
+        match crowd {
+            Crowd::Alone if spun < polls => {
+                spin_pause();
+                spun += 1;
+            }
+            Crowd::Yield if yielded < STACKED_YIELDS => {
+                yield_now();
+                yielded += 1;
+            }
+            _ => break,
+        }
         if w.ready() {
-            return Phase::Spin;
+            return if yielded == 0 {
+                Phase::Spin
+            } else {
+                Phase::Yield
+            };
+        }
+        if crowd == Crowd::Yield || spun % CROWD_CHECK == 0 {
+            crowd = w.crowd();
         }
     }
-    for _ in 0..YIELD_POLLS {
-        yield_now();
-        if w.ready() {
-            return Phase::Yield;
+    if crowd == Crowd::Alone {
+        for _ in 0..YIELD_POLLS {
+            yield_now();
+            if w.ready() {
+                return Phase::Yield;
+            }
         }
     }
     loop {
@@ -119,6 +161,7 @@ pub mod counters {
     static IDLE_SLEEPS: AtomicU64 = AtomicU64::new(0);
     static BARRIER_SLEEPS: AtomicU64 = AtomicU64::new(0);
     static MEMBER_SLEEPS: AtomicU64 = AtomicU64::new(0);
+    static MOVES: AtomicU64 = AtomicU64::new(0);
 
     /// A snapshot of the counters; subtract two snapshots to count an interval.
     #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -135,6 +178,8 @@ pub mod counters {
         pub barrier_sleeps: u64,
         /// Team members that slept while waiting for the next section.
         pub member_sleeps: u64,
+        /// Team members that a leader found queued on its CPU and moved off it.
+        pub moves: u64,
     }
 
     impl std::ops::Sub for WaitCounters {
@@ -147,6 +192,7 @@ pub mod counters {
                 idle_sleeps: self.idle_sleeps - o.idle_sleeps,
                 barrier_sleeps: self.barrier_sleeps - o.barrier_sleeps,
                 member_sleeps: self.member_sleeps - o.member_sleeps,
+                moves: self.moves - o.moves,
             }
         }
     }
@@ -160,6 +206,7 @@ pub mod counters {
             idle_sleeps: IDLE_SLEEPS.load(Relaxed),
             barrier_sleeps: BARRIER_SLEEPS.load(Relaxed),
             member_sleeps: MEMBER_SLEEPS.load(Relaxed),
+            moves: MOVES.load(Relaxed),
         }
     }
 
@@ -178,6 +225,10 @@ pub mod counters {
     #[cfg_attr(loom, allow(dead_code))]
     pub(crate) fn record_member_sleep() {
         MEMBER_SLEEPS.fetch_add(1, Relaxed);
+    }
+    #[cfg_attr(loom, allow(dead_code))]
+    pub(crate) fn record_move() {
+        MOVES.fetch_add(1, Relaxed);
     }
     #[cfg_attr(loom, allow(dead_code))]
     pub(crate) fn record_idle_sleep() {

@@ -64,10 +64,10 @@ static void sections(int w, int calls) {
 }
 
 static void gaps(int w, int calls) {
-    double gap[] = {0, 100, 1000, 10000};
-    const char *name[] = {"0", "100us", "1ms", "10ms"};
+    double gap[] = {0, 100, 1000, 10000, 50000, 200000};
+    const char *name[] = {"0", "100us", "1ms", "10ms", "50ms", "200ms"};
     double *first = malloc(sizeof(double) * calls), *whole = malloc(sizeof(double) * calls);
-    for (int g = 0; g < 4; g++) {
+    for (int g = 0; g < 6; g++) {
         for (int c = -2; c < calls; c++) {
             if (gap[g] > 0) nap(gap[g]);
             double t = now_us(), f = 0;
