@@ -22,6 +22,9 @@ mutants=(
   "publish-one|src/slot.rs|            self.unpark();||slot_publish_wakes_only_its_slot"
   "warm|src/slot.rs|            self.unpark(); // the warm-up wake||slot_wake_ends_member_sleep"
   "steal|src/slot.rs|        let mine = self.claim(g);|        let mine = true;|slot_leader_steals_a_share_once"
+  "idle-wake|src/slot.rs|            slot.unpark(); // the idle-worker wake||idle_worker_woken_for_queued_work"
+  "idle-fence|src/slot.rs|    fence(SeqCst);||idle_worker_woken_for_queued_work"
+  "idle-fence-sleeper|src/slot.rs|        fence(SeqCst);||idle_worker_woken_for_queued_work"
   "settled-order|src/batch.rs|        self.exhausted() && self.attached.load(Acquire) == 0|        self.attached.load(Acquire) == 0 && self.exhausted()|batch_owner_waits_for_its_only_helper"
 )
 

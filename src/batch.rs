@@ -93,6 +93,12 @@ impl<'a> Batch<'a> {
         self.next_job.load(Acquire) >= self.jobs || self.cancelled.load(Acquire)
     }
 
+    /// Whether some participant has claimed a job (or the batch was cancelled).
+    #[inline]
+    pub(crate) fn claimed(&self) -> bool {
+        self.next_job.load(Acquire) > 0 || self.cancelled.load(Acquire)
+    }
+
     /// Called under the queue lock by a helper that takes a helper place.
     #[inline]
     pub(crate) fn attach_locked(&self) {

@@ -23,6 +23,9 @@ pub enum Error {
     },
     /// The members of a team could not be reserved within the pool's `acquire_timeout`.
     MembersBusy,
+    /// `split` on a team that is already leading a section: another thread shares the handle,
+    /// or the call is nested in one of the team's own sections.
+    TeamBusy,
     /// `split(&sizes, ..)` with no sizes, a size of 0, or sizes summing to more than the width.
     InvalidSplit {
         /// How many children were asked for.
@@ -52,6 +55,10 @@ impl fmt::Display for Error {
             Error::MembersBusy => {
                 f.write_str("the team's members could not be reserved in time (workers busy)")
             }
+            Error::TeamBusy => f.write_str(
+                "the team is already leading a section (on another thread, or in a call this \
+                 one is nested in)",
+            ),
             Error::InvalidSplit {
                 sizes,
                 total,

@@ -4,6 +4,7 @@
 //! it; `fork` hands each job a child token whose budgets, over the jobs that can run at once,
 //! sum to at most the parent's, so nested parallelism conserves threads at every depth.
 
+use std::marker::PhantomData;
 use std::num::NonZeroUsize;
 use std::ops::Range;
 use std::time::Duration;
@@ -22,14 +23,14 @@ use crate::pool::{PoolShared, Settle};
 use crate::section::Participant;
 use crate::sync::{lock, Mutex};
 use crate::sync::{AtomicUsize, Ordering::Relaxed};
-use crate::team::{acquire_members, run_on, Lead, Shares, TeamExec};
+use crate::team::{acquire_members, run_on, Lead, Shares, TeamExec, NO_MEMBERS};
 
 enum PoolRef<'a> {
     Serial,
     Owned(Arc<PoolShared>),
     Borrowed(&'a PoolShared),
-    /// Team authority over these reserved member slots.
-    Team(&'a PoolShared, &'a [usize]),
+    /// Team authority over these reserved member slots, under the team's claim word.
+    Team(&'a PoolShared, &'a [usize], &'a AtomicUsize),
 }
 
 /// A budget token: the right to run on up to `budget` slots of a pool.
@@ -47,6 +48,17 @@ enum PoolRef<'a> {
 /// let exec = teamalg::Exec::serial();
 /// exec.for_ranges(10, 1, |_| {});
 /// exec.for_ranges(10, 1, |_| {}); // used after move: Exec is not Copy
+/// ```
+///
+/// A token stays on the thread that made it: it is not `Send` (it is `Sync`, so other threads
+/// may borrow it, and its sections still have one leader at a time).
+///
+/// ```compile_fail
+/// let team = teamalg::Pool::builder().threads(2).build().unwrap().into_team(2).unwrap();
+/// let token = team.exec(2);
+/// std::thread::scope(|s| {
+///     s.spawn(move || token.for_ranges(10, 1, |_| {})); // Exec is not Send
+/// });
 /// ```
 ///
 /// ```
@@ -69,7 +81,14 @@ pub struct Exec<'a> {
     is_root: bool,
     /// The claim on a team's leadership, released when the token is dropped.
     _lead: Option<Lead<'a>>,
+    /// A token stays on the thread that made it (it is `Sync`, not `Send`): a team token's
+    /// claim names that thread, so that `Team::exec` there returns a serial token instead of
+    /// waiting for itself.
+    _here: NotSend,
 }
+
+/// `Sync` but not `Send` (a `MutexGuard` is the standard type with exactly these bounds).
+type NotSend = PhantomData<std::sync::MutexGuard<'static, ()>>;
 
 impl std::fmt::Debug for Exec<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -92,6 +111,7 @@ impl Exec<'static> {
             root: ledger::register(),
             is_root: true,
             _lead: None,
+            _here: PhantomData,
         })
     }
 
@@ -103,6 +123,7 @@ impl Exec<'static> {
             root: 0,
             is_root: true,
             _lead: None,
+            _here: PhantomData,
         }
     }
 }
@@ -113,14 +134,16 @@ impl<'a> Exec<'a> {
         pool: Option<&'a PoolShared>,
         members: &'a [usize],
         lead: Option<Lead<'a>>,
+        claim: &'a AtomicUsize,
     ) -> Exec<'a> {
         match pool {
             Some(p) if !members.is_empty() => Exec {
-                pool: PoolRef::Team(p, members),
+                pool: PoolRef::Team(p, members, claim),
                 budget: 1 + members.len(),
                 root: 0,
                 is_root: true,
                 _lead: lead,
+                _here: PhantomData,
             },
             _ => Exec {
                 _lead: lead,
@@ -153,20 +176,50 @@ pub(crate) fn slot_buffer<'b>(
     }
 }
 
-/// Budget of child `i` of a `fork_sized` with fewer jobs than `budget`: 1 plus its part of the
-/// spare slots in proportion to its share (a share of 0 counts as 1), by largest remainder
-/// (ties to the earlier child).
-fn sized_budget(budget: usize, shares: &[usize], i: usize) -> usize {
-    let total: usize = shares.iter().map(|&s| s.max(1)).sum();
-    let spare = budget - shares.len();
-    let part = |j: usize| spare * shares[j].max(1);
-    let floors: usize = (0..shares.len()).map(|j| part(j) / total).sum();
-    let left = spare - floors;
-    let rem = |j: usize| part(j) % total;
-    let rank = (0..shares.len())
-        .filter(|&j| rem(j) > rem(i) || (rem(j) == rem(i) && j < i))
-        .count();
-    1 + part(i) / total + usize::from(rank < left)
+/// Budgets of the children of a `fork_sized` with fewer jobs than `budget`, into `out`: the
+/// budget divided in proportion to `shares` (a share of 0 counts as 1), each child at least
+/// one slot, summing to `budget`. Each child gets its quota rounded down (at least 1); slots
+/// left over go to the children furthest below their quota, and slots taken back (when the
+/// minimum of 1 overshot) from those furthest above it; ties go to the earlier child.
+/// So `[1, 3]` on 4 gives `[1, 3]`, and every split that is exact in integers is kept exactly.
+fn sized_budgets(budget: usize, shares: &[usize], out: &mut [usize]) {
+    let n = shares.len();
+    debug_assert!(n <= budget && out.len() == n);
+    // Quotas in units of 1/total. Shares are scaled down to 32 bits so the sums and products
+    // stay far inside i128.
+    let top = shares.iter().copied().max().unwrap_or(1).max(1);
+    let shift = (usize::BITS - top.leading_zeros()).saturating_sub(32);
+    let weight = |j: usize| i128::from(((shares[j] >> shift).max(1)) as u64);
+    let total: i128 = (0..n).map(weight).sum();
+    let b = budget as i128;
+    // How far child j's budget `a` lies above its quota, times `total`.
+    let over = |j: usize, a: usize| a as i128 * total - b * weight(j);
+    for (j, o) in out.iter_mut().enumerate() {
+        *o = ((b * weight(j) / total) as usize).max(1);
+    }
+    let mut sum: usize = out.iter().sum();
+    while sum > budget {
+        let j = (0..n)
+            .filter(|&j| out[j] > 1)
+            .max_by_key(|&j| over(j, out[j]))
+            .expect("n <= budget leaves a child above 1");
+        out[j] -= 1;
+        sum -= 1;
+    }
+    while sum < budget {
+        let j = (0..n)
+            .min_by_key(|&j| over(j, out[j]))
+            .expect("at least one child");
+        out[j] += 1;
+        sum += 1;
+    }
+}
+
+/// Runs a kernel's `width` parts one after another on the calling thread, without a barrier.
+pub(crate) fn run_parts_serially(width: usize, f: &(dyn Fn(Part<'_>) + Sync)) {
+    for i in 0..width {
+        f(Part::new(i, width, None));
+    }
 }
 
 /// Budget of child `i` of `jobs` under `budget`: equal shares, the remainder to the first.
@@ -192,19 +245,20 @@ impl<'a> Exec<'a> {
                 PoolRef::Serial => PoolRef::Serial,
                 PoolRef::Owned(p) => PoolRef::Borrowed(p),
                 PoolRef::Borrowed(p) => PoolRef::Borrowed(p),
-                PoolRef::Team(p, m) => PoolRef::Team(p, m),
+                PoolRef::Team(p, m, c) => PoolRef::Team(p, m, c),
             },
             budget: self.budget,
             root: self.root,
             is_root: self.is_root,
             _lead: None,
+            _here: PhantomData,
         }
     }
 
     /// The same token with its budget lowered to `n` (at least 1; never raised).
     pub fn limit(mut self, n: usize) -> Exec<'a> {
         self.budget = self.budget.min(n.max(1));
-        if let PoolRef::Team(_, members) = &mut self.pool {
+        if let PoolRef::Team(_, members, _) = &mut self.pool {
             *members = &members[..self.budget - 1];
         }
         self
@@ -223,8 +277,12 @@ impl<'a> Exec<'a> {
     }
 
     /// The cost of one section of this token at `width`, from the calling thread:
-    /// `Duration::MAX` for a serial token or a width below 2.
+    /// `Duration::MAX` for a serial token, a width below 2, or a width beyond the budget (a
+    /// token cannot run that wide, so [`pays`](Exec::pays) says no there).
     pub fn dispatch_cost(&self, width: usize) -> Duration {
+        if width > self.budget {
+            return Duration::MAX;
+        }
         match (self.kind(), self.shared()) {
             (Some(kind), Some(pool)) => pool.costs.cost(kind, width),
             _ => Duration::MAX,
@@ -254,15 +312,15 @@ impl<'a> Exec<'a> {
             PoolRef::Serial => None,
             PoolRef::Owned(p) => Some(p),
             PoolRef::Borrowed(p) => Some(p),
-            PoolRef::Team(p, _) => Some(p),
+            PoolRef::Team(p, _, _) => Some(p),
         }
     }
 
-    /// The members this team token may use, when it is one.
+    /// The members this team token may use, and the team's claim word, when it is one.
     #[inline]
-    fn team_members(&self) -> Option<(&'a PoolShared, &'a [usize])> {
+    fn team_members(&self) -> Option<(&'a PoolShared, &'a [usize], &'a AtomicUsize)> {
         match self.pool {
-            PoolRef::Team(p, m) => Some((p, m)),
+            PoolRef::Team(p, m, c) => Some((p, m, c)),
             _ => None,
         }
     }
@@ -283,6 +341,7 @@ impl<'a> Exec<'a> {
             root: self.root,
             is_root: false,
             _lead: None,
+            _here: PhantomData,
         }
     }
 
@@ -303,8 +362,8 @@ impl<'a> Exec<'a> {
     where
         F: Fn(usize, Exec<'_>) + Sync,
     {
-        if let (Some((pool, members)), true) = (self.team_members(), jobs > 1) {
-            return self.team_fork(pool, members, jobs, None, &f);
+        if let (Some((pool, members, claim)), true) = (self.team_members(), jobs > 1) {
+            return self.team_fork(pool, members, claim, jobs, None, &f);
         }
         match jobs {
             0 => {}
@@ -331,31 +390,40 @@ impl<'a> Exec<'a> {
         F: Fn(usize, Exec<'_>) + Sync,
     {
         let jobs = shares.len();
-        if let (Some((pool, members)), true) = (self.team_members(), jobs > 1) {
-            return self.team_fork(pool, members, jobs, Some(shares), &f);
+        if let (Some((pool, members, claim)), true) = (self.team_members(), jobs > 1) {
+            return self.team_fork(pool, members, claim, jobs, Some(shares), &f);
         }
         if jobs <= 1 || self.parallel_pool().is_none() || jobs >= self.budget {
             return self.fork(jobs, f);
         }
         let pool = self.parallel_pool().expect("checked above");
-        let budget = self.budget;
-        let job = |i: usize| f(i, self.child(pool, sized_budget(budget, shares, i)));
+        let mut stack = [0usize; 64];
+        let mut heap = Vec::new();
+        let budgets = slot_buffer(jobs, &mut stack, &mut heap);
+        sized_budgets(self.budget, shares, budgets);
+        let budgets = &*budgets;
+        let job = |i: usize| f(i, self.child(pool, budgets[i]));
         self.run_batch(pool, jobs, &job);
     }
 
     /// `fork` / `fork_sized` on a team token: with at least as many jobs as participants, one
     /// section whose participants claim jobs (children get one slot each); with fewer, a split
     /// of the team into one child team per job.
+    ///
+    /// When the team is already leading a section (another thread shares the token, or this
+    /// call is nested in one of the team's sections), the jobs run one after the other on the
+    /// calling thread, as `fork` does on a budget of one.
     fn team_fork(
         &self,
         pool: &PoolShared,
         members: &[usize],
+        claim: &AtomicUsize,
         jobs: usize,
         shares: Option<&[usize]>,
         f: &(dyn Fn(usize, Exec<'_>) + Sync),
     ) {
         let budget = self.budget;
-        if jobs >= budget {
+        let ran = if jobs >= budget {
             let next = AtomicUsize::new(0);
             let job = |_: Participant<'_>| loop {
                 let i = next.fetch_add(1, Relaxed);
@@ -364,25 +432,48 @@ impl<'a> Exec<'a> {
                 }
                 f(i, self.child(pool, 1));
             };
-            run_on(Some(pool), members, &job, Shares::AtOnce);
-            return;
+            run_on(Some(pool), members, claim, &job, Shares::AtOnce).is_ok()
+        } else {
+            let mut stack = [0usize; 64];
+            let mut heap = Vec::new();
+            let sizes = slot_buffer(jobs, &mut stack, &mut heap);
+            match shares {
+                Some(s) => sized_budgets(budget, s, sizes),
+                None => {
+                    for (i, size) in sizes.iter_mut().enumerate() {
+                        *size = child_budget(budget, jobs, i);
+                    }
+                }
+            }
+            match TeamExec::new(Some(pool), members, claim).split(sizes, |i, t| f(i, t.token())) {
+                Ok(()) => true,
+                Err(Error::TeamBusy) => false,
+                Err(e) => unreachable!("child budgets sum to the team's width: {e}"),
+            }
+        };
+        if !ran {
+            for i in 0..jobs {
+                f(i, self.child(pool, 1));
+            }
         }
-        let mut stack = [0usize; 64];
-        let mut heap = Vec::new();
-        let sizes = slot_buffer(jobs, &mut stack, &mut heap);
-        for (i, size) in sizes.iter_mut().enumerate() {
-            *size = match shares {
-                Some(s) => sized_budget(budget, s, i),
-                None => child_budget(budget, jobs, i),
-            };
-        }
-        TeamExec::new(Some(pool), members)
-            .split(sizes, |i, t| f(i, t.token()))
-            .expect("child budgets sum to the team's width");
     }
 
-    /// Runs `f` over `0..len` split into at most `budget` contiguous ranges of at least
-    /// `grain` elements (a `grain` of 0 counts as 1). An empty range runs nothing.
+    /// Runs `f` over `0..len` split into at most `budget` contiguous ranges, each of at least
+    /// `grain` elements (a `grain` of 0 counts as 1): a range shorter than `2 * grain` runs
+    /// whole. An empty range runs nothing.
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    /// use teamalg::{Exec, Pool};
+    ///
+    /// let pool = Pool::builder().threads(3).build()?;
+    /// let seen = Mutex::new(Vec::new());
+    /// Exec::new(&pool, 3)?.for_ranges(7, 3, |r| seen.lock().unwrap().push(r));
+    /// let mut seen = seen.into_inner().unwrap();
+    /// seen.sort_by_key(|r| r.start);
+    /// assert_eq!(seen, [0..3, 3..7]); // two ranges of at least 3, not three shorter ones
+    /// # Ok::<(), teamalg::Error>(())
+    /// ```
     pub fn for_ranges<F>(self, len: usize, grain: usize, f: F)
     where
         F: Fn(Range<usize>) + Sync,
@@ -390,13 +481,24 @@ impl<'a> Exec<'a> {
         if len == 0 {
             return;
         }
-        let chunks = self.budget.min(len.div_ceil(grain.max(1)));
-        if let (Some((pool, members)), true) = (self.team_members(), chunks > 1) {
+        let chunks = self.budget.min(len / grain.max(1)).max(1);
+        if let (Some((pool, members, claim)), true) = (self.team_members(), chunks > 1) {
             let job = |p: Participant<'_>| {
                 let i = p.index();
                 f(i * len / chunks..(i + 1) * len / chunks)
             };
-            return run_on(Some(pool), &members[..chunks - 1], &job, Shares::AtOnce);
+            if run_on(
+                Some(pool),
+                &members[..chunks - 1],
+                claim,
+                &job,
+                Shares::AtOnce,
+            )
+            .is_err()
+            {
+                f(0..len); // the team leads a section already: this call runs here
+            }
+            return;
         }
         match self.parallel_pool().filter(|_| chunks > 1) {
             None => f(0..len),
@@ -414,7 +516,7 @@ impl<'a> Exec<'a> {
     /// Tokens without members have nothing to wake.
     pub fn warm(&self, width: usize) -> usize {
         match self.team_members() {
-            Some((pool, members)) => {
+            Some((pool, members, _)) => {
                 let n = width.clamp(1, self.budget) - 1;
                 pool.wake_members(&members[..n.min(members.len())])
             }
@@ -427,19 +529,27 @@ impl<'a> Exec<'a> {
     /// not guaranteed to run at once), inline on a serial token.
     pub(crate) fn run_parts(&self, width: usize, f: &(dyn Fn(Part<'_>) + Sync)) {
         let width = width.clamp(1, self.budget);
-        if let Some((pool, members)) = self.team_members() {
+        if let Some((pool, members, claim)) = self.team_members() {
             let job = |p: Participant<'_>| {
                 let meet = || p.barrier();
                 f(Part::new(p.index(), p.width(), Some(&meet)));
             };
-            return run_on(Some(pool), &members[..width - 1], &job, Shares::Independent);
+            if run_on(
+                Some(pool),
+                &members[..width - 1],
+                claim,
+                &job,
+                Shares::Independent,
+            )
+            .is_err()
+            {
+                // The team leads a section already: the parts run here, one after another.
+                run_parts_serially(width, f);
+            }
+            return;
         }
         match self.parallel_pool().filter(|_| width > 1) {
-            None => {
-                for i in 0..width {
-                    f(Part::new(i, width, None));
-                }
-            }
+            None => run_parts_serially(width, f),
             Some(pool) => {
                 let job = |i: usize| f(Part::new(i, width, None));
                 self.run_batch(pool, width, &job);
@@ -484,9 +594,10 @@ impl<'a> Exec<'a> {
         F: Fn(usize) + Sync,
     {
         let job = |p: Participant<'_>| f(p.index());
-        if let Some((pool, members)) = self.team_members() {
-            run_on(Some(pool), members, &job, Shares::AtOnce);
-            return Ok(());
+        if let Some((pool, members, claim)) = self.team_members() {
+            // The team leads a section already: its members cannot all run at once now.
+            return run_on(Some(pool), members, claim, &job, Shares::AtOnce)
+                .map_err(|_| Refused::Busy);
         }
         let Some(pool) = self.parallel_pool() else {
             f(0);
@@ -508,8 +619,11 @@ impl<'a> Exec<'a> {
             return Err(Refused::Busy);
         }
         ledger::enter(self.root);
-        run_on(Some(pool), out, &job, Shares::AtOnce);
+        // The slots are reserved for this call alone: its claim word is never contended.
+        let claim = AtomicUsize::new(0);
+        let ran = run_on(Some(pool), out, &claim, &job, Shares::AtOnce);
         ledger::exit(self.root);
+        debug_assert!(ran.is_ok());
         Ok(())
     }
 
@@ -519,11 +633,11 @@ impl<'a> Exec<'a> {
     /// it uses the token's members; on a serial token or a budget of one, `f` gets a team of
     /// width 1.
     pub fn team<R>(self, f: impl FnOnce(TeamExec<'_>) -> R) -> Result<R, Refused> {
-        if let Some((pool, members)) = self.team_members() {
-            return Ok(f(TeamExec::new(Some(pool), members)));
+        if let Some((pool, members, claim)) = self.team_members() {
+            return Ok(f(TeamExec::new(Some(pool), members, claim)));
         }
         let Some(pool) = self.parallel_pool() else {
-            return Ok(f(TeamExec::new(None, &[])));
+            return Ok(f(TeamExec::new(None, &[], &NO_MEMBERS)));
         };
         let want = self.budget - 1;
         let mut slots = [0usize; 64];
@@ -534,7 +648,9 @@ impl<'a> Exec<'a> {
         if got < want {
             return Err(Refused::Busy);
         }
-        Ok(f(TeamExec::new(Some(pool), out)))
+        // The team's claim word lives as long as the reservation.
+        let claim = AtomicUsize::new(0);
+        Ok(f(TeamExec::new(Some(pool), out, &claim)))
     }
 
     /// Enters the pool once for an outside library that runs its own threads: holds up to
@@ -561,6 +677,10 @@ impl<'a> Exec<'a> {
     /// Runs `f` on a worker of the pool with a token of the same budget, and returns its
     /// result; from a worker of the same pool, a serial token or a shut-down pool it runs
     /// inline. Nested entries made inside `f` are in-pool entries, the cheapest kind.
+    ///
+    /// It never waits for ever: when no worker of the pool can take the job because every
+    /// slot is reserved (team members, `external` or `broadcast`, for instance by scopes this
+    /// call is nested in), `f` runs inline as well, with this token.
     pub fn install<R: Send>(self, f: impl FnOnce(Exec<'_>) -> R + Send) -> R {
         let pool = match self.shared() {
             Some(p)
@@ -570,6 +690,11 @@ impl<'a> Exec<'a> {
             }
             _ => return f(self),
         };
+        if !pool.can_serve_queue() {
+            // Every slot is reserved (by team or `external` scopes this call may be nested
+            // in): no worker would take the job.
+            return f(self);
+        }
         let task = Mutex::new(Some(f));
         let result: Mutex<Option<R>> = Mutex::new(None);
         let budget = self.budget;

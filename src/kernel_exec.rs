@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use teamalg_kernels::par::{Executor, Part};
 
-use crate::exec::Exec;
+use crate::exec::{run_parts_serially, Exec};
 use crate::team::{Team, TeamExec};
 
 impl Executor for Exec<'_> {
@@ -52,12 +52,14 @@ impl Executor for TeamExec<'_> {
     }
 }
 
-/// A held team runs kernels as its leader: each section claims the team's leadership (waiting
-/// while another thread leads). On the thread that already leads it through a token, the team
-/// is serial (width 1): its members belong to that token.
+/// A held team runs kernels as its leader: each region takes the team's token for its section
+/// when no other thread holds it. It never waits: where the team is busy (another thread holds
+/// its token, or this thread does, or this thread is one of its members inside a section), the
+/// region runs its parts one after another on the calling thread, and `width` says 1 up front
+/// where that is known.
 impl Executor for Team {
     fn width(&self) -> usize {
-        if self.led_by_this_thread() {
+        if self.led_by_this_thread() || self.is_member_thread() {
             1
         } else {
             Team::width(self)
@@ -65,24 +67,23 @@ impl Executor for Team {
     }
 
     fn dispatch_cost(&self, width: usize) -> Duration {
-        if self.led_by_this_thread() {
+        if Executor::width(self) == 1 {
             return Duration::MAX;
         }
         Team::dispatch_cost(self, width)
     }
 
     fn run(&self, width: usize, f: &(dyn Fn(Part<'_>) + Sync)) {
-        if width <= 1 || self.led_by_this_thread() {
-            for i in 0..width.max(1) {
-                f(Part::new(i, width.max(1), None));
+        if width > 1 && !self.is_member_thread() {
+            if let Ok(token) = self.try_exec(width) {
+                return token.run_parts(width, f);
             }
-            return;
         }
-        self.exec(width).run_parts(width, f);
+        run_parts_serially(width.max(1), f);
     }
 
     fn has_barrier(&self) -> bool {
-        !self.led_by_this_thread()
+        false // a busy team runs the parts one after another
     }
 
     fn warm(&self, width: usize) {

@@ -84,7 +84,7 @@ pub mod loom_api {
     pub use crate::parker::Parker;
     pub use crate::queue::Queue;
     pub use crate::section::{Participant, Roster, Section};
-    pub use crate::slot::Slot;
+    pub use crate::slot::{wake_for_queue, Slot};
 }
 
 /// The README's examples, compiled and run as doctests so they stay true.

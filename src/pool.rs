@@ -23,7 +23,7 @@ use crate::ledger;
 use crate::parker::{self, Parker};
 use crate::queue::Queue;
 use crate::section::Section;
-use crate::slot::{Slot, BUSY, IDLE, RESERVED, TEAM};
+use crate::slot::{wake_for_queue, Slot, BUSY, IDLE, RESERVED, TEAM};
 use crate::sync::{current_cpu, fence, AtomicBool, AtomicPtr, AtomicUsize, Ordering::*, NO_CPU};
 use crate::wait::{counters, join_after_wake, wait_staged, Crowd, Waiter, THROTTLED_SPIN_POLLS};
 
@@ -137,34 +137,23 @@ impl PoolShared {
         }
     }
 
-    /// Wakes up to `n` sleeping workers, after work was queued. Returns how many.
     /// Idle workers spinning in this pool now (they will see queued work without a wake).
     pub(crate) fn spinning(&self) -> usize {
         self.idle_spinning.load(Relaxed)
     }
 
-    pub(crate) fn wake_idle(&self, mut n: usize) -> usize {
-        if n == 0 {
-            return 0;
-        }
-        // Pairs with the fence in `Slot::sleep`: either that worker's re-check sees the work
-        // queued before this call, or this load sees its announcement.
-        fence(SeqCst);
-        if self.sleepers.load(Relaxed) == 0 {
-            return 0;
-        }
-        let mut woken = 0;
-        for slot in self.slots.iter() {
-            if slot.claim_sleeper(&self.sleepers) {
-                slot.unpark();
-                woken += 1;
-                n -= 1;
-                if n == 0 {
-                    break;
-                }
-            }
-        }
-        woken
+    /// Wakes up to `n` sleeping workers that may serve the queue, after work was queued.
+    /// Returns how many (see [`wake_for_queue`]).
+    pub(crate) fn wake_idle(&self, n: usize) -> usize {
+        wake_for_queue(self.slots.iter().map(|s| &**s), &self.sleepers, n)
+    }
+
+    /// Whether some worker of the pool may still serve its queue: a slot that is idle or busy
+    /// with a batch (team members and reserved slots serve none).
+    pub(crate) fn can_serve_queue(&self) -> bool {
+        self.slots
+            .iter()
+            .any(|s| matches!(s.state.load(Relaxed), IDLE | BUSY))
     }
 
     /// Reserves up to `n` idle slots (none of them the caller's) for `broadcast` or `external`.
@@ -675,6 +664,25 @@ pub(crate) struct JoinWait<'a, 'b> {
     pub(crate) parker: &'static Parker,
     /// Whether the caller woke a sleeping worker for this batch (then it naps, not spins).
     pub(crate) woke: bool,
+    /// An `install` whose owner claims nothing: the pool it waits on, so it can take its job
+    /// back when no worker of that pool can serve the queue (see `take_back_if_stuck`).
+    pub(crate) install: Option<&'a PoolShared>,
+}
+
+/// How often an `install` owner that sleeps looks whether any worker could still take its job.
+const INSTALL_CHECK: Duration = Duration::from_millis(1);
+
+impl JoinWait<'_, '_> {
+    /// An `install` whose job no worker has claimed while every slot of its pool is reserved
+    /// (team members and `external`/`broadcast` reservations serve no queue; nested inside
+    /// such a scope the caller would wait for ever) runs the job itself: it unlinks the batch
+    /// and claims the job, which the batch protocol lets exactly one of it and a worker do.
+    fn take_back_if_stuck(&self, pool: &PoolShared) {
+        if !self.batch.settled() && !self.batch.claimed() && !pool.can_serve_queue() {
+            pool.queue.unlink(self.batch);
+            self.batch.run_jobs();
+        }
+    }
 }
 
 impl Waiter for JoinWait<'_, '_> {
@@ -704,7 +712,10 @@ impl Waiter for JoinWait<'_, '_> {
             fence(SeqCst);
         }
         if !self.ready() {
-            if self.woke {
+            if let Some(pool) = self.install {
+                self.parker.park_timeout(INSTALL_CHECK);
+                self.take_back_if_stuck(pool);
+            } else if self.woke {
                 let batch = self.batch;
                 join_after_wake(self.parker, || batch.settled());
             } else {
@@ -742,6 +753,7 @@ impl Drop for Settle<'_, '_> {
             batch: self.batch,
             parker: parker::current(),
             woke: self.woke,
+            install: (!self.unlink).then_some(self.pool),
         };
         wait_staged(polls, &mut join);
     }

@@ -339,3 +339,41 @@ impl Slot {
             .is_ok()
     }
 }
+
+/// Wakes up to `n` workers of `slots` that announced a sleep and may serve queued work (their
+/// slot is `IDLE` or `BUSY`: team members and reserved workers serve no queue), after work was
+/// queued. Returns how many it woke.
+///
+/// The race with a worker going to sleep is decided across two locations (the queue's count
+/// and the slot's word), so both sides put a `SeqCst` fence between their write and their
+/// read: the worker's in [`Slot::sleep`] (after raising its flag, before re-checking the
+/// queue), this one after the queueing and before reading `sleepers`. Either the worker's
+/// re-check sees the work, or this sees its flag. A worker that misses both cannot exist; a
+/// wake that finds nobody costs only parallelism (a caller runs its unclaimed jobs itself).
+///
+/// Checked by the loom model `idle_worker_woken_for_queued_work`.
+pub fn wake_for_queue<'s>(
+    slots: impl IntoIterator<Item = &'s Slot>,
+    sleepers: &AtomicUsize,
+    n: usize,
+) -> usize {
+    if n == 0 {
+        return 0;
+    }
+    fence(SeqCst);
+    if sleepers.load(Relaxed) == 0 {
+        return 0;
+    }
+    let mut woken = 0;
+    for slot in slots {
+        let state = slot.state.load(Relaxed);
+        if (state == IDLE || state == BUSY) && slot.claim_sleeper(sleepers) {
+            slot.unpark(); // the idle-worker wake
+            woken += 1;
+            if woken == n {
+                break;
+            }
+        }
+    }
+    woken
+}

@@ -52,16 +52,55 @@ pub(crate) enum Shares {
     Independent,
 }
 
+/// The team's claim word is held: another thread leads a section on these members now, or
+/// the calling thread does, in a section this call is nested in. Nothing was published.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TeamBusy;
+
+/// The right to publish sections to a team's members, held for one section. A team's handles
+/// (its `Team`, every `TeamExec` and team token of it) share one claim word: whoever takes it
+/// with a CAS from 0 to its thread's parker address leads; the others find it taken and run
+/// on their own thread instead (see `TeamExec::run`). So two threads never publish to one
+/// member at once, and a member never claims one leader's share and reads another's section.
+struct Leading<'a>(&'a AtomicUsize);
+
+impl<'a> Leading<'a> {
+    #[inline]
+    fn claim(word: &'a AtomicUsize, me: &Parker) -> Option<Self> {
+        let me = me as *const Parker as usize;
+        // Acquire pairs with the previous leader's release: its sections are over.
+        word.compare_exchange(0, me, Acquire, Relaxed)
+            .ok()
+            .map(|_| Leading(word))
+    }
+}
+
+impl Drop for Leading<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        self.0.store(0, Release);
+    }
+}
+
+/// A claim word for handles whose sections have no members (never taken).
+pub(crate) static NO_MEMBERS: AtomicUsize = AtomicUsize::new(0);
+
 /// Runs one section: the calling thread is participant 0, the workers of `slots` are
-/// participants `1..=slots.len()`. Returns after every participant is done; a panic in any share
-/// resumes here.
+/// participants `1..=slots.len()`, led under the claim word `lead` (see [`Leading`]). Returns
+/// after every participant is done; a panic in any share resumes here. Refuses with
+/// [`TeamBusy`], publishing nothing, when the claim is held.
 pub(crate) fn run_on(
     pool: Option<&PoolShared>,
     slots: &[usize],
+    lead: &AtomicUsize,
     job: &(dyn Fn(Participant<'_>) + Sync),
     shares: Shares,
-) {
+) -> Result<(), TeamBusy> {
     let leader = parker::current();
+    let _leading = match (pool, slots.is_empty()) {
+        (Some(_), false) => Some(Leading::claim(lead, leader).ok_or(TeamBusy)?),
+        _ => None,
+    };
     let roster = SlotRoster {
         pool,
         leader,
@@ -106,6 +145,7 @@ pub(crate) fn run_on(
         }
     });
     section.resume_panic();
+    Ok(())
 }
 
 /// The right to run sections on a set of reserved members, led by the calling thread.
@@ -115,6 +155,8 @@ pub(crate) fn run_on(
 pub struct TeamExec<'a> {
     pool: Option<&'a PoolShared>,
     members: &'a [usize],
+    /// The team's claim word, shared by all its handles.
+    lead: &'a AtomicUsize,
 }
 
 impl fmt::Debug for TeamExec<'_> {
@@ -126,8 +168,16 @@ impl fmt::Debug for TeamExec<'_> {
 }
 
 impl<'a> TeamExec<'a> {
-    pub(crate) fn new(pool: Option<&'a PoolShared>, members: &'a [usize]) -> Self {
-        TeamExec { pool, members }
+    pub(crate) fn new(
+        pool: Option<&'a PoolShared>,
+        members: &'a [usize],
+        lead: &'a AtomicUsize,
+    ) -> Self {
+        TeamExec {
+            pool,
+            members,
+            lead,
+        }
     }
 
     /// The number of participants: the leader and its members.
@@ -138,6 +188,33 @@ impl<'a> TeamExec<'a> {
     /// Runs `f` on every participant at once (the leader is participant 0) and returns when
     /// all are done. A panic in any share cancels the section (participants waiting at a
     /// barrier leave it) and resumes here once every participant is done.
+    ///
+    /// **One leader at a time.** A team leads one section at a time, whichever of its handles
+    /// asks. When the team is already leading a section (on another thread that shares this
+    /// handle, or on this one: `run` called from inside one of the team's own shares), this
+    /// section runs on the calling thread alone, as participant 0 of width 1. Nothing waits
+    /// for the other section, so nothing can hang; write shares that divide their work by
+    /// [`Participant::width`].
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use teamalg::{Exec, Pool};
+    ///
+    /// let pool = Pool::builder().threads(2).build()?;
+    /// let inner = AtomicUsize::new(0);
+    /// Exec::new(&pool, 2)?.team(|t| {
+    ///     t.run(|p| {
+    ///         if p.index() == 0 {
+    ///             // Nested in a section of the same team: runs here, alone.
+    ///             t.run(|q| {
+    ///                 inner.fetch_add(q.width(), Ordering::Relaxed);
+    ///             });
+    ///         }
+    ///     })
+    /// })?;
+    /// assert_eq!(inner.into_inner(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     ///
     /// ```
     /// use std::sync::atomic::{AtomicUsize, Ordering};
@@ -158,25 +235,33 @@ impl<'a> TeamExec<'a> {
     where
         F: Fn(Participant<'_>) + Sync,
     {
-        run_on(self.pool, self.members, &f, Shares::AtOnce);
+        if run_on(self.pool, self.members, self.lead, &f, Shares::AtOnce).is_err() {
+            run_alone(&f);
+        }
     }
 
     /// Runs child teams at once: child `i` has `sizes[i]` participants and its own leader
     /// (child 0 is led by this thread, the others by members). Returns when all are done.
     /// `sizes` must be non-empty, each at least 1, summing to at most the width; otherwise
-    /// [`Error::InvalidSplit`].
+    /// [`Error::InvalidSplit`]. When the team is already leading a section (see
+    /// [`run`](TeamExec::run)), the children cannot have their members:
+    /// [`Error::TeamBusy`], and `f` is not called.
     pub fn split<F>(&self, sizes: &[usize], f: F) -> Result<(), Error>
     where
         F: Fn(usize, TeamExec<'_>) + Sync,
     {
-        let total: usize = sizes.iter().sum();
-        if sizes.is_empty() || sizes.contains(&0) || total > self.width() {
+        let total = sizes
+            .iter()
+            .try_fold(0usize, |sum, &s| sum.checked_add(s))
+            .filter(|&t| t <= self.width());
+        let Some(total) = total.filter(|_| !sizes.is_empty() && !sizes.contains(&0)) else {
             return Err(Error::InvalidSplit {
                 sizes: sizes.len(),
-                total,
+                total: sizes.iter().fold(0usize, |a, &s| a.saturating_add(s)),
                 width: self.width(),
             });
-        }
+        };
+        debug_assert!(total <= self.width());
         // Child i's participants are members[start(i) - 1 ..] (its leader first), child 0 has
         // this thread and members[.. sizes[0] - 1].
         let start = |i: usize| -> usize { sizes[..i].iter().sum() };
@@ -194,17 +279,19 @@ impl<'a> TeamExec<'a> {
                 let s = start(i);
                 &self.members[s..s + sizes[i] - 1]
             };
-            f(i, TeamExec::new(self.pool, group));
+            // Each child team has a claim word of its own, on its leader's stack.
+            let lead = AtomicUsize::new(0);
+            f(i, TeamExec::new(self.pool, group, &lead));
         };
-        run_on(self.pool, leaders, &job, Shares::AtOnce);
-        Ok(())
+        run_on(self.pool, leaders, self.lead, &job, Shares::AtOnce).map_err(|_| Error::TeamBusy)
     }
 
-    /// The cost of one section on this team at `width` (`Duration::MAX` below 2).
+    /// The cost of one section on this team at `width` (`Duration::MAX` below 2 or beyond
+    /// the team's width).
     pub fn dispatch_cost(&self, width: usize) -> Duration {
         match self.pool {
-            Some(pool) => pool.costs.cost(DispatchKind::Team, width),
-            None => Duration::MAX,
+            Some(pool) if width <= self.width() => pool.costs.cost(DispatchKind::Team, width),
+            _ => Duration::MAX,
         }
     }
 
@@ -222,8 +309,13 @@ impl<'a> TeamExec<'a> {
     /// A token with this team's authority: `fork`, `for_ranges` and `broadcast` on it run as
     /// sections on these members, without the pool's queue.
     pub fn token(&self) -> Exec<'a> {
-        Exec::for_team(self.pool, self.members, None)
+        Exec::for_team(self.pool, self.members, None, self.lead)
     }
+}
+
+/// Runs a section on the calling thread alone: participant 0 of width 1.
+pub(crate) fn run_alone(job: &(dyn Fn(Participant<'_>) + Sync)) {
+    run_on(None, &[], &NO_MEMBERS, job, Shares::AtOnce).expect("a section without members");
 }
 
 /// A hot team: a pool whose `width - 1` workers are reserved as members, led by whichever
@@ -245,8 +337,10 @@ impl<'a> TeamExec<'a> {
 pub struct Team {
     pool: Option<Pool>,
     members: Box<[usize]>,
-    /// The leading thread (its parker's address), or 0.
+    /// The thread holding the team's token (its parker's address), or 0.
     leader: AtomicUsize,
+    /// The claim word of the team's sections (see `Leading`).
+    section: AtomicUsize,
 }
 
 impl fmt::Debug for Team {
@@ -348,6 +442,7 @@ impl Pool {
             pool: Some(self),
             members: members.into_boxed_slice(),
             leader: AtomicUsize::new(0),
+            section: AtomicUsize::new(0),
         })
     }
 }
@@ -362,14 +457,18 @@ impl Team {
         1 + self.members.len()
     }
 
-    /// A token with team authority for `budget` participants (clamped to `1..=width`). Waits
-    /// while another thread leads the team. Called by the thread that already leads it
-    /// (through a token it still holds), it returns a serial token instead of waiting for
-    /// itself: the members belong to that other token.
+    /// A token with team authority for `budget` participants (clamped to `1..=width`).
+    ///
+    /// Like a lock: it waits while another thread holds a token of the team. Called where
+    /// waiting could never end, it returns a serial token instead: on the thread that holds a
+    /// token already (the members belong to that token), and on a member of this team (which
+    /// is inside one of the team's sections, whose leader waits for it). A thread that a holder
+    /// of the token waits for in some other way (one it spawned and joins, say) must use
+    /// [`try_exec`](Team::try_exec), as it would `try_lock` a mutex its caller holds.
     pub fn exec(&self, budget: usize) -> Exec<'_> {
         let mut tries = 0u32;
         loop {
-            if self.led_by_this_thread() {
+            if self.led_by_this_thread() || self.is_member_thread() {
                 return Exec::serial();
             }
             if let Ok(e) = self.try_exec(budget) {
@@ -399,13 +498,21 @@ impl Team {
             Some(self.shared()),
             &self.members[..b - 1],
             Some(Lead(&self.leader)),
+            &self.section,
         ))
     }
 
-    /// The cost of one section of this team at `width` (`Duration::MAX` below 2), as its
-    /// tokens see it; needs no leadership.
+    /// Whether the calling thread is one of this team's members (so it runs a share of one of
+    /// the team's sections right now).
+    pub(crate) fn is_member_thread(&self) -> bool {
+        crate::pool::current_worker()
+            .is_some_and(|(pool, k)| std::ptr::eq(pool, self.shared()) && self.members.contains(&k))
+    }
+
+    /// The cost of one section of this team at `width` (`Duration::MAX` below 2 or beyond the
+    /// team's width), as its tokens see it; needs no leadership.
     pub fn dispatch_cost(&self, width: usize) -> Duration {
-        if width < 2 {
+        if width < 2 || width > self.width() {
             return Duration::MAX;
         }
         self.shared().costs.cost(DispatchKind::Team, width)

@@ -384,3 +384,202 @@ fn wait_counters_see_parks_after_a_gap() {
     let d = teamalg::wait::counters::snapshot() - before;
     assert!(d.idle_sleeps > 0, "{d:?}");
 }
+
+/// Every range `for_ranges` hands out has at least `grain` elements (the whole range when it
+/// is shorter than two grains), on plain tokens and on team tokens alike.
+#[test]
+fn for_ranges_never_hands_out_less_than_a_grain() {
+    let p = pool(4);
+    let team = pool(4).into_team(4).unwrap();
+    let cases =
+        (1..=4).flat_map(|b| (1..=40).flat_map(move |len| (0..=12).map(move |g| (b, len, g))));
+    for (budget, len, grain) in cases {
+        for on_team in [false, true] {
+            let ranges = Mutex::new(Vec::new());
+            let f = |r: std::ops::Range<usize>| ranges.lock().unwrap().push(r);
+            if on_team {
+                team.exec(budget).for_ranges(len, grain, f);
+            } else {
+                Exec::new(&p, budget).unwrap().for_ranges(len, grain, f);
+            }
+            let mut ranges = ranges.into_inner().unwrap();
+            ranges.sort_by_key(|r| r.start);
+            let case = format!("budget {budget}, len {len}, grain {grain}: {ranges:?}");
+            assert!(ranges.len() <= budget, "{case}");
+            assert_eq!(ranges.first().map(|r| r.start), Some(0), "{case}");
+            assert_eq!(ranges.last().map(|r| r.end), Some(len), "{case}");
+            assert!(ranges.windows(2).all(|w| w[0].end == w[1].start), "{case}");
+            if ranges.len() > 1 {
+                assert!(ranges.iter().all(|r| r.len() >= grain.max(1)), "{case}");
+            }
+        }
+    }
+    // The two cases that once came out short.
+    let ranges = Mutex::new(Vec::new());
+    Exec::new(&p, 3)
+        .unwrap()
+        .for_ranges(7, 3, |r| ranges.lock().unwrap().push(r));
+    assert_eq!(ranges.into_inner().unwrap().len(), 2);
+    let ranges = Mutex::new(Vec::new());
+    Exec::new(&p, 2)
+        .unwrap()
+        .for_ranges(9, 8, |r| ranges.lock().unwrap().push(r));
+    let ranges = ranges.into_inner().unwrap();
+    assert_eq!((ranges.len(), ranges[0].clone()), (1, 0..9));
+}
+
+/// `fork_sized` divides the budget in proportion to the shares: every split that is exact in
+/// integers is kept exactly, every child gets at least one slot, the budgets sum to the
+/// parent's, and a larger share never gets fewer slots. Plain and team tokens agree.
+#[test]
+fn fork_sized_divides_the_budget_in_proportion() {
+    let p = pool(8);
+    let team = pool(8).into_team(8).unwrap();
+    let mut exact = 0;
+    for budget in 2..=8usize {
+        for jobs in 2..budget.min(5) {
+            let mut shares = vec![0usize; jobs];
+            // Every vector of shares in 0..=5 (0 counts as 1), for up to 4 children.
+            for code in 0..6usize.pow(jobs as u32) {
+                let mut c = code;
+                for s in shares.iter_mut() {
+                    *s = c % 6;
+                    c /= 6;
+                }
+                let got = |on_team: bool| {
+                    let budgets = Mutex::new(vec![0; jobs]);
+                    let f = |i: usize, child: Exec<'_>| budgets.lock().unwrap()[i] = child.budget();
+                    if on_team {
+                        team.exec(budget).fork_sized(&shares, f);
+                    } else {
+                        Exec::new(&p, budget).unwrap().fork_sized(&shares, f);
+                    }
+                    budgets.into_inner().unwrap()
+                };
+                let b = got(false);
+                let case = format!("budget {budget}, shares {shares:?}: {b:?}");
+                assert_eq!(got(true), b, "{case}");
+                assert_eq!(b.iter().sum::<usize>(), budget, "{case}");
+                assert!(b.iter().all(|&x| x >= 1), "{case}");
+                let w: Vec<usize> = shares.iter().map(|&s| s.max(1)).collect();
+                let total: usize = w.iter().sum();
+                for i in 0..jobs {
+                    for j in 0..jobs {
+                        assert!(w[i] <= w[j] || b[i] >= b[j], "{case}");
+                    }
+                }
+                if w.iter().all(|&s| (budget * s) % total == 0) {
+                    exact += 1;
+                    let want: Vec<usize> = w.iter().map(|&s| budget * s / total).collect();
+                    assert_eq!(b, want, "{case}");
+                }
+            }
+        }
+    }
+    assert!(exact > 100, "{exact} exact cases");
+    // The two cases that once came out wrong.
+    let budgets = Mutex::new(vec![0; 2]);
+    Exec::new(&p, 4)
+        .unwrap()
+        .fork_sized(&[1, 3], |i, c| budgets.lock().unwrap()[i] = c.budget());
+    assert_eq!(budgets.into_inner().unwrap(), [1, 3]);
+    let budgets = Mutex::new(vec![0; 2]);
+    Exec::new(&p, 5)
+        .unwrap()
+        .fork_sized(&[4, 1], |i, c| budgets.lock().unwrap()[i] = c.budget());
+    assert_eq!(budgets.into_inner().unwrap(), [4, 1]);
+}
+
+/// Sizes whose sum overflows are an invalid split, not a panic.
+#[test]
+fn split_sizes_that_overflow_are_invalid() {
+    let team = pool(2).into_team(2).unwrap();
+    team.exec(2)
+        .team(|t| {
+            let r = t.split(&[usize::MAX, 2], |_, _| unreachable!("refused"));
+            assert!(
+                matches!(r, Err(Error::InvalidSplit { sizes: 2, .. })),
+                "{r:?}"
+            );
+            let r = t.split(&[usize::MAX, usize::MAX], |_, _| unreachable!("refused"));
+            assert!(matches!(r, Err(Error::InvalidSplit { .. })), "{r:?}");
+        })
+        .unwrap();
+}
+
+/// A token, a team and a team's handle price no width they cannot run: beyond the budget the
+/// dispatch cost is infinite and nothing pays.
+#[test]
+fn no_cost_beyond_the_budget() {
+    let p = pool(4);
+    let big = Duration::from_secs(1);
+    for budget in 1..=4 {
+        let e = Exec::new(&p, budget).unwrap();
+        for w in 2..=6 {
+            let within = w <= budget;
+            assert_eq!(
+                e.dispatch_cost(w) < Duration::MAX,
+                within,
+                "budget {budget}, width {w}"
+            );
+            assert_eq!(e.pays(big, 1, w), within, "budget {budget}, width {w}");
+        }
+        assert!(e.width_for(big, 1).get() <= budget);
+    }
+    let team = pool(3).into_team(3).unwrap();
+    assert_eq!(team.dispatch_cost(4), Duration::MAX);
+    assert!(team.dispatch_cost(3) < Duration::MAX);
+    let tok = team.exec(2);
+    assert_eq!(tok.dispatch_cost(3), Duration::MAX);
+    tok.team(|t| {
+        assert_eq!(t.dispatch_cost(3), Duration::MAX);
+        assert!(!t.pays(big, 1, 3));
+        assert!(t.dispatch_cost(2) < Duration::MAX);
+    })
+    .unwrap();
+}
+
+/// `install` never waits for ever: with every slot of the pool reserved by scopes it is
+/// nested in (`external`, a team's members, both), or reserved by another thread for a while,
+/// it still returns the job's result.
+#[test]
+fn install_returns_when_every_slot_is_reserved() {
+    let (tx, rx) = std::sync::mpsc::channel();
+    thread::spawn(move || {
+        let p = pool(2);
+        let r = Exec::new(&p, 2).unwrap().external(|a| {
+            Exec::new(&p, 2).unwrap().external(|b| {
+                assert_eq!((a, b), (2, 2), "both workers reserved");
+                Exec::new(&p, 2).unwrap().install(|e| e.budget() * 10)
+            })
+        });
+        assert_eq!(r, 20);
+
+        let r = Exec::new(&p, 2)
+            .unwrap()
+            .team(|_| {
+                Exec::new(&p, 2)
+                    .unwrap()
+                    .external(|_| Exec::new(&p, 2).unwrap().install(|_| 7))
+            })
+            .unwrap();
+        assert_eq!(r, 7);
+
+        // Reserved by another thread: the job runs (on a worker once one is free, or here).
+        let held = Barrier::new(2);
+        let r = thread::scope(|s| {
+            s.spawn(|| {
+                Exec::new(&p, 3).unwrap().external(|_| {
+                    held.wait();
+                    thread::sleep(Duration::from_millis(20));
+                })
+            });
+            held.wait();
+            Exec::new(&p, 2).unwrap().install(|_| 5)
+        });
+        assert_eq!(r, 5);
+        tx.send(()).unwrap();
+    });
+    rx.recv_timeout(Duration::from_secs(60))
+        .expect("install returned within a minute");
+}

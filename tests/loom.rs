@@ -409,3 +409,59 @@ fn slot_leader_steals_a_share_once() {
         assert_eq!((ran.load(Relaxed), runs.load(Relaxed)), (3, 2));
     });
 }
+
+/// An idle worker going to sleep races a caller that queues a batch and wakes idle workers
+/// (`Slot::sleep` with the queue as its condition against `wake_for_queue`). The caller's
+/// batch is one job it does not claim itself (as `install`), so the worker must end up
+/// running it: either its re-check sees the queued batch, or the caller sees its flag and
+/// wakes it.
+///
+/// Guards the unpark in `wake_for_queue`. Without it loom reports a deadlock: the worker
+/// sleeps with its flag raised and the caller waits for a job nobody runs (checked with
+/// `scripts/loom-mutants.sh idle-wake`).
+#[test]
+fn idle_worker_woken_for_queued_work() {
+    use teamalg::loom_api::wake_for_queue;
+    loom::model(|| {
+        let queue = Arc::new(Queue::new());
+        let slot = Arc::new(Slot::new());
+        let sleepers = Arc::new(AtomicUsize::new(0));
+        let worker_parker = Arc::new(Parker::new());
+        slot.set_parker(&worker_parker);
+        let worker = {
+            let (queue, slot, sleepers, parker) = (
+                queue.clone(),
+                slot.clone(),
+                sleepers.clone(),
+                worker_parker.clone(),
+            );
+            thread::spawn(move || loop {
+                if let Some(b) = queue.attach() {
+                    // SAFETY: attached, so the batch is alive until `detach`.
+                    unsafe { (*b).run_jobs() };
+                    // SAFETY: attached above; last access.
+                    unsafe { Batch::detach(b) };
+                    return;
+                }
+                slot.sleep(&parker, &sleepers, 0, || queue.has_work());
+            })
+        };
+        let owner = Parker::new();
+        let ran = AtomicUsize::new(0);
+        {
+            let job = |_: usize| {
+                ran.fetch_add(1, Relaxed);
+            };
+            let batch = Batch::new(1, 1, &owner, &job, 0);
+            // SAFETY: the worker's attachment unlinks the batch, and the owner waits until it
+            // has left.
+            unsafe { queue.push(&batch) };
+            wake_for_queue([&*slot], &sleepers, 1);
+            while !batch.settled() {
+                owner.park();
+            }
+        }
+        assert_eq!(ran.load(Relaxed), 1);
+        worker.join().unwrap();
+    });
+}
