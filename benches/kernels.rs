@@ -2,13 +2,24 @@
 //!
 //! ```text
 //! cargo bench --bench kernels -- [--sizes 32,64,...] [--width W] [--kernels gemm,lu,cholesky]
+//!     [--settled] [--inside-rayon]
 //! ```
 //!
 //! Arms, per kernel, size and scalar type: faer `Par::Seq`; faer `Par::rayon(W)` called from the
 //! main thread; teamalg on a held team of width W; teamalg with a pool and team built per call.
-//! Each arm is compared with faer serial call by call, alternating (this host's speed drifts by
-//! tens of percent over seconds): a time is the median of the arm's calls, a ratio (to faer
-//! serial, below 1: faster) the median of the ratios within a pair of calls.
+//! The arms run the way users call: back to back, interleaved call by call (a *round* is one
+//! call of each arm in turn), with no pause anywhere, so the threads one arm leaves spinning
+//! (rayon's, a team's member, a dropped pool's workers) meet the next. A ratio is the median
+//! over rounds of the arm's time divided by faer serial's in the same round (this host's speed
+//! drifts by tens of percent over seconds; within a round it does not); `p90` is the arm's own
+//! 90th percentile time. `--settled` instead runs each arm alone against faer serial after a
+//! 50 ms pause (the threads of the arm before have stopped spinning): labelled as such, for
+//! comparison only.
+//!
+//! `--inside-rayon` runs the other scenario users meet: four rayon workers on the host's CPUs
+//! each call GEMM 256 through plain tokens (budget W) of one shared pool of W, against the same
+//! loop with serial tokens, rounds alternating.
+//!
 //! Kernels: GEMM (`n x n x n`), LU with partial pivoting and Cholesky (`n x n`); LU and
 //! Cholesky sizes start at 64. The factorizations work in place: each call gets its input
 //! back first, outside the timed part.
@@ -155,7 +166,50 @@ impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for Cholesky<T> {
     }
 }
 
-fn rows(name: &str, sizes: &[usize], w: usize, mut case: impl FnMut(usize) -> Box<dyn Case>) {
+/// Rounds of one call of each arm in turn, after an untimed `prepare` each, until `budget`
+/// is spent (at least 7, at most 61 rounds, after one untimed round). Returns each arm's times.
+fn rounds(
+    mut prepare: impl FnMut(),
+    arms: &mut [&mut dyn FnMut()],
+    budget: Duration,
+) -> Vec<Vec<f64>> {
+    let mut times = vec![Vec::new(); arms.len()];
+    let start = Instant::now();
+    let mut round = 0;
+    while round < 8 || (round < 62 && start.elapsed() < budget) {
+        for (k, arm) in arms.iter_mut().enumerate() {
+            prepare();
+            let t = Instant::now();
+            arm();
+            if round > 0 {
+                times[k].push(t.elapsed().as_secs_f64());
+            }
+        }
+        round += 1;
+    }
+    times
+}
+
+/// The median and 90th percentile of `v`.
+fn stats(v: &[f64]) -> (f64, f64) {
+    let mut v = v.to_vec();
+    v.sort_by(|a, b| a.total_cmp(b));
+    let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
+    (at(0.5), at(0.9))
+}
+
+/// The median over rounds of `num / den`.
+fn ratio(num: &[f64], den: &[f64]) -> f64 {
+    mid(num.iter().zip(den).map(|(a, b)| a / b).collect())
+}
+
+fn rows(
+    name: &str,
+    sizes: &[usize],
+    w: usize,
+    settled: bool,
+    mut case: impl FnMut(usize) -> Box<dyn Case>,
+) {
     let team = Pool::builder()
         .threads(w)
         .build()
@@ -165,18 +219,12 @@ fn rows(name: &str, sizes: &[usize], w: usize, mut case: impl FnMut(usize) -> Bo
     for &n in sizes {
         let c = std::cell::RefCell::new(case(n));
         let prepare = || c.borrow_mut().prepare();
-        let seq = || c.borrow_mut().faer(Par::Seq);
-        let budget = Duration::from_millis(400);
-        // Each comparison starts after a pause, so the threads of the one before (rayon's, a
-        // team's member) have stopped spinning and do not take a CPU from it.
-        let settle = || std::thread::sleep(Duration::from_millis(50));
-        settle();
-        let tok = team.exec(w);
-        let (t_seq, held, r_held) = pairs(prepare, seq, || c.borrow_mut().teamalg(&tok), budget);
-        drop(tok);
-        settle();
+        let budget = Duration::from_millis(600);
+        let mut seq = || c.borrow_mut().faer(Par::Seq);
+        let mut rayon = || c.borrow_mut().faer(Par::rayon(w));
+        let mut held = || c.borrow_mut().teamalg(&team);
         // The pool and team are built and dropped inside the timed call.
-        let per_call = || {
+        let mut per_call = || {
             let t = Pool::builder()
                 .threads(w)
                 .build()
@@ -185,20 +233,47 @@ fn rows(name: &str, sizes: &[usize], w: usize, mut case: impl FnMut(usize) -> Bo
                 .unwrap();
             c.borrow_mut().teamalg(&t);
         };
-        let (_, fresh, r_fresh) = pairs(prepare, seq, per_call, budget);
-        settle();
-        let rayon = || c.borrow_mut().faer(Par::rayon(w));
-        let (_, ray, r_ray) = pairs(prepare, seq, rayon, budget);
         let us = |t: f64| t * 1e6;
+        if settled {
+            let settle = || std::thread::sleep(Duration::from_millis(50));
+            let mut row = Vec::new();
+            let mut t_seq = 0.0;
+            for arm in [&mut rayon as &mut dyn FnMut(), &mut held, &mut per_call] {
+                settle();
+                let (tseq, tarm, r) = pairs(prepare, &mut seq, arm, budget);
+                t_seq = tseq;
+                row.push((tarm, r));
+            }
+            println!(
+                "{name:<12} {n:>5} {:>10.1} {:>10.1} ({:>4.2}) {:>10.1} ({:>4.2}) {:>10.1} ({:>4.2})  settled",
+                us(t_seq),
+                us(row[0].0),
+                row[0].1,
+                us(row[1].0),
+                row[1].1,
+                us(row[2].0),
+                row[2].1,
+            );
+            continue;
+        }
+        let t = rounds(
+            prepare,
+            &mut [&mut seq, &mut rayon, &mut held, &mut per_call],
+            budget,
+        );
+        let (s, _) = stats(&t[0]);
+        let (ray, held_t, fresh) = (stats(&t[1]).0, stats(&t[2]), stats(&t[3]));
         println!(
-            "{name:<12} {n:>5} {:>12.1} {:>12.1} ({:>4.2}) {:>12.1} ({:>4.2}) {:>12.1} ({:>4.2})",
-            us(t_seq),
+            "{name:<12} {n:>5} {:>10.1} {:>10.1} ({:>4.2}) {:>10.1} ({:>4.2}) {:>10.1} ({:>4.2}) {:>10.1} {:>8.2}",
+            us(s),
             us(ray),
-            r_ray,
-            us(held),
-            r_held,
-            us(fresh),
-            r_fresh
+            ratio(&t[1], &t[0]),
+            us(held_t.0),
+            ratio(&t[2], &t[0]),
+            us(fresh.0),
+            ratio(&t[3], &t[0]),
+            us(fresh.1),
+            ratio(&t[3], &t[2]),
         );
     }
 }
@@ -231,10 +306,89 @@ fn spd<T: ComplexField + Copy>(n: usize, f: impl Fn(usize, usize) -> T) -> Mat<T
     a
 }
 
+/// Four rayon workers on this host's CPUs each run 8 GEMMs of 256 through plain tokens (budget
+/// `w`) of one shared teamalg pool of `w`, against the same loop with serial tokens; rounds of
+/// the two loops alternate. Prints each loop's median and p90 time and the median ratio.
+fn inside_rayon_pool(w: usize) {
+    use rayon::prelude::*;
+    let n = 256;
+    let a = Mat::from_fn(n, n, re);
+    let b = Mat::from_fn(n, n, |i, j| re(j, i));
+    let pool = Pool::builder().threads(w).build().unwrap();
+    let outer = rayon::ThreadPoolBuilder::new()
+        .num_threads(4)
+        .build()
+        .unwrap();
+    let products = |tokens: bool| {
+        outer.install(|| {
+            (0..32).into_par_iter().for_each(|_| {
+                let mut c = Mat::<f64>::zeros(n, n);
+                let p = GemmParams::default();
+                if tokens {
+                    let e = teamalg::Exec::new(&pool, w).unwrap();
+                    matmul(
+                        c.as_mut(),
+                        Accum::Replace,
+                        a.as_ref(),
+                        b.as_ref(),
+                        1.0,
+                        &e,
+                        p,
+                    );
+                } else {
+                    let e = teamalg::Exec::serial();
+                    matmul(
+                        c.as_mut(),
+                        Accum::Replace,
+                        a.as_ref(),
+                        b.as_ref(),
+                        1.0,
+                        &e,
+                        p,
+                    );
+                }
+            })
+        })
+    };
+    let time = |f: &dyn Fn()| {
+        let t = Instant::now();
+        f();
+        t.elapsed().as_secs_f64()
+    };
+    let (mut plain, mut serial) = (Vec::new(), Vec::new());
+    time(&|| products(true));
+    time(&|| products(false));
+    for _ in 0..21 {
+        plain.push(time(&|| products(true)));
+        serial.push(time(&|| products(false)));
+    }
+    let ms = |t: f64| t * 1e3;
+    let (p, s) = (stats(&plain), stats(&serial));
+    println!(
+        "32 GEMMs of {n} from 4 rayon workers on {} CPUs, teamalg pool of {w}; ms (median / p90)",
+        teamalg::available_cpus()
+    );
+    println!(
+        "plain tokens (budget {w}) {:>8.2} / {:>8.2}",
+        ms(p.0),
+        ms(p.1)
+    );
+    println!(
+        "serial tokens            {:>8.2} / {:>8.2}",
+        ms(s.0),
+        ms(s.1)
+    );
+    println!(
+        "plain / serial (median of rounds) {:.2}",
+        ratio(&plain, &serial)
+    );
+}
+
 fn main() {
     let mut sizes = vec![32, 64, 128, 256, 512, 1024, 2048];
     let mut kernels = vec!["gemm".to_string(), "lu".into(), "cholesky".into()];
     let mut w = teamalg::available_cpus().max(2);
+    let (mut settled, mut inside_rayon) = (false, false);
     let mut args = std::env::args().skip(1);
     let list = |s: String| s.split(',').map(str::to_string).collect::<Vec<_>>();
     while let Some(a) = args.next() {
@@ -247,18 +401,42 @@ fn main() {
             }
             "--kernels" => kernels = list(args.next().expect("--kernels")),
             "--width" => w = args.next().expect("--width").parse().unwrap(),
+            "--settled" => settled = true,
+            "--inside-rayon" => inside_rayon = true,
             "--bench" => {}
             other => panic!("unknown option {other}"),
         }
     }
+    if inside_rayon {
+        return inside_rayon_pool(w);
+    }
     println!(
-        "kernels at width {w}, {} CPUs; times in us (ratio to faer serial)\n",
-        teamalg::available_cpus()
+        "kernels at width {w}, {} CPUs; times in us, medians (ratio to faer serial){}\n",
+        teamalg::available_cpus(),
+        if settled {
+            "; each arm alone against faer serial after a 50 ms pause (settled)"
+        } else {
+            "; arms interleaved call by call, no pauses"
+        }
     );
-    println!(
-        "{:<12} {:>5} {:>12} {:>19} {:>19} {:>19}",
-        "kernel", "n", "faer seq", "faer rayon", "teamalg team", "team per call"
-    );
+    if settled {
+        println!(
+            "{:<12} {:>5} {:>10} {:>17} {:>17} {:>17}",
+            "kernel", "n", "faer seq", "faer rayon", "teamalg team", "team per call"
+        );
+    } else {
+        println!(
+            "{:<12} {:>5} {:>10} {:>17} {:>17} {:>17} {:>10} {:>8}",
+            "kernel",
+            "n",
+            "faer seq",
+            "faer rayon",
+            "teamalg team",
+            "team per call",
+            "p90",
+            "per/team"
+        );
+    }
     let factor_sizes: Vec<usize> = sizes.iter().copied().filter(|&n| n >= 64).collect();
     let lu_scratch = |n| {
         faer::dyn_stack::StackReq::any_of(&[
@@ -269,12 +447,12 @@ fn main() {
     for k in &kernels {
         match k.as_str() {
             "gemm" => {
-                rows("gemm f64", &sizes, w, |n| {
+                rows("gemm f64", &sizes, w, settled, |n| {
                     let (a, b) = (Mat::from_fn(n, n, re), Mat::from_fn(n, n, |i, j| re(j, i)));
                     let c = Mat::zeros(n, n);
                     Box::new(Gemm { a, b, c, one: 1.0 })
                 });
-                rows("gemm c64", &sizes, w, |n| {
+                rows("gemm c64", &sizes, w, settled, |n| {
                     let (a, b) = (Mat::from_fn(n, n, cx), Mat::from_fn(n, n, |i, j| cx(j, i)));
                     let c = Mat::zeros(n, n);
                     let one = c64::new(1.0, 0.0);
@@ -282,20 +460,20 @@ fn main() {
                 });
             }
             "lu" => {
-                rows("lu f64", &factor_sizes, w, |n| {
+                rows("lu f64", &factor_sizes, w, settled, |n| {
                     Box::new(Lu(Factor::new(Mat::from_fn(n, n, re), lu_scratch(n))))
                 });
-                rows("lu c64", &factor_sizes, w, |n| {
+                rows("lu c64", &factor_sizes, w, settled, |n| {
                     Box::new(Lu(Factor::new(Mat::from_fn(n, n, cx), lu_scratch(n))))
                 });
             }
             "cholesky" => {
                 let scratch =
                     |n| cholesky_in_place_scratch::<c64>(n, Par::rayon(w), Default::default());
-                rows("cholesky f64", &factor_sizes, w, |n| {
+                rows("cholesky f64", &factor_sizes, w, settled, |n| {
                     Box::new(Cholesky(Factor::new(spd(n, re), scratch(n))))
                 });
-                rows("cholesky c64", &factor_sizes, w, |n| {
+                rows("cholesky c64", &factor_sizes, w, settled, |n| {
                     Box::new(Cholesky(Factor::new(spd(n, cx), scratch(n))))
                 });
             }

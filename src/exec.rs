@@ -516,9 +516,10 @@ impl<'a> Exec<'a> {
     /// Tokens without members have nothing to wake.
     pub fn warm(&self, width: usize) -> usize {
         match self.team_members() {
-            Some((pool, members, _)) => {
+            Some((pool, members, claim)) => {
                 let n = width.clamp(1, self.budget) - 1;
-                pool.wake_members(&members[..n.min(members.len())])
+                let team = claim as *const AtomicUsize as usize;
+                pool.wake_members(&members[..n.min(members.len())], team)
             }
             None => 0,
         }

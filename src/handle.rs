@@ -226,7 +226,7 @@ impl PoolBuilder {
                         eprintln!("teamalg: the on_start hook of worker {k} panicked");
                     }
                 }
-                pool.serve(k);
+                pool.serve(k, false);
                 pool.leave();
             }) {
                 Ok(h) => {

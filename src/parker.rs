@@ -44,6 +44,10 @@ pub struct Parker {
     state: AtomicUsize,
     lock: Mutex<()>,
     cvar: Condvar,
+    /// The team whose section the owning thread led last (the address of the team's claim
+    /// word), or 0. A parker is a thread's `'static` identity, so team members read it to see
+    /// whether their leader has moved on to another team (`pool::IdleWait::crowd`).
+    leading: AtomicUsize,
 }
 
 impl Default for Parker {
@@ -60,6 +64,7 @@ impl Parker {
             state: AtomicUsize::new(EMPTY),
             lock: Mutex::new(()),
             cvar: Condvar::new(),
+            leading: AtomicUsize::new(0),
         }
     }
 
@@ -70,7 +75,22 @@ impl Parker {
             state: AtomicUsize::new(EMPTY),
             lock: Mutex::new(()),
             cvar: Condvar::new(),
+            leading: AtomicUsize::new(0),
         }
+    }
+
+    /// Records that the owning thread leads a section of team `team` (see the field).
+    #[inline]
+    pub(crate) fn set_leading(&self, team: usize) {
+        if self.leading.load(Relaxed) != team {
+            self.leading.store(team, Relaxed);
+        }
+    }
+
+    /// The team whose section the owning thread led last, or 0.
+    #[inline]
+    pub(crate) fn leading(&self) -> usize {
+        self.leading.load(Relaxed)
     }
 
     /// Sleeps until a wake token is available, then consumes it. May also return spuriously

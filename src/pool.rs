@@ -23,12 +23,14 @@ use crate::ledger;
 use crate::parker::{self, Parker};
 use crate::queue::Queue;
 use crate::section::Section;
-use crate::slot::{wake_for_queue, Slot, BUSY, IDLE, RESERVED, TEAM};
+use crate::slot::{wake_for_queue, Slept, Slot, BUSY, IDLE, RESERVED, TEAM};
 use crate::sync::{current_cpu, fence, AtomicBool, AtomicPtr, AtomicUsize, Ordering::*, NO_CPU};
 use crate::wait::{counters, join_after_wake, wait_staged, Crowd, Waiter, THROTTLED_SPIN_POLLS};
 
 /// Workers serving some pool right now, process-wide (for the oversubscription test).
 static SERVING: StdAtomicUsize = StdAtomicUsize::new(0);
+/// Of those, workers in the sleep phase of a wait right now (asleep, or about to be).
+static SLEEPING: StdAtomicUsize = StdAtomicUsize::new(0);
 /// Idle workers in their full spin phase right now, process-wide.
 static IDLE_SPINNERS: StdAtomicUsize = StdAtomicUsize::new(0);
 
@@ -126,11 +128,14 @@ impl PoolShared {
 
     /// Spin polls for a wait, throttled when more threads can be awake than this pool has
     /// CPUs: a pool wider than its CPU set (counting every slot, also those whose worker still
-    /// sleeps in the reserve), or more workers serving process-wide.
+    /// sleeps in the reserve), or more workers awake process-wide (serving a pool and not
+    /// asleep: the sleeping members of a held team or of another pool take no CPU, and counting
+    /// them throttled the member of a pool built per call next to a held team).
     #[inline]
     pub(crate) fn polls(&self) -> u32 {
         let cpus = self.cpus.count();
-        if self.threads() > cpus || SERVING.load(Relaxed) > cpus {
+        let awake = SERVING.load(Relaxed).saturating_sub(SLEEPING.load(Relaxed));
+        if self.threads() > cpus || awake > cpus {
             THROTTLED_SPIN_POLLS.min(self.spin_polls)
         } else {
             self.spin_polls
@@ -206,7 +211,8 @@ impl PoolShared {
 
     /// Publishes share `index` of `section` to reserved slot `k`, waking it only if it sleeps.
     /// Returns whether it had to wake it.
-    /// `leader_cpu` is the publishing thread's CPU. A member that last reported it is moved off
+    /// `leader` is the publishing thread's parker, the team it leads (its claim word's address)
+    /// and its CPU. A member that last reported it is moved off
     /// it first when it is queued behind the leader there (awake) or when it went to sleep to
     /// leave the CPU to the leader; one that slept because its spin ran out is woken where it
     /// is, which on small hosts is the leader's CPU: it starts within about 12 us there, where
@@ -216,11 +222,13 @@ impl PoolShared {
         k: usize,
         section: &Section<'_>,
         index: usize,
-        leader_cpu: u32,
+        leader: (&Parker, usize, u32),
     ) -> bool {
+        let (parker, team, leader_cpu) = leader;
         let slot = &self.slots[k];
         slot.stage(section, index);
         slot.note_leader_cpu(leader_cpu);
+        slot.note_leader(parker, team);
         if leader_cpu != NO_CPU
             && slot.cpu() == leader_cpu
             && (!slot.announced_sleep() || slot.ceded())
@@ -230,19 +238,24 @@ impl PoolShared {
         slot.release(&self.sleepers)
     }
 
-    /// What a leader waiting for the members of `slots` should do about its CPU. A member that
-    /// last reported the leader's CPU is queued behind it (the leader runs): the leader moves it
-    /// off, or yields to it when it cannot. A member the publish woke (`asleep`, a bit per
-    /// member) that has not started may be queued here too (on small hosts a woken thread
-    /// lands on its waker's CPU): the leader yields until it starts.
+    /// What a leader waiting for the members of `slots` should do about its CPU:
+    /// - a member that has not started its share may be queued behind the leader when the
+    ///   publish had to wake it (`asleep`, a bit per member: on small hosts a woken thread lands
+    ///   on its waker's CPU) or when nobody knows where it is (a worker that has not reported a
+    ///   CPU yet, fresh from the reserve): the leader yields, so it can start (a short share
+    ///   runs here sooner than a move would bring it elsewhere);
+    /// - a member that last reported the leader's CPU is queued behind it (the leader runs):
+    ///   the leader moves it off, or yields to it when it cannot.
     pub(crate) fn crowd(&self, slots: &[usize], asleep: u64) -> Crowd {
         let here = current_cpu();
         let mut crowd = Crowd::Alone;
         for (i, &k) in slots.iter().enumerate() {
             let slot = &self.slots[k];
-            if i < 64 && asleep & (1 << i) != 0 && !slot.started() {
-                crowd = Crowd::Yield; // a short share: let it run here rather than move it
-            } else if here != NO_CPU && slot.cpu() == here && !self.move_off(k, here) {
+            let cpu = slot.cpu();
+            let woken = i < 64 && asleep & (1 << i) != 0;
+            let unplaced = (woken || cpu == NO_CPU) && !slot.started();
+            // (Evaluated in this order: an unplaced member is not moved.)
+            if unplaced || (here != NO_CPU && cpu == here && !self.move_off(k, here)) {
                 crowd = Crowd::Yield;
             }
         }
@@ -272,18 +285,29 @@ impl PoolShared {
     /// work before the caller's next section. Returns how many it woke. A member is first
     /// moved off the caller's CPU (where it would otherwise land, see `publish`): here the
     /// point is to overlap its wake with the caller's serial work, not to start it at once.
-    pub(crate) fn wake_members(&self, slots: &[usize]) -> usize {
+    ///
+    /// The caller leads `team` from now on (its claim word's address): the woken members see
+    /// their leader there, not at another team it led last.
+    pub(crate) fn wake_members(&self, slots: &[usize], team: usize) -> usize {
         let here = current_cpu();
+        let leader = parker::current();
+        leader.set_leading(team);
         slots
             .iter()
             .filter(|&&k| {
                 let slot = &self.slots[k];
+                slot.note_leader(leader, team);
                 if here != NO_CPU && slot.announced_sleep() {
                     self.move_off(k, here);
                 }
                 slot.wake(&self.sleepers)
             })
             .count()
+    }
+
+    /// Whether slot `k`'s worker has reported no CPU since it last woke or was moved.
+    pub(crate) fn cpu_unknown(&self, k: usize) -> bool {
+        self.slots[k].cpu() == NO_CPU
     }
 
     /// Claims the share last published to slot `k` when its worker has not.
@@ -304,6 +328,11 @@ impl PoolShared {
         // SAFETY: a reserve worker's parker, which is never freed.
         slot.set_parker(unsafe { &*parker });
         slot.expect_sleeper(&self.sleepers);
+    }
+
+    /// Records the thread id of the worker leased for slot `k` (see `Slot::tid`).
+    pub(crate) fn set_worker_tid(&self, k: usize, tid: u32) {
+        self.slots[k].set_tid(tid);
     }
 
     /// Forgets the worker leased for slot `k`, whose order was taken back before it served:
@@ -415,12 +444,18 @@ impl PoolShared {
     }
 
     /// The worker loop of slot `k`, until the pool shuts down. The thread then calls `leave`.
-    pub(crate) fn serve(self: &Arc<Self>, k: usize) {
+    /// `leased`: a worker of the reserve, which runs on the pool's CPU set (a dedicated worker
+    /// runs where its start hook put it).
+    pub(crate) fn serve(self: &Arc<Self>, k: usize, leased: bool) {
         let me = parker::current();
         let slot = &self.slots[k];
         // A leader may move this worker off its own CPU (within the pool's CPU set) only when
         // the worker runs on exactly that set: a start hook's own pinning is left alone.
-        let home = CpuSet::current();
+        let home = if leased {
+            self.cpus.clone()
+        } else {
+            CpuSet::current()
+        };
         slot.set_tid(if home == self.cpus { current_tid() } else { 0 });
         slot.set_parker(me);
         slot.claim_sleeper(&self.sleepers);
@@ -446,6 +481,8 @@ impl PoolShared {
                 parker: me,
                 home: &home,
                 ceding: false,
+                left: false,
+                woken: false,
                 seen,
                 state: slot.state.load(Acquire),
                 spinning: false,
@@ -483,6 +520,10 @@ struct IdleWait<'a> {
     home: &'a CpuSet,
     /// The member sleeps to leave its CPU to its leader.
     ceding: bool,
+    /// The member sleeps because its leader now leads another team.
+    left: bool,
+    /// A waker ended the last sleep.
+    woken: bool,
     /// The slot generation already served.
     seen: usize,
     /// The slot state when the wait began.
@@ -605,23 +646,34 @@ impl Waiter for IdleWait<'_> {
             || slot.state.load(Relaxed) != self.state
             || (self.state == IDLE && self.pool.queue.has_work())
             || self.pool.shutdown.load(Relaxed)
+            || self.woken
             || (self.spinning
                 && self.state != TEAM
                 && (SpinPlace::crowded(self.pool.cpus.count())
                     || self.pool.members.load(Relaxed) > 0))
     }
 
-    /// Every worker reports its CPU now and then. A team member on its leader's CPU sleeps at
-    /// once, leaving the CPU to the leader; the leader moves it off that CPU before it wakes
-    /// it for the next section (`move_off`). (Yielding instead is a poor trade under the EEVDF
-    /// scheduler: a leader that yielded while waiting had pushed its own deadline back, and
-    /// the member's yields handed the CPU back to itself for about 40 us.)
+    /// Every worker reports its CPU now and then. A team member stops spinning and sleeps at
+    /// once in two cases, and the next publish wakes it:
+    /// - it is on its leader's CPU: it leaves the CPU to the leader, which moves it off that
+    ///   CPU before it wakes it (`move_off`). (Yielding instead is a poor trade under the EEVDF
+    ///   scheduler: a leader that yielded while waiting had pushed its own deadline back, and
+    ///   the member's yields handed the CPU back to itself for about 40 us.)
+    /// - its leader has since led a section of another team: a thread that builds a pool and
+    ///   team per call, or uses several teams in turn, does not come back soon, and this spin
+    ///   would only take a CPU from the team it leads now.
     fn crowd(&mut self) -> Crowd {
         let slot = &self.pool.slots[self.k];
         let here = current_cpu();
         slot.note_cpu(here);
-        if self.state == TEAM && slot.on_leader_cpu(here) {
+        if self.state != TEAM {
+            return Crowd::Alone;
+        }
+        if slot.on_leader_cpu(here) {
             self.ceding = true;
+            Crowd::Sleep
+        } else if slot.leader_moved_on() {
+            self.left = true;
             Crowd::Sleep
         } else {
             Crowd::Alone
@@ -633,7 +685,7 @@ impl Waiter for IdleWait<'_> {
         let slot = &self.pool.slots[self.k];
         if self.ceding {
             slot.set_ceded(true);
-        } else if self.state == TEAM {
+        } else if self.state == TEAM && !self.left {
             self.sleep_by_leader(slot);
         }
         let (pool, k, state, ceding) = (self.pool, self.k, self.state, self.ceding);
@@ -645,10 +697,15 @@ impl Waiter for IdleWait<'_> {
                 // Moved off the leader's CPU since it decided to cede: spin where it is now.
                 || (ceding && !slot.on_leader_cpu(current_cpu()))
         };
+        SLEEPING.fetch_add(1, Relaxed);
         let slept = slot.sleep(self.parker, &self.pool.sleepers, self.seen, awake);
+        SLEEPING.fetch_sub(1, Relaxed);
         slot.set_ceded(false);
         self.ceding = false;
-        if slept {
+        self.left = false;
+        // Woken with nothing new (a warm-up): a fresh wait episode, spinning first.
+        self.woken = slept == Slept::Woken;
+        if slept.parked() {
             if self.state == TEAM {
                 counters::record_member_sleep();
             } else {

@@ -51,6 +51,8 @@ struct IdleWorker {
     spinning: AtomicBool,
     /// The CPU it last reported (`NO_CPU` when unknown).
     cpu: AtomicU32,
+    /// Its thread id (0 until the thread runs), for leaders that move it (`PoolShared::move_off`).
+    tid: AtomicU32,
     order: Mutex<Option<Order>>,
     /// Mirrors `order.is_some()`, so that a waiting worker polls an atomic, not the lock.
     has_order: AtomicBool,
@@ -158,6 +160,9 @@ pub(crate) fn lease(pool: &Arc<PoolShared>) -> Result<Lease, Error> {
         match r.idle.pop() {
             Some(w) => {
                 pool.expect_sleeper(k, w.parker.load(Acquire));
+                // A leased worker serves on its pool's CPU set, so a leader may move it, also
+                // before it starts (a warm-up that wakes it from the reserve).
+                pool.set_worker_tid(k, w.tid.load(Relaxed));
                 *lock(&w.order) = Some(Order::Serve(pool.clone(), k));
                 w.has_order.store(true, Release);
                 workers.push(w);
@@ -238,6 +243,7 @@ fn spawn(pool: Arc<PoolShared>, k: usize) -> Result<(), Error> {
         parker: AtomicPtr::new(std::ptr::null_mut()),
         spinning: AtomicBool::new(false),
         cpu: AtomicU32::new(NO_CPU),
+        tid: AtomicU32::new(0),
         order: Mutex::new(None),
         has_order: AtomicBool::new(false),
         handle: Mutex::new(None),
@@ -257,6 +263,7 @@ fn spawn(pool: Arc<PoolShared>, k: usize) -> Result<(), Error> {
 
 /// A leased worker's life: serve pools, rest in the reserve between them.
 fn run(me: Arc<IdleWorker>, first: Order) {
+    me.tid.store(crate::cpus::current_tid(), Relaxed);
     me.parker
         .store(parker::current() as *const Parker as *mut Parker, Release);
     let mut cpus: Option<CpuSet> = None;
@@ -275,7 +282,7 @@ fn run(me: Arc<IdleWorker>, first: Order) {
                     }
                     Some(_) => {}
                 }
-                pool.serve(k);
+                pool.serve(k, true);
                 let stays = {
                     let mut r = lock(&RESERVE);
                     let stays = r.idle.len() < bound(&r);

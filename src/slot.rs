@@ -51,6 +51,24 @@ pub(crate) const RESERVED: u8 = 2;
 /// A team member.
 pub(crate) const TEAM: u8 = 3;
 
+/// How a worker's [`Slot::sleep`] ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Slept {
+    /// It did not park: something had changed.
+    Not,
+    /// It parked and a waker claimed its flag: a publish, a warm-up, queued work or shutdown.
+    Woken,
+    /// It parked and returned with its flag still raised (a token left by an earlier wake).
+    Spurious,
+}
+
+impl Slept {
+    /// Whether the worker parked.
+    pub fn parked(self) -> bool {
+        self != Slept::Not
+    }
+}
+
 /// See the module documentation.
 pub struct Slot {
     /// The serving worker's parker (null before a worker has arrived).
@@ -69,6 +87,11 @@ pub struct Slot {
     /// The CPU of the thread that last reserved or published to the slot (its leader), or
     /// `NO_CPU`. A member that finds itself there yields to it.
     leader_cpu: AtomicU32,
+    /// The parker of the thread that last published to the slot (null before), and the team
+    /// it published for (its claim word's address): a member whose leader now leads another
+    /// team stops spinning.
+    leader: AtomicPtr<Parker>,
+    team: AtomicUsize,
     /// The thread id of the slot's worker when a leader may move it off its own CPU (its
     /// affinity is its pool's CPU set), else 0.
     tid: AtomicU32,
@@ -98,6 +121,8 @@ impl Slot {
             claimed: AtomicUsize::new(0),
             cpu: AtomicU32::new(NO_CPU),
             leader_cpu: AtomicU32::new(NO_CPU),
+            leader: AtomicPtr::new(std::ptr::null_mut()),
+            team: AtomicUsize::new(0),
             tid: AtomicU32::new(0),
             narrowed: AtomicBool::new(false),
             ceded: AtomicBool::new(false),
@@ -162,6 +187,27 @@ impl Slot {
         if self.leader_cpu.load(Relaxed) != cpu {
             self.leader_cpu.store(cpu, Relaxed);
         }
+    }
+
+    /// Records the thread about to publish to the slot (its parker) and the team it leads.
+    #[inline]
+    pub fn note_leader(&self, leader: &Parker, team: usize) {
+        let p = leader as *const Parker as *mut Parker;
+        if self.leader.load(Relaxed) != p {
+            self.leader.store(p, Relaxed);
+        }
+        if self.team.load(Relaxed) != team {
+            self.team.store(team, Relaxed);
+        }
+    }
+
+    /// Whether the thread that last published to the slot has since led a section of another
+    /// team (so it will not publish here soon).
+    #[inline]
+    pub fn leader_moved_on(&self) -> bool {
+        let leader = self.leader.load(Relaxed);
+        // SAFETY: parkers are never freed (see `parker::current`).
+        !leader.is_null() && unsafe { (*leader).leading() } != self.team.load(Relaxed)
     }
 
     /// The CPU of the worker's leader, or `NO_CPU`.
@@ -233,22 +279,26 @@ impl Slot {
 
     /// The worker's sleep: raise the flag, re-check the generation against `seen` and then
     /// `awake()` (after a SeqCst fence, for conditions kept elsewhere), park only if nothing
-    /// changed, then withdraw the flag. Returns whether it parked.
+    /// changed, then withdraw the flag. Returns whether it parked, and whether a waker ended it.
     pub fn sleep(
         &self,
         parker: &Parker,
         sleepers: &AtomicUsize,
         seen: usize,
         awake: impl FnOnce() -> bool,
-    ) -> bool {
+    ) -> Slept {
         let old = self.expect_sleeper(sleepers);
         fence(SeqCst);
         let parked = old / GENERATION == seen && !awake();
         if parked {
             parker.park();
         }
-        self.claim_sleeper(sleepers);
-        parked
+        // Withdrawing the flag ourselves means no waker claimed it.
+        match (parked, self.claim_sleeper(sleepers)) {
+            (false, _) => Slept::Not,
+            (true, true) => Slept::Spurious,
+            (true, false) => Slept::Woken,
+        }
     }
 
     /// Publishes share `index` of `section` to this slot and wakes its worker if it sleeps.

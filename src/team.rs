@@ -101,6 +101,10 @@ pub(crate) fn run_on(
         (Some(_), false) => Some(Leading::claim(lead, leader).ok_or(TeamBusy)?),
         _ => None,
     };
+    let team = lead as *const AtomicUsize as usize;
+    if pool.is_some() && !slots.is_empty() {
+        leader.set_leading(team);
+    }
     let roster = SlotRoster {
         pool,
         leader,
@@ -114,18 +118,21 @@ pub(crate) fn run_on(
     let mut asleep = 0u64;
     if let Some(pool) = pool {
         for (i, &k) in slots.iter().enumerate() {
-            if pool.publish(k, &section, i + 1, here) && i < 64 {
+            if pool.publish(k, &section, i + 1, (leader, team, here)) && i < 64 {
                 asleep |= 1 << i;
             }
         }
     }
     section.run_share(0);
-    if let Some(pool) = pool.filter(|_| asleep != 0 && shares == Shares::Independent) {
-        // A member the publish had to wake that has not started by now (waking costs 50 us to
-        // milliseconds on a small host): its share runs here instead of being waited for.
-        // Spinning members are never passed over, so a hot team keeps its parallelism.
-        for (i, &k) in slots.iter().enumerate().take(64) {
-            if asleep & (1 << i) != 0 && !section.done() && pool.steal(k) {
+    if let Some(pool) = pool.filter(|_| shares == Shares::Independent) {
+        // A member that has not started by now and is not known to be spinning (the publish had
+        // to wake it, or it has reported no CPU since a warm-up woke it or a leader moved it:
+        // waking costs 50 us to milliseconds on a small host) has its share run here instead
+        // of being waited for. Spinning members report their CPU every few polls and are never
+        // passed over, so a hot team keeps its parallelism.
+        for (i, &k) in slots.iter().enumerate() {
+            let asleep = i < 64 && asleep & (1 << i) != 0;
+            if (asleep || pool.cpu_unknown(k)) && !section.done() && pool.steal(k) {
                 section.run_stolen(i + 1);
             }
         }
@@ -528,7 +535,8 @@ impl Team {
     /// leads only spins.
     pub fn warm(&self, width: usize) -> usize {
         let n = width.clamp(1, self.width()) - 1;
-        self.shared().wake_members(&self.members[..n])
+        let team = &self.section as *const AtomicUsize as usize;
+        self.shared().wake_members(&self.members[..n], team)
     }
 
     /// Dissolves the team: members go back to being idle workers of the pool.

@@ -271,7 +271,7 @@ fn member_loop(slot: &Slot, parker: &Parker, sleepers: &AtomicUsize) -> usize {
             }
             return woke;
         }
-        if slot.sleep(parker, sleepers, seen, || false) {
+        if slot.sleep(parker, sleepers, seen, || false).parked() {
             woke += 1;
         }
     }
