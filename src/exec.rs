@@ -215,6 +215,10 @@ fn sized_budgets(budget: usize, shares: &[usize], out: &mut [usize]) {
     }
 }
 
+/// Chunks per participant of a kernel region on a plain token (`Exec::chunk_count`): with four,
+/// a helper that falls a whole chunk behind costs the region a quarter of a share at most.
+pub(crate) const CHUNKS_PER_HELPER: usize = 4;
+
 /// Runs a kernel's `width` parts one after another on the calling thread, without a barrier.
 pub(crate) fn run_parts_serially(width: usize, f: &(dyn Fn(Part<'_>) + Sync)) {
     for i in 0..width {
@@ -558,9 +562,55 @@ impl<'a> Exec<'a> {
         }
     }
 
+    /// How many chunks a kernel's `width`-wide region is cut into on this token
+    /// (`Executor::run_chunks`): one per participant on a team token (its members run at once)
+    /// and on a serial one; [`CHUNKS_PER_HELPER`] per participant on a plain token, whose
+    /// helpers are idle workers that may fall behind on a busy host.
+    pub(crate) fn chunk_count(&self, width: usize) -> usize {
+        let width = width.clamp(1, self.budget);
+        if width > 1 && self.team_members().is_none() && self.parallel_pool().is_some() {
+            width * CHUNKS_PER_HELPER
+        } else {
+            width
+        }
+    }
+
+    /// `Executor::run_chunks`: on a plain token the chunks are the jobs of one batch, claimed
+    /// one at a time by the caller and at most `width - 1` helpers; elsewhere as `run_parts`.
+    pub(crate) fn run_chunks_claimed(&self, width: usize, f: &(dyn Fn(usize, usize) + Sync)) {
+        let n = self.chunk_count(width);
+        let width = width.clamp(1, self.budget);
+        match self
+            .parallel_pool()
+            .filter(|_| width > 1 && self.team_members().is_none())
+        {
+            Some(pool) => {
+                let job = |c: usize| f(c, n);
+                self.run_batch_width(pool, n, width, &job);
+            }
+            None => self.run_parts(width, &|p: Part<'_>| {
+                let (i, w) = (p.index(), p.width());
+                for c in i * n / w..(i + 1) * n / w {
+                    f(c, n);
+                }
+            }),
+        }
+    }
+
     /// Queues `jobs` jobs, works on them, joins, and resumes a panic.
     fn run_batch(&self, pool: &PoolShared, jobs: usize, job: &(dyn Fn(usize) + Sync)) {
-        let helpers = jobs.min(self.budget) - 1;
+        self.run_batch_width(pool, jobs, self.budget, job);
+    }
+
+    /// `run_batch` with at most `width` participants (the caller and `width - 1` helpers).
+    fn run_batch_width(
+        &self,
+        pool: &PoolShared,
+        jobs: usize,
+        width: usize,
+        job: &(dyn Fn(usize) + Sync),
+    ) {
+        let helpers = jobs.min(width.min(self.budget)) - 1;
         let root = if self.is_root { self.root } else { 0 };
         ledger::enter(root);
         let batch = Batch::new(jobs, helpers, parker::current(), job, self.root);

@@ -28,6 +28,14 @@ impl Executor for Exec<'_> {
     fn has_barrier(&self) -> bool {
         self.kind() == Some(teamalg_gates::DispatchKind::Team) || self.budget() == 1
     }
+
+    fn run_chunks(&self, width: usize, f: &(dyn Fn(usize, usize) + Sync)) {
+        self.run_chunks_claimed(width, f);
+    }
+
+    fn chunks(&self, width: usize) -> usize {
+        self.chunk_count(width)
+    }
 }
 
 impl Executor for TeamExec<'_> {

@@ -583,3 +583,29 @@ fn install_returns_when_every_slot_is_reserved() {
     rx.recv_timeout(Duration::from_secs(60))
         .expect("install returned within a minute");
 }
+
+/// `Executor::run_chunks`: every chunk runs exactly once, cut into one chunk per participant on
+/// a team token and a serial one, and into four per participant on a plain token (whose helpers
+/// claim them one at a time).
+#[test]
+fn run_chunks_runs_every_chunk_once() {
+    use teamalg::kernels::par::{Executor, Seq};
+    let check = |exec: &dyn Executor, width: usize, want: usize| {
+        let seen = Mutex::new(Vec::new());
+        exec.run_chunks(width, &|c, n| seen.lock().unwrap().push((c, n)));
+        let mut seen = seen.into_inner().unwrap();
+        seen.sort();
+        let n = seen[0].1;
+        assert_eq!(n, want);
+        assert_eq!(seen, (0..n).map(|c| (c, n)).collect::<Vec<_>>());
+    };
+    let p = pool(3);
+    check(&Exec::new(&p, 3).unwrap(), 3, 12);
+    check(&Exec::new(&p, 3).unwrap(), 2, 8);
+    check(&Exec::new(&p, 3).unwrap(), 1, 1);
+    check(&Exec::serial(), 2, 1);
+    check(&Seq, 1, 1);
+    let team = pool(3).into_team(3).unwrap();
+    check(&team.exec(3), 3, 3);
+    check(&team, 2, 2);
+}

@@ -10,7 +10,7 @@ use faer::{Accum, MatMut, MatRef, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
 use crate::gate::{self, Region};
-use crate::par::{Executor, Part};
+use crate::par::Executor;
 use crate::tiles::Tiles;
 
 /// Parameters of [`matmul`].
@@ -64,11 +64,16 @@ pub fn matmul<T>(
         return;
     }
     let tiles = Tiles::new(c);
-    exec.run(w, &|p: Part<'_>| {
-        let (i, w) = (p.index(), p.width());
+    // Chunks of C claimed by the participants (one each on a team; more on a plain token,
+    // whose helpers may fall behind on a busy host), never thinner than a row or column.
+    exec.run_chunks(w, &|i: usize, chunks: usize| {
+        let w = chunks.min(if by_rows { m } else { n });
+        if i >= w {
+            return;
+        }
         if by_rows {
             let (r0, r1) = (i * m / w, (i + 1) * m / w);
-            // SAFETY: participant i owns rows r0..r1; the ranges partition 0..m.
+            // SAFETY: chunk i owns rows r0..r1; the ranges partition 0..m.
             let ci = unsafe { tiles.tile(r0, r1, 0, n) };
             faer_matmul(
                 ci,
@@ -80,7 +85,7 @@ pub fn matmul<T>(
             );
         } else {
             let (c0, c1) = (i * n / w, (i + 1) * n / w);
-            // SAFETY: participant i owns columns c0..c1; the ranges partition 0..n.
+            // SAFETY: chunk i owns columns c0..c1; the ranges partition 0..n.
             let ci = unsafe { tiles.tile(0, m, c0, c1) };
             faer_matmul(
                 ci,

@@ -57,6 +57,28 @@ pub trait Executor: Sync {
     /// Whether [`Part::barrier`] meets the other participants.
     fn has_barrier(&self) -> bool;
 
+    /// Runs `f(c, n)` for every chunk `c` of the region cut into `n` chunks, on at most `width`
+    /// participants (at most [`Executor::width`]), and returns when all are done. `n` is this
+    /// executor's choice, at least `width` (see [`Executor::chunks`]). By default participant
+    /// `i` of `width` runs its contiguous share of the chunks; an executor whose participants
+    /// may fall behind (a plain token's helpers on a busy host) lets them claim chunks one at
+    /// a time instead, so a late one leaves its chunks to the others.
+    fn run_chunks(&self, width: usize, f: &(dyn Fn(usize, usize) + Sync)) {
+        let n = self.chunks(width);
+        self.run(width, &|p: Part<'_>| {
+            let (i, w) = (p.index(), p.width());
+            for c in i * n / w..(i + 1) * n / w {
+                f(c, n);
+            }
+        });
+    }
+
+    /// How many chunks [`Executor::run_chunks`] cuts a `width`-wide region into: `width` by
+    /// default (one per participant).
+    fn chunks(&self, width: usize) -> usize {
+        width
+    }
+
     /// Wakes the participants a `width`-wide section would use, so that they spin through the
     /// serial work the kernel does before its first section. Called at kernel entry by kernels
     /// that will go parallel; executors with nothing to wake do nothing.
@@ -103,5 +125,11 @@ impl<E: Executor + ?Sized> Executor for &E {
     }
     fn warm(&self, width: usize) {
         (**self).warm(width)
+    }
+    fn run_chunks(&self, width: usize, f: &(dyn Fn(usize, usize) + Sync)) {
+        (**self).run_chunks(width, f)
+    }
+    fn chunks(&self, width: usize) -> usize {
+        (**self).chunks(width)
     }
 }

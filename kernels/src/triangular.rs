@@ -8,7 +8,7 @@ use faer::{MatMut, MatRef, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
 use crate::gate::{self, Region};
-use crate::par::{Executor, Part};
+use crate::par::Executor;
 use crate::tiles::Tiles;
 
 /// Which side the triangular matrix is on.
@@ -114,10 +114,14 @@ pub fn solve_in_place<T>(
         return;
     }
     let tiles = Tiles::new(b);
-    exec.run(w, &|p: Part<'_>| {
-        let (i, w) = (p.index(), p.width());
+    // Column chunks claimed by the participants (see `gemm::matmul`), never thinner than one.
+    exec.run_chunks(w, &|i: usize, chunks: usize| {
+        let w = chunks.min(k);
+        if i >= w {
+            return;
+        }
         let (c0, c1) = (i * k / w, (i + 1) * k / w);
-        // SAFETY: participant i owns columns c0..c1; the ranges partition 0..k.
+        // SAFETY: chunk i owns columns c0..c1; the ranges partition 0..k.
         let bi = unsafe { tiles.tile(0, n, c0, c1) };
         solve_left(t, bi, triangle, diag);
     });
