@@ -1,7 +1,7 @@
 //! How teamalg's waits compare with libgomp's and rayon's, in one run.
 //!
 //! ```text
-//! cargo bench --bench wait_scenarios -- [--scenario sections|gaps|acquire|nested|all]
+//! cargo bench --bench wait_scenarios -- [--scenario sections|gaps|acquire|nested|mixed|all]
 //!     [--widths 2,1] [--impl teamalg,rayon,omp] [--calls N] [--load K:P]
 //!     [--spin-polls N] [--csv FILE] [--label TEXT]
 //! ```
@@ -14,7 +14,13 @@
 //! - `acquire`: 50 sections of 20 us with the team held (`held_team`), the pool held and the team
 //!   reserved per call (`held_pool`), and a pool built per call (`fresh_pool`, whose phases
 //!   build, acquire, call, release and drop are reported one by one);
-//! - `nested`: 100 splits of the team into pairs, each pair running one 20 us section.
+//! - `nested`: 100 splits of the team into pairs, each pair running one 20 us section;
+//! - `mixed`: four arms in one process, each first alone (`alone`, its calls back to back),
+//!   then all four in turn call by call with no pause (`mixed`): 50 sections of 20 us on a held
+//!   team (`held_team`), the same with a pool and team built per call (`team_per_call`), 50
+//!   rayon scopes of 20 us on a held rayon pool (`rayon`), and a GEMM of 256 through
+//!   `teamalg::linalg` with a pool and team built per call (`gemm_per_call`). Each arm's row
+//!   gives its time alone and mixed; the ratio rows divide the mixed median and p90 by alone's.
 //!
 //! The libgomp arm is `benches/omp/wait_scenarios.c`, built by `benches/omp/build.sh` (run here
 //! when its binary is missing) and driven with the same options; its rows join the same table.
@@ -359,6 +365,88 @@ fn teamalg_arm(o: &Opts, w: usize, sink: &mut Sink) {
     }
 }
 
+/// An arm of the `mixed` scenario: its name and one call.
+type MixedArm<'a> = (&'static str, Box<dyn FnMut() + 'a>);
+
+/// The `mixed` scenario (see the module documentation).
+fn mixed(o: &Opts, w: usize, sink: &mut Sink) {
+    use faer::{Accum, Mat};
+    let sections = |te: &teamalg::TeamExec<'_>| (0..50).for_each(|_| te.run(|_| busy(us(20))));
+    let team = team(w, o);
+    let rayon = rayon_pool(w);
+    let n = 256;
+    let a = Mat::<f64>::from_fn(n, n, |i, j| ((i * 7 + j * 3) % 13) as f64 - 6.0);
+    let mut c = Mat::<f64>::zeros(n, n);
+    let mut arms: Vec<MixedArm<'_>> = vec![
+        (
+            "held_team",
+            Box::new(|| team.exec(w).team(|te| sections(&te)).unwrap()),
+        ),
+        (
+            "team_per_call",
+            Box::new(|| {
+                let t = pool(w, o).into_team(w).expect("team");
+                t.exec(w).team(|te| sections(&te)).unwrap();
+            }),
+        ),
+        (
+            "rayon",
+            Box::new(|| rayon.install(|| (0..50).for_each(|_| rayon_section(w, us(20))))),
+        ),
+        (
+            "gemm_per_call",
+            Box::new(move || {
+                let t = pool(w, o).into_team(w).expect("team");
+                teamalg::linalg::matmul(
+                    c.as_mut(),
+                    Accum::Replace,
+                    a.as_ref(),
+                    a.as_ref(),
+                    1.0,
+                    &t,
+                )
+                .unwrap();
+            }),
+        ),
+    ];
+    let calls = o.calls;
+    let mut alone = Vec::new();
+    for (_, arm) in arms.iter_mut() {
+        let (s, _) = measure(calls, arm);
+        alone.push(s);
+    }
+    let mut times: Vec<Vec<Duration>> = vec![Vec::with_capacity(calls); arms.len()];
+    for round in 0..calls + calls / 10 {
+        for (k, (_, arm)) in arms.iter_mut().enumerate() {
+            let t = Instant::now();
+            arm();
+            if round >= calls / 10 {
+                times[k].push(t.elapsed());
+            }
+        }
+    }
+    for (k, (name, _)) in arms.iter().enumerate() {
+        let mixed = Stats::of(std::mem::take(&mut times[k]));
+        let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
+        println!(
+            "mixed {name:<14} mixed/alone: median {:.2}, p90 {:.2}",
+            ratio(mixed.median, alone[k].median),
+            ratio(mixed.p90, alone[k].p90)
+        );
+        for (case, stats) in [("alone", alone[k]), ("mixed", mixed)] {
+            sink.push(Row {
+                imp: if *name == "rayon" { "rayon" } else { "teamalg" }.into(),
+                scenario: "mixed",
+                case: format!("{name}/{case}"),
+                width: w,
+                stats,
+                calls,
+                counters: None,
+            });
+        }
+    }
+}
+
 fn rayon_pool(w: usize) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new()
         .num_threads(w)
@@ -543,6 +631,12 @@ fn main() {
             .map_or(String::new(), |p| format!(", spin polls {p}"))
     );
     for &w in &o.widths {
+        if o.scenario == "mixed" || o.scenario == "all" {
+            mixed(&o, w, &mut sink);
+        }
+        if o.scenario == "mixed" {
+            continue;
+        }
         if o.impls.iter().any(|i| i == "teamalg") {
             teamalg_arm(&o, w, &mut sink);
         }
@@ -554,7 +648,7 @@ fn main() {
         omp_arm(&o, &mut sink);
     }
     let order = |s: &str| {
-        ["sections", "gaps", "acquire", "nested"]
+        ["sections", "gaps", "acquire", "nested", "mixed"]
             .iter()
             .position(|x| *x == s)
     };
