@@ -168,12 +168,15 @@ impl Sink {
             if let Some(c) = r.counters {
                 let per = |x: u64| x as f64 / r.calls as f64;
                 println!(
-                    "{:<36} waits per call: joins slept {:.2}, barriers slept {:.2}, member sleeps {:.2}, wakes {:.2}",
+                    "{:<36} waits per call: joins slept {:.2}, barriers slept {:.2}, member sleeps {:.2}, wakes {:.2}, moves {:.2}, cedes {:.2}, leaves {:.2}",
                     "",
                     per(c.join_sleeps),
                     per(c.barrier_sleeps),
                     per(c.member_sleeps),
-                    per(c.wakes)
+                    per(c.wakes),
+                    per(c.moves),
+                    per(c.cedes),
+                    per(c.leaves)
                 );
             }
         }

@@ -669,11 +669,13 @@ impl Waiter for IdleWait<'_> {
         if self.state != TEAM {
             return Crowd::Alone;
         }
-        if slot.on_leader_cpu(here) {
-            self.ceding = true;
-            Crowd::Sleep
-        } else if slot.leader_moved_on() {
+        if slot.leader_moved_on() {
+            counters::record_leave();
             self.left = true;
+            Crowd::Sleep
+        } else if slot.on_leader_cpu(here) {
+            counters::record_cede();
+            self.ceding = true;
             Crowd::Sleep
         } else {
             Crowd::Alone

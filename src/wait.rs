@@ -162,6 +162,8 @@ pub mod counters {
     static BARRIER_SLEEPS: AtomicU64 = AtomicU64::new(0);
     static MEMBER_SLEEPS: AtomicU64 = AtomicU64::new(0);
     static MOVES: AtomicU64 = AtomicU64::new(0);
+    static CEDES: AtomicU64 = AtomicU64::new(0);
+    static LEAVES: AtomicU64 = AtomicU64::new(0);
 
     /// A snapshot of the counters; subtract two snapshots to count an interval.
     #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -180,6 +182,11 @@ pub mod counters {
         pub member_sleeps: u64,
         /// Team members that a leader found queued on its CPU and moved off it.
         pub moves: u64,
+        /// Team members that stopped spinning because they found themselves on their leader's
+        /// CPU.
+        pub cedes: u64,
+        /// Team members that stopped spinning because their leader led another team.
+        pub leaves: u64,
     }
 
     impl std::ops::Sub for WaitCounters {
@@ -193,6 +200,8 @@ pub mod counters {
                 barrier_sleeps: self.barrier_sleeps - o.barrier_sleeps,
                 member_sleeps: self.member_sleeps - o.member_sleeps,
                 moves: self.moves - o.moves,
+                cedes: self.cedes - o.cedes,
+                leaves: self.leaves - o.leaves,
             }
         }
     }
@@ -207,6 +216,8 @@ pub mod counters {
             barrier_sleeps: BARRIER_SLEEPS.load(Relaxed),
             member_sleeps: MEMBER_SLEEPS.load(Relaxed),
             moves: MOVES.load(Relaxed),
+            cedes: CEDES.load(Relaxed),
+            leaves: LEAVES.load(Relaxed),
         }
     }
 
@@ -229,6 +240,14 @@ pub mod counters {
     #[cfg_attr(loom, allow(dead_code))]
     pub(crate) fn record_move() {
         MOVES.fetch_add(1, Relaxed);
+    }
+    #[cfg_attr(loom, allow(dead_code))]
+    pub(crate) fn record_cede() {
+        CEDES.fetch_add(1, Relaxed);
+    }
+    #[cfg_attr(loom, allow(dead_code))]
+    pub(crate) fn record_leave() {
+        LEAVES.fetch_add(1, Relaxed);
     }
     #[cfg_attr(loom, allow(dead_code))]
     pub(crate) fn record_idle_sleep() {

@@ -1,0 +1,66 @@
+//! When a team member spins and when it sleeps, told by the process-wide wait counters (so the
+//! scenarios run one after another in one test). The teams spin "for ever" (`u32::MAX` polls,
+//! about 100 s on the development VM), so any sleep seen here is one the protocol chose.
+
+use std::thread;
+use std::time::Duration;
+
+use teamalg::wait::counters;
+use teamalg::{Pool, Team};
+
+fn spinning_team() -> Team {
+    Pool::builder()
+        .threads(2)
+        .spin_polls(u32::MAX)
+        .build()
+        .unwrap()
+        .into_team(2)
+        .unwrap()
+}
+
+#[test]
+fn members_spin_only_while_their_leader_may_come_back() {
+    if teamalg::available_cpus() < 2 {
+        // A team of two on one CPU is throttled: its members never spin long.
+        eprintln!("skipped: needs two CPUs");
+        return;
+    }
+    // 1. A member whose leader goes on to lead another team stops spinning at once (without
+    //    that, a held team's member kept a CPU from the team its leader built per call; here
+    //    it would spin for about 100 s). A warm-up then finds it asleep.
+    let held = spinning_team();
+    // A few sections first: a member that started on the leader's CPU is moved off it.
+    held.exec(2)
+        .team(|t| (0..20).for_each(|_| t.run(|_| {})))
+        .unwrap();
+    let before = counters::snapshot();
+    let other = spinning_team();
+    other.exec(2).team(|t| t.run(|_| {})).unwrap();
+    thread::sleep(Duration::from_millis(50));
+    drop(other);
+    let d = counters::snapshot() - before;
+    assert!(
+        d.leaves >= 1,
+        "no member left for its leader's other team: {d:?}"
+    );
+    let before = counters::snapshot();
+    assert_eq!(
+        held.warm(2),
+        1,
+        "the held team's member kept spinning after its leader moved on"
+    );
+
+    // 2. Warmed up, it spins again (a fresh wait, not straight back to sleep), and the next
+    //    section needs no wake.
+    thread::sleep(Duration::from_millis(50));
+    held.exec(2).team(|t| t.run(|_| {})).unwrap();
+    let d = counters::snapshot() - before;
+    assert_eq!(
+        d.member_sleeps, 1,
+        "the warm-up's wake ends one sleep: {d:?}"
+    );
+    assert_eq!(
+        d.wakes, 1,
+        "only the warm-up woke the member; the section found it spinning: {d:?}"
+    );
+}
