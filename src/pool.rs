@@ -34,6 +34,13 @@ static SLEEPING: StdAtomicUsize = StdAtomicUsize::new(0);
 /// Idle workers in their full spin phase right now, process-wide.
 static IDLE_SPINNERS: StdAtomicUsize = StdAtomicUsize::new(0);
 
+/// What the next section costs its leader more when its members sleep: the wake. On the 2-vCPU
+/// development VM unparking a thread asleep for milliseconds took the waker 8 to 27 us (26 us
+/// typical, a wake onto the other, idle virtual CPU). Without it a held team whose member slept
+/// (its leader had led another team meanwhile) ran a GEMM of 64 at 1.5 to 1.8x faer serial: the
+/// section paid the wake and the leader then ran the late member's share itself.
+pub(crate) const WAKE_COST: Duration = Duration::from_micros(20);
+
 /// Stands for the parker of a slot whose worker has not arrived yet (never slept on).
 static UNARRIVED: Parker = Parker::new();
 
@@ -211,29 +218,37 @@ impl PoolShared {
 
     /// Publishes share `index` of `section` to reserved slot `k`, waking it only if it sleeps.
     /// Returns whether it had to wake it.
-    /// `leader` is the publishing thread's parker, the team it leads (its claim word's address)
-    /// and its CPU. A member that last reported it is moved off
-    /// it first when it is queued behind the leader there (awake) or when it went to sleep to
-    /// leave the CPU to the leader; one that slept because its spin ran out is woken where it
-    /// is, which on small hosts is the leader's CPU: it starts within about 12 us there, where
-    /// a wake on a CPU idle for milliseconds took 75 to 90 us on the development VM.
+    ///
+    /// `leader` is the publishing thread's parker, the team it leads (its claim word's
+    /// address) and its CPU. The member is moved off the leader's CPU first (`move_off`):
+    /// - when it last reported that CPU and is awake: it is queued behind the leader there;
+    /// - when it went to sleep to leave that CPU to the leader (it ceded);
+    /// - when it sleeps and `place_away` (a kernel's section, whose shares are long and which
+    ///   the leader runs itself when the member is late): the wake then lands on another CPU,
+    ///   where the member works beside the leader instead of queued behind it.
+    ///
+    /// Otherwise a sleeping member is woken where it is, which on small hosts is the leader's
+    /// CPU: it starts within about 12 us there, where a wake onto a CPU idle for milliseconds
+    /// took 75 to 150 us on the development VM (the first `run` section after an idle gap).
     pub(crate) fn publish(
         &self,
         k: usize,
         section: &Section<'_>,
         index: usize,
         leader: (&Parker, usize, u32),
+        place_away: bool,
     ) -> bool {
         let (parker, team, leader_cpu) = leader;
         let slot = &self.slots[k];
         slot.stage(section, index);
         slot.note_leader_cpu(leader_cpu);
         slot.note_leader(parker, team);
-        if leader_cpu != NO_CPU
-            && slot.cpu() == leader_cpu
-            && (!slot.announced_sleep() || slot.ceded())
-        {
-            self.move_off(k, leader_cpu);
+        if leader_cpu != NO_CPU {
+            let asleep = slot.announced_sleep();
+            let stacked = slot.cpu() == leader_cpu && (!asleep || slot.ceded());
+            if stacked || (asleep && place_away) {
+                self.move_off(k, leader_cpu);
+            }
         }
         slot.release(&self.sleepers)
     }
@@ -303,6 +318,16 @@ impl PoolShared {
                 slot.wake(&self.sleepers)
             })
             .count()
+    }
+
+    /// The wake a section on `members` would pay now: [`WAKE_COST`] when the first of them has
+    /// announced a sleep (members of one team fall asleep together, after the same idle time;
+    /// one look keeps this O(1) for the gate, which asks at every width).
+    pub(crate) fn wake_cost(&self, members: &[usize]) -> Duration {
+        match members.first() {
+            Some(&k) if self.slots[k].announced_sleep() => WAKE_COST,
+            _ => Duration::ZERO,
+        }
     }
 
     /// Whether slot `k`'s worker has reported no CPU since it last woke or was moved.

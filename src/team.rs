@@ -118,7 +118,8 @@ pub(crate) fn run_on(
     let mut asleep = 0u64;
     if let Some(pool) = pool {
         for (i, &k) in slots.iter().enumerate() {
-            if pool.publish(k, &section, i + 1, (leader, team, here)) && i < 64 {
+            let away = shares == Shares::Independent;
+            if pool.publish(k, &section, i + 1, (leader, team, here), away) && i < 64 {
                 asleep |= 1 << i;
             }
         }
@@ -294,10 +295,13 @@ impl<'a> TeamExec<'a> {
     }
 
     /// The cost of one section on this team at `width` (`Duration::MAX` below 2 or beyond
-    /// the team's width).
+    /// the team's width), with the wake of its members when they sleep.
     pub fn dispatch_cost(&self, width: usize) -> Duration {
         match self.pool {
-            Some(pool) if width <= self.width() => pool.costs.cost(DispatchKind::Team, width),
+            Some(pool) if width <= self.width() => pool
+                .costs
+                .cost(DispatchKind::Team, width)
+                .saturating_add(pool.wake_cost(self.members)),
             _ => Duration::MAX,
         }
     }
@@ -517,12 +521,17 @@ impl Team {
     }
 
     /// The cost of one section of this team at `width` (`Duration::MAX` below 2 or beyond the
-    /// team's width), as its tokens see it; needs no leadership.
+    /// team's width), as its tokens see it, with the wake of its members when they sleep;
+    /// needs no leadership.
     pub fn dispatch_cost(&self, width: usize) -> Duration {
         if width < 2 || width > self.width() {
             return Duration::MAX;
         }
-        self.shared().costs.cost(DispatchKind::Team, width)
+        let shared = self.shared();
+        shared
+            .costs
+            .cost(DispatchKind::Team, width)
+            .saturating_add(shared.wake_cost(&self.members))
     }
 
     /// Whether the calling thread leads the team through a token it holds.
