@@ -283,22 +283,21 @@ impl<'a> Exec<'a> {
     /// The cost of one section of this token at `width`, from the calling thread:
     /// `Duration::MAX` for a serial token, a width below 2, or a width beyond the budget (a
     /// token cannot run that wide, so [`pays`](Exec::pays) says no there).
-    ///
-    /// On a team token whose members sleep the cost includes waking them
-    /// (`PoolShared::wake_cost`): the section would pay that wake now.
     pub fn dispatch_cost(&self, width: usize) -> Duration {
         if width > self.budget {
             return Duration::MAX;
         }
         match (self.kind(), self.shared()) {
-            (Some(kind), Some(pool)) => {
-                let wake = self
-                    .team_members()
-                    .map_or(Duration::ZERO, |(_, m, _)| pool.wake_cost(m));
-                pool.costs.cost(kind, width).saturating_add(wake)
-            }
+            (Some(kind), Some(pool)) => pool.costs.cost(kind, width),
             _ => Duration::MAX,
         }
+    }
+
+    /// What the next section would pay once to wake this team token's members when they
+    /// sleep (see `Executor::wake_cost`); zero for other tokens.
+    pub(crate) fn wake_cost(&self) -> Duration {
+        self.team_members()
+            .map_or(Duration::ZERO, |(pool, m, _)| pool.wake_cost(m))
     }
 
     /// Whether a region of serial time `estimate` making `sections` dispatches pays for going

@@ -36,6 +36,10 @@ impl Executor for Exec<'_> {
     fn chunks(&self, width: usize) -> usize {
         self.chunk_count(width)
     }
+
+    fn wake_cost(&self) -> Duration {
+        Exec::wake_cost(self)
+    }
 }
 
 impl Executor for TeamExec<'_> {
@@ -53,6 +57,10 @@ impl Executor for TeamExec<'_> {
 
     fn warm(&self, width: usize) {
         self.token().warm(width);
+    }
+
+    fn wake_cost(&self) -> Duration {
+        TeamExec::wake_cost(self)
     }
 
     fn has_barrier(&self) -> bool {
@@ -96,5 +104,12 @@ impl Executor for Team {
 
     fn warm(&self, width: usize) {
         Team::warm(self, width);
+    }
+
+    fn wake_cost(&self) -> Duration {
+        if Executor::width(self) == 1 {
+            return Duration::ZERO;
+        }
+        Team::wake_cost(self)
     }
 }

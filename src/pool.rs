@@ -34,12 +34,15 @@ static SLEEPING: StdAtomicUsize = StdAtomicUsize::new(0);
 /// Idle workers in their full spin phase right now, process-wide.
 static IDLE_SPINNERS: StdAtomicUsize = StdAtomicUsize::new(0);
 
-/// What the next section costs its leader more when its members sleep: the wake. On the 2-vCPU
-/// development VM unparking a thread asleep for milliseconds took the waker 8 to 27 us (26 us
-/// typical, a wake onto the other, idle virtual CPU). Without it a held team whose member slept
-/// (its leader had led another team meanwhile) ran a GEMM of 64 at 1.5 to 1.8x faer serial: the
-/// section paid the wake and the leader then ran the late member's share itself.
-pub(crate) const WAKE_COST: Duration = Duration::from_micros(20);
+/// What a section costs more when its members sleep: until a woken member starts on another
+/// CPU, the leader runs alone (and in a kernel's section it runs the late member's share
+/// itself). On the 2-vCPU development VM a member woken onto a CPU idle for milliseconds
+/// started 75 to 150 us after the wake, and the waker spent 8 to 27 us in the unpark and the
+/// move; 100 us is that start, the part the leader cannot overlap. With 20 us (the unpark
+/// alone) a held team whose member slept (its leader had led another team meanwhile) still ran
+/// an LU of 128 (c64) at 1.26x faer serial: the gate sent its one 73 us section two wide, and
+/// the member arrived after it.
+pub(crate) const WAKE_COST: Duration = Duration::from_micros(100);
 
 /// Stands for the parker of a slot whose worker has not arrived yet (never slept on).
 static UNARRIVED: Parker = Parker::new();

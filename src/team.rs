@@ -295,15 +295,18 @@ impl<'a> TeamExec<'a> {
     }
 
     /// The cost of one section on this team at `width` (`Duration::MAX` below 2 or beyond
-    /// the team's width), with the wake of its members when they sleep.
+    /// the team's width).
     pub fn dispatch_cost(&self, width: usize) -> Duration {
         match self.pool {
-            Some(pool) if width <= self.width() => pool
-                .costs
-                .cost(DispatchKind::Team, width)
-                .saturating_add(pool.wake_cost(self.members)),
+            Some(pool) if width <= self.width() => pool.costs.cost(DispatchKind::Team, width),
             _ => Duration::MAX,
         }
+    }
+
+    /// What the next section would pay once to wake these members when they sleep.
+    pub(crate) fn wake_cost(&self) -> Duration {
+        self.pool
+            .map_or(Duration::ZERO, |pool| pool.wake_cost(self.members))
     }
 
     /// Whether a region of serial time `estimate` making `sections` sections pays at `width`.
@@ -521,17 +524,17 @@ impl Team {
     }
 
     /// The cost of one section of this team at `width` (`Duration::MAX` below 2 or beyond the
-    /// team's width), as its tokens see it, with the wake of its members when they sleep;
-    /// needs no leadership.
+    /// team's width), as its tokens see it; needs no leadership.
     pub fn dispatch_cost(&self, width: usize) -> Duration {
         if width < 2 || width > self.width() {
             return Duration::MAX;
         }
-        let shared = self.shared();
-        shared
-            .costs
-            .cost(DispatchKind::Team, width)
-            .saturating_add(shared.wake_cost(&self.members))
+        self.shared().costs.cost(DispatchKind::Team, width)
+    }
+
+    /// What the next section would pay once to wake the team's members when they sleep.
+    pub(crate) fn wake_cost(&self) -> Duration {
+        self.shared().wake_cost(&self.members)
     }
 
     /// Whether the calling thread leads the team through a token it holds.

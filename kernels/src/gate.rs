@@ -28,6 +28,18 @@ pub(crate) fn lookahead_units(lead: f64, shared: f64) -> f64 {
     (lead + shared).min(2.0 * shared)
 }
 
+/// Whether the call's work from `region` on pays for waking the executor's sleeping
+/// participants, by the rule (one dispatch of the wake's cost). True when nothing sleeps.
+fn wake_pays<T: Scalar>(exec: &(impl Executor + ?Sized), region: Region) -> bool {
+    let wake = exec.wake_cost();
+    if wake.is_zero() {
+        return true;
+    }
+    let ns = region.call_units * region.family.rate().of::<T>();
+    let call = Duration::from_nanos(ns.min(u64::MAX as f64) as u64);
+    teamalg_gates::pays_at(call, 1, wake)
+}
+
 /// A region about to run: where it is, how big, how many sections it makes.
 #[derive(Debug, Clone, Copy)]
 pub struct Region {
@@ -46,6 +58,10 @@ pub struct Region {
     /// floor for regions whose sections also cost imbalance and cache traffic the rule does
     /// not see (the factorizations' panel steps).
     pub min_estimate: Duration,
+    /// Units of work of the whole call from this region on (this region's for a one-section
+    /// kernel; the rest of the factorization for a panel step), against which a wake of
+    /// sleeping participants (`Executor::wake_cost`) is weighed: it is paid once per call.
+    pub call_units: f64,
 }
 
 /// The width a region runs at on `exec`: 1 (serial) unless going parallel pays (or the
@@ -66,6 +82,7 @@ pub fn width<T: Scalar>(
             ParThreshold::Fixed(floor) if region.units >= floor as f64 => budget,
             ParThreshold::Fixed(_) => 1,
             ParThreshold::Derived if estimate < region.min_estimate => 1,
+            ParThreshold::Derived if !wake_pays::<T>(exec, region) => 1,
             ParThreshold::Derived => {
                 let b = NonZeroUsize::new(budget).unwrap_or(NonZeroUsize::MIN);
                 width_for_by(estimate, region.sections, b, |k| {

@@ -56,6 +56,7 @@ pub fn matmul<T>(
         family: Family::Gemm,
         sections: 1,
         min_estimate: gate::MIN_PRODUCT_SECTION,
+        call_units: m as f64 * n as f64 * k as f64,
     };
     let by_rows = m >= n.min(exec.width());
     let w = gate::width::<T>(exec, region, params.threshold).min(if by_rows { m } else { n });

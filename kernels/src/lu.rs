@@ -212,7 +212,16 @@ fn panel_section(m: usize, n: usize, k: usize, b: usize, b2: usize) -> Option<Re
         family: Family::Gemm,
         sections: 1,
         min_estimate: gate::MIN_PANEL_SECTION,
+        call_units: lu_units(m - k, n - k),
     })
+}
+
+/// Multiply-adds of an LU of a `rows x cols` matrix (`rows * cols * r - (rows + cols) r^2 / 2
+/// + r^3 / 3` with `r` the smaller side; `n^3 / 3` when square).
+fn lu_units(rows: usize, cols: usize) -> f64 {
+    let (m, n) = (rows as f64, cols as f64);
+    let r = m.min(n);
+    m * n * r - (m + n) * r * r / 2.0 + r * r * r / 3.0
 }
 
 /// Multiply-adds to update one trailing column: the triangular solve and the GEMM.

@@ -79,6 +79,14 @@ pub trait Executor: Sync {
         width
     }
 
+    /// What the next parallel region would pay once, beyond its dispatch cost, because
+    /// participants it needs sleep now and must be woken: zero for executors with nothing
+    /// asleep. A kernel weighs it against the work of its whole call (`gate::width`), since a
+    /// wake is paid once per call, not per section.
+    fn wake_cost(&self) -> Duration {
+        Duration::ZERO
+    }
+
     /// Wakes the participants a `width`-wide section would use, so that they spin through the
     /// serial work the kernel does before its first section. Called at kernel entry by kernels
     /// that will go parallel; executors with nothing to wake do nothing.
@@ -131,5 +139,8 @@ impl<E: Executor + ?Sized> Executor for &E {
     }
     fn chunks(&self, width: usize) -> usize {
         (**self).chunks(width)
+    }
+    fn wake_cost(&self) -> Duration {
+        (**self).wake_cost()
     }
 }

@@ -107,6 +107,7 @@ pub fn solve_in_place<T>(
         family: Family::Gemm,
         sections: 1,
         min_estimate: gate::MIN_PRODUCT_SECTION,
+        call_units: n as f64 * n as f64 * k as f64 / 2.0,
     };
     let w = gate::width::<T>(exec, region, params.threshold).min(k);
     if w <= 1 {
