@@ -387,18 +387,6 @@ impl PoolShared {
         let me_worker = self.is_current_worker();
         self.dropper
             .store(parker::current() as *const Parker as *mut Parker, SeqCst);
-        // A worker queued on this CPU (it reported it last) is moved off first: it would
-        // leave here and then wait for its next pool in the reserve on the CPU of the thread
-        // most likely to build that pool (this one), and a pool built per call then found its
-        // member queued behind its leader, call after call.
-        let here = current_cpu();
-        if here != NO_CPU {
-            for k in 0..self.slots.len() {
-                if self.slots[k].cpu() == here {
-                    self.move_off(k, here);
-                }
-            }
-        }
         self.shutdown.store(true, SeqCst);
         for slot in self.slots.iter() {
             slot.unpark();
