@@ -418,7 +418,10 @@ fn slot_leader_steals_a_share_once() {
 ///
 /// Guards the unpark in `wake_for_queue`. Without it loom reports a deadlock: the worker
 /// sleeps with its flag raised and the caller waits for a job nobody runs (checked with
-/// `scripts/loom-mutants.sh idle-wake`).
+/// `scripts/loom-mutants.sh idle-wake`). It also guards the two `SeqCst` fences the race is
+/// decided by: without the caller's (`idle-fence`) or the sleeper's (`idle-fence-sleeper`),
+/// loom finds an order in which the caller misses the flag and the worker misses the batch,
+/// and reports the deadlock.
 #[test]
 fn idle_worker_woken_for_queued_work() {
     use teamalg::loom_api::wake_for_queue;
