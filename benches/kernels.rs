@@ -323,30 +323,24 @@ fn inside_rayon_pool(w: usize) {
         outer.install(|| {
             (0..32).into_par_iter().for_each(|_| {
                 let mut c = Mat::<f64>::zeros(n, n);
-                let p = GemmParams::default();
-                if tokens {
-                    let e = teamalg::Exec::new(&pool, w).unwrap();
-                    matmul(
-                        c.as_mut(),
-                        Accum::Replace,
-                        a.as_ref(),
-                        b.as_ref(),
-                        1.0,
-                        &e,
-                        p,
-                    );
+                let plain;
+                let serial = teamalg::Exec::serial();
+                let e: &dyn Executor = if tokens {
+                    plain = teamalg::Exec::new(&pool, w).unwrap();
+                    &plain
                 } else {
-                    let e = teamalg::Exec::serial();
-                    matmul(
-                        c.as_mut(),
-                        Accum::Replace,
-                        a.as_ref(),
-                        b.as_ref(),
-                        1.0,
-                        &e,
-                        p,
-                    );
-                }
+                    &serial
+                };
+                let (a, b) = (a.as_ref(), b.as_ref());
+                matmul(
+                    c.as_mut(),
+                    Accum::Replace,
+                    a,
+                    b,
+                    1.0,
+                    &e,
+                    GemmParams::default(),
+                );
             })
         })
     };

@@ -11,16 +11,11 @@ use std::time::Duration;
 
 use faer::{Accum, Mat};
 use teamalg::kernels::par::{Executor, Part};
-use teamalg::{linalg, Error, Exec, Participant, Pool, Refused, Team, TeamExec};
+use teamalg::{linalg, Error, Exec, Participant, Refused, TeamExec};
 
-fn team(width: usize) -> Team {
-    Pool::builder()
-        .threads(width)
-        .build()
-        .unwrap()
-        .into_team(width)
-        .unwrap()
-}
+#[path = "common/sample.rs"]
+mod sample;
+use sample::team;
 
 /// Runs `f` on a thread of its own and fails the test if it has not finished in a minute.
 fn within_a_minute(name: &str, f: impl FnOnce() + Send + 'static) {
