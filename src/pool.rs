@@ -324,8 +324,8 @@ impl PoolShared {
     }
 
     /// The wake a section on `members` would pay now: [`WAKE_COST`] when the first of them has
-    /// announced a sleep (members of one team fall asleep together, after the same idle time;
-    /// one look keeps this O(1) for the gate, which asks at every width).
+    /// announced a sleep (members of one team fall asleep together, after the same idle time,
+    /// so one look will do).
     pub(crate) fn wake_cost(&self, members: &[usize]) -> Duration {
         match members.first() {
             Some(&k) if self.slots[k].announced_sleep() => WAKE_COST,
@@ -367,6 +367,7 @@ impl PoolShared {
     /// nobody wakes it for this pool any more.
     pub(crate) fn forget_worker(&self, k: usize) {
         self.slots[k].clear_parker();
+        self.slots[k].set_tid(0); // and nobody moves it for this pool
     }
 
     /// Forgets `n` workers that never arrived (a failed build), so shutdown does not wait for

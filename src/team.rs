@@ -97,14 +97,15 @@ pub(crate) fn run_on(
     shares: Shares,
 ) -> Result<(), TeamBusy> {
     let leader = parker::current();
+    let team = lead as *const AtomicUsize as usize;
     let _leading = match (pool, slots.is_empty()) {
-        (Some(_), false) => Some(Leading::claim(lead, leader).ok_or(TeamBusy)?),
+        (Some(_), false) => {
+            let leading = Leading::claim(lead, leader).ok_or(TeamBusy)?;
+            leader.set_leading(team); // members of its other teams stop spinning
+            Some(leading)
+        }
         _ => None,
     };
-    let team = lead as *const AtomicUsize as usize;
-    if pool.is_some() && !slots.is_empty() {
-        leader.set_leading(team);
-    }
     let roster = SlotRoster {
         pool,
         leader,
@@ -113,12 +114,12 @@ pub(crate) fn run_on(
     let polls = pool.map_or(0, PoolShared::polls);
     let section = Section::new(1 + slots.len(), job, &roster, leader, polls);
     let here = current_cpu();
-    // Members the publish had to wake (the first 64): only their shares may be stolen, and
-    // until they start they may be queued on this CPU.
+    // Members the publish had to wake (the first 64): until they start they may be queued on
+    // this CPU, and in a kernel's section their shares may run here.
     let mut asleep = 0u64;
     if let Some(pool) = pool {
+        let away = shares == Shares::Independent;
         for (i, &k) in slots.iter().enumerate() {
-            let away = shares == Shares::Independent;
             if pool.publish(k, &section, i + 1, (leader, team, here), away) && i < 64 {
                 asleep |= 1 << i;
             }
