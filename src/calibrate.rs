@@ -1,29 +1,52 @@
 //! Host calibration: measure what a section costs on this machine, per kind of token and
-//! width, and keep it in a host profile that pools load (`PoolBuilder::profile`,
-//! `TEAMALG_PROFILE`).
+//! width, the serial rate of each kernel family, and what splitting each family's regions
+//! costs beyond the dispatch; keep them in a host profile that pools load
+//! (`PoolBuilder::profile`, `TEAMALG_PROFILE`). The design record is `docs/gates.md`.
 //!
-//! Each cost is the overhead of one section whose participants each run a 10 us busy share,
-//! sections back to back: the median over about a thousand sections of (section time - 10 us).
-//!
-//! The serial rates of the families that faer serves serially today (GEMM, LU with partial
-//! pivoting, matrix-vector products, tridiagonalization; `f64` and `c64`) are timed at n = 256
-//! on one thread (`Par::Seq`), the median of five runs, in nanoseconds per unit of the family.
-//! [`gemm_single_ratio`] checks the rule that `f32` and `c32` take half.
+//! - **Dispatch rows.** Sections whose participants each run a 10 us busy share, back to back,
+//!   in rounds of [`ROUND`]; a sample is the section's time minus the share. A sample is
+//!   rejected when two shares ran on one thread (a participant came too late and the caller
+//!   ran its share: that is a serial section, not a dispatch) or a thread was descheduled (a
+//!   gap in a share's clock, or an involuntary switch of the caller). Rounds repeat until the
+//!   medians of the last three agree within [`STABLE`]; the cost is the median of their kept
+//!   samples. A row with too few kept samples is not recorded: the class row stays.
+//! - **Rates.** Each kernel family's serial path (`f64`, `c64`, `f32`, `c32`) at n = 256, the
+//!   median of five runs, repeated until two medians agree within 5 %.
+//! - **Split costs.** Each gated family's kernel on a held team of two, forced parallel, against
+//!   the same call forced serial, at sizes where the decision is close; the fit of
+//!   `parallel - dispatches = sections * overhead + work / efficiency` over the sizes
+//!   ([`SplitCost`]).
 
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
-use faer::linalg::matmul::matmul;
-use faer::{c64, Accum, Mat, Par};
+use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::traits::ComplexField;
+use faer::{c32, c64, Accum, Mat, Par};
+use teamalg_gates::trace;
 use teamalg_gates::{
-    DispatchCosts, DispatchKind, Family, Fingerprint, HostProfile, Rate, WidthCosts, MAX_ANCHORS,
+    DispatchCosts, DispatchKind, Family, Fingerprint, HostProfile, ParThreshold, Rate, Scalar,
+    SplitCost, Splits, WidthCosts, MAX_ANCHORS,
 };
+use teamalg_kernels::cholesky::{cholesky_in_place, cholesky_in_place_scratch, CholeskyParams};
+use teamalg_kernels::gemm::{matmul, GemmParams};
+use teamalg_kernels::lu::{lu_in_place, lu_in_place_scratch, LuParams};
+use teamalg_kernels::par::{Executor, Seq};
+use teamalg_kernels::triangular::{solve_in_place, Diag, Side, SolveParams, Triangle};
 
 use crate::{Exec, Pool};
 
 /// The share each participant runs per section.
 pub const SHARE: Duration = Duration::from_micros(10);
-const ROUNDS: usize = 7;
-const SECTIONS: usize = 150;
+/// Sections per round.
+pub const ROUND: usize = 100;
+/// How close the medians of the last three rounds must be (largest over smallest).
+pub const STABLE: f64 = 1.15;
+const MAX_ROUNDS: usize = 15;
+/// A gap this long in a share's clock means its thread was descheduled.
+const GAP: Duration = Duration::from_micros(4);
+/// The fewest kept samples a row's cost may rest on.
+const MIN_KEPT: usize = 60;
 
 /// The widths measured on a machine with `cpus` CPUs: 2, 3, 4, 6, 8, 12, ... up to `cpus`
 /// (always included), at most [`MAX_ANCHORS`].
@@ -55,6 +78,8 @@ pub enum Measure {
     Dispatch(DispatchKind, usize),
     /// The serial rate of a kernel family.
     Rate(Family),
+    /// The split costs of a kernel family.
+    Split(Family),
 }
 
 /// One step of a calibration, for a progress display.
@@ -68,247 +93,728 @@ pub struct Step {
     pub what: Measure,
 }
 
-/// The families whose rates calibration measures.
-pub const RATED: [Family; 4] = [
+/// The families whose split costs calibration fits: those whose regions a kernel gates.
+pub const SPLIT_FAMILIES: [Family; 4] = [
     Family::Gemm,
+    Family::TriangularSolve,
     Family::LuPartial,
-    Family::Matvec,
-    Family::TridiagStep,
+    Family::Cholesky,
 ];
 
-/// Size of the matrices timed for rates.
-const RATE_N: usize = 256;
+/// One measured anchor of a dispatch row.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Anchor {
+    /// The kind of token.
+    pub kind: DispatchKind,
+    /// The width.
+    pub width: usize,
+    /// The cost recorded, ns; `None` when too few samples survived (the class row stays).
+    pub cost: Option<u32>,
+    /// The 10th and 90th percentiles of the kept samples, ns.
+    pub spread: (f64, f64),
+    /// Samples taken.
+    pub samples: usize,
+    /// Samples rejected because two shares ran on one thread.
+    pub serial: usize,
+    /// Samples rejected because a thread was descheduled.
+    pub descheduled: usize,
+    /// Rounds run.
+    pub rounds: usize,
+    /// Whether the last three rounds agreed within [`STABLE`].
+    pub stable: bool,
+}
 
-/// Median of five timings of `f`, in ns, after one unmeasured run.
-fn median_ns(mut f: impl FnMut()) -> f64 {
-    f();
-    let mut v: Vec<f64> = (0..5)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed().as_nanos() as f64
-        })
-        .collect();
+/// A fitted split cost and how well it fits.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SplitFit {
+    /// The family.
+    pub family: Family,
+    /// Whether the scalars were complex (`c64`) or real (`f64`).
+    pub complex: bool,
+    /// The fit.
+    pub cost: SplitCost,
+    /// The largest relative error of the fit over the sizes timed.
+    pub worst_error: f64,
+    /// The sizes timed: `(n, serial ns, parallel ns)`.
+    pub points: usize,
+}
+
+/// What a calibration measured, with the profile it makes.
+#[derive(Debug, Clone)]
+pub struct Calibration {
+    /// The profile to save.
+    pub profile: HostProfile,
+    /// Each dispatch anchor, with its spread and rejections.
+    pub anchors: Vec<Anchor>,
+    /// Each fitted split.
+    pub fits: Vec<SplitFit>,
+    /// How long the calibration took.
+    pub took: Duration,
+}
+
+/// Median of `v` (sorted in place); 0 when empty.
+fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
     v.sort_by(f64::total_cmp);
-    v[2]
+    v[v.len() / 2]
 }
 
-fn real(n: usize, seed: f64) -> Mat<f64> {
-    Mat::from_fn(n, n, |i, j| {
-        let x = ((i * 7 + j * 13) as f64 * seed).sin();
-        if i == j {
-            x + n as f64
-        } else {
-            x
-        }
-    })
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
-fn cplx(n: usize, seed: f64) -> Mat<c64> {
-    let (re, im) = (real(n, seed), real(n, seed * 1.7));
-    Mat::from_fn(n, n, |i, j| c64::new(re[(i, j)], im[(i, j)]))
+thread_local! {
+    static THREAD_MARK: u8 = const { 0 };
 }
 
-/// The Hermitian part of `a` (plus a dominant diagonal, already in `a`).
-fn hermitian(a: &Mat<f64>) -> Mat<f64> {
-    Mat::from_fn(a.nrows(), a.ncols(), |i, j| a[(i.min(j), i.max(j))])
+/// A number that tells this thread from the others.
+fn thread_mark() -> usize {
+    THREAD_MARK.with(|m| m as *const u8 as usize)
 }
 
-fn hermitian_c(a: &Mat<c64>) -> Mat<c64> {
-    Mat::from_fn(a.nrows(), a.ncols(), |i, j| match i.cmp(&j) {
-        std::cmp::Ordering::Less => a[(i, j)],
-        std::cmp::Ordering::Equal => c64::new(a[(i, i)].re, 0.0),
-        std::cmp::Ordering::Greater => a[(j, i)].conj(),
-    })
-}
-
-/// Reduces a copy of `a` to tridiagonal form, one thread.
-fn tridiagonalize<T: faer::traits::ComplexField>(a: &Mat<T>) {
-    use faer::dyn_stack::{MemBuffer, MemStack};
-    use faer::linalg::evd::tridiag::{tridiag_in_place, tridiag_in_place_scratch};
-    let n = a.nrows();
-    let mut m = a.clone();
-    let mut h = Mat::<T>::zeros(1, n - 1);
-    let mut buf = MemBuffer::new(tridiag_in_place_scratch::<T>(
-        n,
-        Par::Seq,
-        Default::default(),
-    ));
-    tridiag_in_place(
-        m.as_mut(),
-        h.as_mut(),
-        Par::Seq,
-        MemStack::new(&mut buf),
-        Default::default(),
-    );
-    std::hint::black_box(&m);
-}
-
-/// Median time of `c = a * b` (serial), in ns.
-fn gemm_ns<T: faer::traits::ComplexField>(a: &Mat<T>, b: &Mat<T>, one: T) -> f64 {
-    let mut c = Mat::<T>::zeros(a.nrows(), b.ncols());
-    median_ns(|| {
-        matmul(
-            c.as_mut(),
-            Accum::Replace,
-            a.as_ref(),
-            b.as_ref(),
-            one.clone(),
-            Par::Seq,
-        )
-    })
-}
-
-/// How long an `f32` GEMM takes against an `f64` one, and a `c32` against a `c64` (the rule
-/// says about one half each).
-pub fn gemm_single_ratio() -> (f64, f64) {
-    let n = RATE_N;
-    let (a, b) = (real(n, 0.31), real(n, 0.57));
-    let (ca, cb) = (cplx(n, 0.31), cplx(n, 0.57));
-    let single = |m: &Mat<f64>| Mat::<f32>::from_fn(n, n, |i, j| m[(i, j)] as f32);
-    let csingle = |m: &Mat<c64>| {
-        Mat::<faer::c32>::from_fn(n, n, |i, j| {
-            faer::c32::new(m[(i, j)].re as f32, m[(i, j)].im as f32)
-        })
-    };
-    let d64 = gemm_ns(&a, &b, 1.0);
-    let d32 = gemm_ns(&single(&a), &single(&b), 1.0f32);
-    let z64 = gemm_ns(&ca, &cb, c64::new(1.0, 0.0));
-    let z32 = gemm_ns(&csingle(&ca), &csingle(&cb), faer::c32::new(1.0, 0.0));
-    (d32 / d64, z32 / z64)
-}
-
-/// ns per unit of `family` for `f64` and `c64` on this machine, one thread.
-pub fn measure_rate(family: Family) -> Rate {
-    let n = RATE_N;
-    let (a, b) = (real(n, 0.31), real(n, 0.57));
-    let (ca, cb) = (cplx(n, 0.31), cplx(n, 0.57));
-    let cube = (n * n * n) as f64;
-    let one = c64::new(1.0, 0.0);
-    let (ns_real, ns_cplx, units) = match family {
-        Family::Gemm => (gemm_ns(&a, &b, 1.0), gemm_ns(&ca, &cb, one), cube),
-        Family::LuPartial => (
-            median_ns(|| drop(std::hint::black_box(a.partial_piv_lu()))),
-            median_ns(|| drop(std::hint::black_box(ca.partial_piv_lu()))),
-            2.0 / 3.0 * cube,
-        ),
-        Family::Matvec => {
-            let x = Mat::<f64>::from_fn(n, 1, |i, _| (i as f64 * 0.9).sin());
-            let cx = Mat::<c64>::from_fn(n, 1, |i, _| c64::new((i as f64).sin(), (i as f64).cos()));
-            (gemm_ns(&a, &x, 1.0), gemm_ns(&ca, &cx, one), (n * n) as f64)
-        }
-        Family::TridiagStep => {
-            // Whole tridiagonalization: the steps' units, rem^2 / 2 each, sum to about n^3 / 6.
-            let (sym, csym) = (hermitian(&a), hermitian_c(&ca));
-            (
-                median_ns(|| tridiagonalize(&sym)),
-                median_ns(|| tridiagonalize(&csym)),
-                cube / 6.0,
-            )
-        }
-        other => return other.rate(),
-    };
-    Rate {
-        real: ns_real / units,
-        cplx: ns_cplx / units,
+/// Involuntary context switches of the calling thread so far.
+fn involuntary_switches() -> i64 {
+    // SAFETY: an all-zero `rusage` is a valid value of this plain C struct.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `u` is a valid, writable `rusage`; RUSAGE_THREAD names the calling thread.
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut u) };
+    if rc == 0 {
+        u.ru_nivcsw
+    } else {
+        0
     }
 }
 
-fn busy(d: Duration) {
-    let t = Instant::now();
-    while t.elapsed() < d {
+/// What one share saw: the thread that ran it and whether its clock jumped.
+struct ShareLog {
+    thread: AtomicUsize,
+    jumped: AtomicBool,
+}
+
+impl ShareLog {
+    fn new() -> Self {
+        ShareLog {
+            thread: AtomicUsize::new(0),
+            jumped: AtomicBool::new(false),
+        }
+    }
+}
+
+/// Busy for [`SHARE`], noting the thread and any gap of [`GAP`] or more in its clock.
+fn share(log: &ShareLog) {
+    let start = Instant::now();
+    let mut last = start;
+    let mut jumped = false;
+    loop {
+        let now = Instant::now();
+        jumped |= now - last >= GAP;
+        last = now;
+        if now - start >= SHARE {
+            break;
+        }
         std::hint::spin_loop();
     }
+    log.thread.store(thread_mark(), Relaxed);
+    log.jumped.store(jumped, Relaxed);
 }
 
-/// The per-section overhead of `section`: the median over `ROUNDS * SECTIONS` timed sections
-/// of (section time - share). A median, not a mean: on a shared host a few sections in which a
-/// participant was descheduled would otherwise decide the row.
-fn overhead(mut section: impl FnMut()) -> u32 {
-    for _ in 0..SECTIONS / 5 {
-        section();
-    }
-    let mut each = Vec::with_capacity(ROUNDS * SECTIONS);
-    for _ in 0..ROUNDS * SECTIONS {
-        let t = Instant::now();
-        section();
-        each.push(t.elapsed().as_nanos() as f64 - SHARE.as_nanos() as f64);
-    }
-    each.sort_by(f64::total_cmp);
-    each[each.len() / 2].clamp(1.0, u32::MAX as f64) as u32
+/// Why a sample was kept or not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Every share on its own thread, nobody descheduled.
+    Kept,
+    /// Two shares ran on one thread: a serial section.
+    Serial,
+    /// A thread was descheduled.
+    Descheduled,
 }
 
-fn measure(kind: DispatchKind, width: usize) -> u32 {
+/// Judges a sample from the threads that ran its shares, whether any share's clock jumped,
+/// and whether the caller was switched out.
+pub fn judge(threads: &[usize], jumped: bool, caller_switched: bool) -> Verdict {
+    for (i, t) in threads.iter().enumerate() {
+        if threads[..i].contains(t) {
+            return Verdict::Serial;
+        }
+    }
+    if jumped || caller_switched {
+        Verdict::Descheduled
+    } else {
+        Verdict::Kept
+    }
+}
+
+/// Runs rounds of `section` (which runs one share per log, on as many participants) until
+/// stable, and returns the anchor.
+fn measure_row(
+    kind: DispatchKind,
+    width: usize,
+    logs: &[ShareLog],
+    mut section: impl FnMut(),
+) -> Anchor {
+    for _ in 0..ROUND / 4 {
+        section();
+    }
+    let mut rounds: Vec<Vec<f64>> = Vec::new();
+    let (mut samples, mut serial, mut descheduled) = (0, 0, 0);
+    let mut stable = false;
+    let mut threads = vec![0usize; logs.len()];
+    while rounds.len() < MAX_ROUNDS {
+        let mut kept = Vec::with_capacity(ROUND);
+        for _ in 0..ROUND {
+            for l in logs {
+                l.thread.store(0, Relaxed);
+            }
+            let before = involuntary_switches();
+            let t = Instant::now();
+            section();
+            let took = t.elapsed();
+            let switched = involuntary_switches() != before;
+            for (slot, l) in threads.iter_mut().zip(logs) {
+                *slot = l.thread.load(Relaxed);
+            }
+            let jumped = logs.iter().any(|l| l.jumped.load(Relaxed));
+            samples += 1;
+            match judge(&threads, jumped, switched) {
+                Verdict::Kept => kept.push(took.as_nanos() as f64 - SHARE.as_nanos() as f64),
+                Verdict::Serial => serial += 1,
+                Verdict::Descheduled => descheduled += 1,
+            }
+        }
+        rounds.push(kept);
+        let n = rounds.len();
+        if n >= 3 {
+            let meds: Vec<f64> = rounds[n - 3..]
+                .iter()
+                .map(|r| median(&mut r.clone()))
+                .collect();
+            let enough = rounds[n - 3..].iter().all(|r| r.len() >= ROUND / 4);
+            let (lo, hi) = meds
+                .iter()
+                .fold((f64::MAX, 0.0f64), |(lo, hi), &m| (lo.min(m), hi.max(m)));
+            if enough && lo > 0.0 && hi / lo <= STABLE {
+                stable = true;
+                break;
+            }
+        }
+    }
+    let n = rounds.len();
+    let mut last: Vec<f64> = rounds[n.saturating_sub(3)..].concat();
+    let m = median(&mut last);
+    Anchor {
+        kind,
+        width,
+        cost: (last.len() >= MIN_KEPT).then(|| m.clamp(1.0, u32::MAX as f64) as u32),
+        spread: (percentile(&last, 0.1), percentile(&last, 0.9)),
+        samples,
+        serial,
+        descheduled,
+        rounds: n,
+        stable,
+    }
+}
+
+/// Measures one anchor of a dispatch row on a pool of `width` threads.
+pub fn measure_anchor(kind: DispatchKind, width: usize) -> Anchor {
     let pool = Pool::builder()
         .threads(width)
         .build()
         .expect("a pool for calibration");
+    let logs: Vec<ShareLog> = (0..width).map(|_| ShareLog::new()).collect();
+    let logs = &logs[..];
     match kind {
         DispatchKind::Team => {
             let team = pool.into_team(width).expect("a team for calibration");
             let token = team.exec(width);
             token
-                .team(|t| overhead(|| t.run(|_| busy(SHARE))))
+                .team(|t| measure_row(kind, width, logs, || t.run(|p| share(&logs[p.index()]))))
                 .expect("a team token forms its team")
         }
-        DispatchKind::InPool => Exec::new(&pool, width)
-            .expect("budget")
-            .install(|mut e| overhead(|| e.reborrow().for_ranges(width, 1, |_| busy(SHARE)))),
-        DispatchKind::Outside => overhead(|| {
+        DispatchKind::InPool => Exec::new(&pool, width).expect("budget").install(|mut e| {
+            measure_row(kind, width, logs, || {
+                e.reborrow().for_ranges(width, 1, |r| share(&logs[r.start]))
+            })
+        }),
+        DispatchKind::Outside => measure_row(kind, width, logs, || {
             Exec::new(&pool, width)
                 .expect("budget")
-                .for_ranges(width, 1, |_| busy(SHARE))
+                .for_ranges(width, 1, |r| share(&logs[r.start]))
         }),
     }
 }
 
-/// Measures this machine's dispatch costs at [`anchor_widths`] of its CPUs and the serial
-/// rates of [`RATED`], reporting each step to `progress`, and returns them as a host profile.
-/// Takes a few seconds on an idle machine, more under load.
-pub fn calibrate(mut progress: impl FnMut(Step)) -> HostProfile {
-    let widths = anchor_widths(crate::available_cpus());
-    let total = widths.len() * DispatchKind::ALL.len() + RATED.len();
-    let mut rows = Vec::new();
-    let mut done = 0;
-    for kind in DispatchKind::ALL {
-        let mut anchors = Vec::new();
-        for &width in &widths {
-            done += 1;
-            progress(Step {
-                done,
-                total,
-                what: Measure::Dispatch(kind, width),
-            });
-            anchors.push((width as u16, measure(kind, width)));
+// ---- rates ----
+
+/// Size of the matrices timed for rates.
+const RATE_N: usize = 256;
+
+/// Median of five timings of `f`, in ns, after one unmeasured run; repeated until two
+/// medians agree within 5 % (at most four times).
+fn stable_ns(mut f: impl FnMut()) -> f64 {
+    f();
+    let mut once = || {
+        let mut v: Vec<f64> = (0..5)
+            .map(|_| {
+                let t = Instant::now();
+                f();
+                t.elapsed().as_nanos() as f64
+            })
+            .collect();
+        median(&mut v)
+    };
+    let mut prev = once();
+    for _ in 0..3 {
+        let next = once();
+        let agree = (next / prev - 1.0).abs() <= 0.05;
+        prev = prev.min(next);
+        if agree {
+            break;
         }
-        rows.push(anchors);
+    }
+    prev
+}
+
+/// A scalar type calibration can make test matrices of.
+pub trait Sample: ComplexField + Scalar + Send + Sync + Copy {
+    /// A value from two reals.
+    fn make(re: f64, im: f64) -> Self;
+}
+
+impl Sample for f64 {
+    fn make(re: f64, _: f64) -> Self {
+        re
+    }
+}
+impl Sample for f32 {
+    fn make(re: f64, _: f64) -> Self {
+        re as f32
+    }
+}
+impl Sample for c64 {
+    fn make(re: f64, im: f64) -> Self {
+        c64::new(re, im)
+    }
+}
+impl Sample for c32 {
+    fn make(re: f64, im: f64) -> Self {
+        c32::new(re as f32, im as f32)
+    }
+}
+
+/// An `n x n` matrix with pseudo-random entries in (-1, 1) (full rank: QR stops at the rank)
+/// and `diag` added on the diagonal.
+fn matrix<T: Sample>(n: usize, seed: f64, diag: f64) -> Mat<T> {
+    let mut state = seed.to_bits() | 1;
+    let mut next = move || {
+        // xorshift64*
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        let x = state.wrapping_mul(0x2545_f491_4f6c_dd1d);
+        (x >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+    };
+    let mut m = Mat::zeros(n, n);
+    for j in 0..n {
+        for i in 0..n {
+            let (re, im) = (next(), next());
+            m[(i, j)] = T::make(re + if i == j { diag } else { 0.0 }, im);
+        }
+    }
+    m
+}
+
+/// A Hermitian positive definite `n x n` matrix (lower triangle read).
+fn spd<T: Sample>(n: usize) -> Mat<T> {
+    let a = matrix::<T>(n, 0.37, 0.0);
+    Mat::from_fn(n, n, |i, j| {
+        let (r, c) = (i.max(j), i.min(j));
+        let v = a[(r, c)];
+        if i == j {
+            T::make(2.0 * n as f64, 0.0)
+        } else if i > j {
+            v
+        } else {
+            faer::traits::math_utils::conj(&v)
+        }
+    })
+}
+
+/// One call of `family`'s kernel on `n x n` data, on `exec`, with the call threshold `t`.
+/// Returns the work in the family's unit.
+struct Workload<T: Sample> {
+    family: Family,
+    n: usize,
+    a: Mat<T>,
+    b: Mat<T>,
+    c: Mat<T>,
+    swaps: Vec<usize>,
+    buf: MemBuffer,
+}
+
+impl<T: Sample> Workload<T> {
+    fn new(family: Family, n: usize) -> Self {
+        let a = match family {
+            Family::Cholesky => spd::<T>(n),
+            Family::TriangularSolve | Family::LuPartial => matrix::<T>(n, 0.31, n as f64),
+            _ => matrix::<T>(n, 0.31, 0.0),
+        };
+        let stack = match family {
+            Family::LuPartial => lu_in_place_scratch::<T>(n, n),
+            Family::Cholesky => cholesky_in_place_scratch::<T>(n),
+            Family::Qr => {
+                let bs = faer::linalg::qr::no_pivoting::factor::recommended_block_size::<T>(n, n);
+                faer::linalg::qr::no_pivoting::factor::qr_in_place_scratch::<T>(
+                    n,
+                    n,
+                    bs,
+                    Par::Seq,
+                    Default::default(),
+                )
+            }
+            _ => faer::dyn_stack::StackReq::EMPTY,
+        };
+        Workload {
+            family,
+            n,
+            b: matrix::<T>(n, 0.57, 0.0),
+            c: Mat::zeros(n, n),
+            a,
+            swaps: vec![0; n],
+            buf: MemBuffer::new(stack),
+        }
+    }
+
+    /// Multiply-adds of one call.
+    fn units(&self) -> f64 {
+        let n = self.n as f64;
+        match self.family {
+            Family::Gemm => n * n * n,
+            Family::TriangularSolve => n * n * n / 2.0,
+            Family::LuPartial => n * n * n / 3.0,
+            Family::Cholesky => n * n * n / 6.0,
+            Family::Qr => n * n * n * 2.0 / 3.0,
+            other => unreachable!("no workload for {}", other.name()),
+        }
+    }
+
+    fn run(&mut self, exec: &(impl Executor + ?Sized), t: Option<ParThreshold>) {
+        let n = self.n;
+        match self.family {
+            Family::Gemm => matmul(
+                self.c.as_mut(),
+                Accum::Replace,
+                self.a.as_ref(),
+                self.b.as_ref(),
+                T::make(1.0, 0.0),
+                exec,
+                GemmParams { threshold: t },
+            ),
+            Family::TriangularSolve => {
+                self.c.copy_from(&self.b);
+                solve_in_place(
+                    self.a.as_ref(),
+                    self.c.as_mut(),
+                    Side::Left,
+                    Triangle::Lower,
+                    Diag::NonUnit,
+                    exec,
+                    SolveParams { threshold: t },
+                );
+            }
+            Family::LuPartial => {
+                self.c.copy_from(&self.a);
+                let params = LuParams {
+                    threshold: t,
+                    ..LuParams::default()
+                };
+                let stack = MemStack::new(&mut self.buf);
+                lu_in_place(self.c.as_mut(), &mut self.swaps, exec, params, stack);
+            }
+            Family::Cholesky => {
+                self.c.copy_from(&self.a);
+                let params = CholeskyParams {
+                    threshold: t,
+                    ..CholeskyParams::default()
+                };
+                let stack = MemStack::new(&mut self.buf);
+                let _ = cholesky_in_place(self.c.as_mut(), exec, params, stack);
+            }
+            Family::Qr => {
+                use faer::linalg::qr::no_pivoting::factor::{qr_in_place, recommended_block_size};
+                self.c.copy_from(&self.a);
+                let bs = recommended_block_size::<T>(n, n);
+                let mut h = Mat::<T>::zeros(bs, n);
+                let stack = MemStack::new(&mut self.buf);
+                qr_in_place(
+                    self.c.as_mut(),
+                    h.as_mut(),
+                    Par::Seq,
+                    stack,
+                    Default::default(),
+                );
+            }
+            other => unreachable!("no workload for {}", other.name()),
+        }
+        std::hint::black_box(&self.c);
+    }
+}
+
+/// ns per unit of `family`'s serial path for scalar `T`, one thread.
+fn rate_of<T: Sample>(family: Family) -> f64 {
+    let mut w = Workload::<T>::new(family, RATE_N);
+    let units = w.units();
+    stable_ns(|| w.run(&Seq, None)) / units
+}
+
+/// ns per unit of `family` for `f64`, `c64`, `f32` and `c32` on this machine, one thread.
+pub fn measure_rate(family: Family) -> Rate {
+    Rate {
+        real: rate_of::<f64>(family),
+        cplx: rate_of::<c64>(family),
+        real_single: rate_of::<f32>(family),
+        cplx_single: rate_of::<c32>(family),
+    }
+}
+
+// ---- split costs ----
+
+/// The sizes at which `family`'s split is fitted: around where its decision turns.
+fn split_sizes(family: Family) -> &'static [usize] {
+    match family {
+        Family::Gemm | Family::TriangularSolve => &[32, 48, 64, 96, 128, 192],
+        _ => &[64, 96, 128, 192, 256, 384],
+    }
+}
+
+/// One timed size: serial and forced-parallel medians and the parallel run's regions.
+struct Point {
+    serial: f64,
+    parallel: f64,
+    /// Sections dispatched.
+    sections: f64,
+    /// Their dispatch costs, summed, ns.
+    dispatch: f64,
+    /// Their modelled compute at width 2, `max(lead, estimate / 2)`, summed, ns.
+    work: f64,
+}
+
+/// Times `family` at each size on `team` (two wide), serial and forced parallel, calls
+/// interleaved, and fits its split cost.
+fn fit_split<T: Sample>(family: Family, team: &crate::Team) -> SplitFit {
+    let mut points = Vec::new();
+    for &n in split_sizes(family) {
+        let mut w = Workload::<T>::new(family, n);
+        let forced = Some(ParThreshold::Fixed(0));
+        let never = Some(ParThreshold::Never);
+        w.run(team, forced);
+        w.run(team, never);
+        let (mut s, mut p) = (Vec::new(), Vec::new());
+        let reps = if n <= 128 { 15 } else { 7 };
+        for _ in 0..reps {
+            let t = Instant::now();
+            w.run(team, never);
+            s.push(t.elapsed().as_nanos() as f64);
+            let t = Instant::now();
+            w.run(team, forced);
+            p.push(t.elapsed().as_nanos() as f64);
+        }
+        let ((), seen) = trace::collect(|| w.run(team, forced));
+        let (mut sections, mut dispatch, mut work) = (0.0, 0.0, 0.0);
+        for d in seen.iter().filter(|d| d.parallel()) {
+            let est = d.estimate.as_nanos() as f64;
+            let lead = if d.units > 0.0 {
+                est * d.lead / d.units
+            } else {
+                0.0
+            };
+            sections += d.sections as f64;
+            dispatch += d.sections as f64 * d.dispatch_cost.as_nanos() as f64;
+            work += lead.max(est / d.width as f64);
+        }
+        points.push(Point {
+            serial: median(&mut s),
+            parallel: median(&mut p),
+            sections,
+            dispatch,
+            work,
+        });
+    }
+    let cost = fit(&points);
+    let worst_error = points
+        .iter()
+        .map(|q| {
+            let model = q.dispatch + q.sections * cost.overhead_ns + q.work / cost.efficiency;
+            (model / q.parallel - 1.0).abs()
+        })
+        .fold(0.0, f64::max);
+    SplitFit {
+        family,
+        complex: matches!(T::KIND, teamalg_gates::ScalarKind::C64),
+        cost,
+        worst_error,
+        points: points.len(),
+    }
+}
+
+/// Least squares of `parallel - dispatch = sections * c + work * a` (each point weighted by
+/// its serial time, so small sizes count as much as large ones), `c >= 0`, efficiency `1 / a`
+/// in `[0.05, 1]`.
+fn fit(points: &[Point]) -> SplitCost {
+    let rows: Vec<(f64, f64, f64)> = points
+        .iter()
+        .filter(|q| q.sections > 0.0 && q.serial > 0.0)
+        .map(|q| {
+            let w = 1.0 / q.serial;
+            (q.sections * w, q.work * w, (q.parallel - q.dispatch) * w)
+        })
+        .collect();
+    if rows.is_empty() {
+        return SplitCost::FREE;
+    }
+    let (mut sxx, mut sxy, mut syy, mut sxz, mut syz) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    for &(x, y, z) in &rows {
+        sxx += x * x;
+        sxy += x * y;
+        syy += y * y;
+        sxz += x * z;
+        syz += y * z;
+    }
+    let det = sxx * syy - sxy * sxy;
+    let (mut c, mut a) = if det.abs() > 1e-12 * sxx * syy {
+        ((sxz * syy - syz * sxy) / det, (sxx * syz - sxy * sxz) / det)
+    } else {
+        (0.0, syz / syy)
+    };
+    if c < 0.0 {
+        c = 0.0;
+        a = syz / syy;
+    }
+    let a = a.max(1.0);
+    if a > 20.0 {
+        return SplitCost {
+            overhead_ns: c,
+            efficiency: 0.05,
+        };
+    }
+    SplitCost {
+        overhead_ns: c,
+        efficiency: 1.0 / a,
+    }
+}
+
+// ---- the whole calibration ----
+
+/// Measures this machine's dispatch costs at [`anchor_widths`] of its CPUs, the serial rates
+/// of the kernels' families ([`Family::KERNELS`]) and the split costs of
+/// [`SPLIT_FAMILIES`], reporting each step to `progress`. A few seconds on an idle machine.
+pub fn calibrate(mut progress: impl FnMut(Step)) -> Calibration {
+    let start = Instant::now();
+    let cpus = crate::available_cpus();
+    let widths = anchor_widths(cpus);
+    let splits_on = cpus >= 2;
+    let total = widths.len() * DispatchKind::ALL.len()
+        + Family::KERNELS.len()
+        + if splits_on { SPLIT_FAMILIES.len() } else { 0 };
+    let mut done = 0;
+    let mut step = |what| {
+        done += 1;
+        progress(Step { done, total, what });
+    };
+    let defaults = DispatchCosts::host_default();
+    let mut anchors = Vec::new();
+    let mut costs = defaults;
+    for kind in DispatchKind::ALL {
+        let mut row = Vec::new();
+        for &width in &widths {
+            step(Measure::Dispatch(kind, width));
+            let a = measure_anchor(kind, width);
+            if let Some(ns) = a.cost {
+                row.push((width as u16, ns));
+            }
+            anchors.push(a);
+        }
+        // A row with no kept anchor (one CPU, or a host too loaded to measure) keeps the
+        // class row rather than record a cost this host does not have.
+        if let Ok(r) = WidthCosts::new(&row) {
+            costs = costs.with(kind, r);
+        }
     }
     let mut rates = Vec::new();
-    for family in RATED {
-        done += 1;
-        progress(Step {
-            done,
-            total,
-            what: Measure::Rate(family),
-        });
+    for family in Family::KERNELS {
+        step(Measure::Rate(family));
         rates.push((family, measure_rate(family)));
     }
-    let defaults = DispatchCosts::host_default();
-    let row = |i: usize, kind| {
-        if rows[i].is_empty() {
-            // One CPU: nothing dispatches in parallel; keep the class row.
-            *defaults.row(kind)
-        } else {
-            WidthCosts::new(&rows[i]).expect("anchor widths increase")
-        }
-    };
-    HostProfile {
+    let mut profile = HostProfile {
         fingerprint: Fingerprint::current(),
-        costs: DispatchCosts::new(
-            row(0, DispatchKind::Team),
-            row(1, DispatchKind::InPool),
-            row(2, DispatchKind::Outside),
-        ),
+        costs,
         rates,
+        splits: Vec::new(),
+    };
+    let mut fits = Vec::new();
+    if splits_on {
+        // The team the kernels use, with the costs and rates just measured.
+        let team = Pool::builder()
+            .threads(2)
+            .host_profile(profile.clone())
+            .build()
+            .and_then(|p| p.into_team(2).map_err(|e| e.error))
+            .expect("a team of two for calibration");
+        for family in SPLIT_FAMILIES {
+            step(Measure::Split(family));
+            let real = fit_split::<f64>(family, &team);
+            let cplx = fit_split::<c64>(family, &team);
+            profile.splits.push((
+                family,
+                Splits {
+                    real: real.cost,
+                    cplx: cplx.cost,
+                },
+            ));
+            fits.push(real);
+            fits.push(cplx);
+        }
+    }
+    Calibration {
+        profile,
+        anchors,
+        fits,
+        took: start.elapsed(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sample_with_two_shares_on_one_thread_is_serial() {
+        assert_eq!(judge(&[1, 2], false, false), Verdict::Kept);
+        assert_eq!(judge(&[1, 1], false, false), Verdict::Serial);
+        assert_eq!(judge(&[3, 1, 3], true, false), Verdict::Serial);
+        assert_eq!(judge(&[1, 2], true, false), Verdict::Descheduled);
+        assert_eq!(judge(&[1, 2], false, true), Verdict::Descheduled);
+    }
+
+    #[test]
+    fn the_fit_recovers_a_known_split() {
+        // parallel = dispatch + sections * 3000 + work / 0.8
+        let points: Vec<Point> = [(1.0, 20_000.0), (2.0, 50_000.0), (4.0, 300_000.0)]
+            .iter()
+            .map(|&(s, work)| Point {
+                serial: 2.0 * work,
+                parallel: 500.0 * s + s * 3000.0 + work / 0.8,
+                sections: s,
+                dispatch: 500.0 * s,
+                work,
+            })
+            .collect();
+        let f = fit(&points);
+        assert!((f.overhead_ns - 3000.0).abs() < 1.0, "{f:?}");
+        assert!((f.efficiency - 0.8).abs() < 1e-6, "{f:?}");
     }
 }

@@ -11,47 +11,49 @@ use crate::tour::team::{after_gap, team_per_call, team_sections};
 const SHARE: Duration = Duration::from_micros(10);
 const CALLS: usize = 2000;
 
-/// Runs the program: the tour, or `calibrate [--out PATH]`.
+/// teamalg: linear algebra on low-latency thread teams. Without a command, prints a tour of
+/// what parallel entry and the kernels cost on this host.
+#[derive(Debug, clap::Parser)]
+#[command(name = "teamalg", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Command {
+    /// Prints what parallel entry and the kernels cost on this host (the default).
+    Tour,
+    /// Measures this host (dispatch costs, kernel rates, split costs) and writes its profile.
+    ///
+    /// Load the profile with `PoolBuilder::profile` or `TEAMALG_PROFILE=PATH`. Takes a few
+    /// seconds; run it on an otherwise idle machine.
+    Calibrate {
+        /// Where to write the profile.
+        #[arg(long, short, value_name = "PATH", default_value = DEFAULT_PROFILE)]
+        out: std::path::PathBuf,
+        /// Prints the tables without the progress line.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+}
+
+/// Runs the program. Bad arguments exit with code 2 and a message (clap's convention).
 pub(crate) fn run() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
-        None => tour(),
-        Some("calibrate") => {
-            let out = match args.get(1).map(String::as_str) {
-                None => DEFAULT_PROFILE.to_string(),
-                Some("--out") => match args.get(2) {
-                    Some(p) => p.clone(),
-                    None => usage("--out needs a path"),
-                },
-                Some(other) => usage(&format!("unknown option {other}")),
-            };
-            calibrate(&out);
-        }
-        Some("--help" | "-h" | "help") => {
-            println!("{USAGE}");
-        }
-        Some(other) => usage(&format!("unknown command {other}")),
+    use clap::Parser;
+    match Cli::parse().command {
+        None | Some(Command::Tour) => tour(),
+        Some(Command::Calibrate { out, quiet }) => calibrate(&out, quiet),
     }
 }
 
-const USAGE: &str =
-    "usage: teamalg                 a tour of what parallel entry costs on this host
-       teamalg calibrate [--out PATH]
-                               measure this host and write its profile (default
-                               teamalg-profile.toml); load it with PoolBuilder::profile
-                               or TEAMALG_PROFILE=PATH";
 const DEFAULT_PROFILE: &str = "teamalg-profile.toml";
 
-fn usage(problem: &str) -> ! {
-    eprintln!("teamalg: {problem}\n{USAGE}");
-    std::process::exit(2);
-}
-
-/// `teamalg calibrate`: measures, shows the rows beside the class row, writes the profile.
-fn calibrate(out: &str) {
+/// `teamalg calibrate`: measures, shows what it kept beside the class rows, writes the profile.
+fn calibrate(out: &std::path::Path, quiet: bool) {
     use std::io::Write;
     use teamalg::calibrate::Measure;
-    use teamalg::gates::{DispatchCosts, DispatchKind, HostClass};
+    use teamalg::gates::{builtin_rate, builtin_split, DispatchCosts, HostClass};
 
     let class = HostClass::detect();
     eprintln!(
@@ -59,57 +61,99 @@ fn calibrate(out: &str) {
         teamalg::available_cpus(),
         class.name()
     );
-    let profile = teamalg::calibrate::calibrate(|step| {
+    let cal = teamalg::calibrate::calibrate(|step| {
+        if quiet {
+            return;
+        }
         let what = match step.what {
             Measure::Dispatch(kind, width) => format!("{} sections at width {width}", kind.name()),
             Measure::Rate(family) => format!("serial rate of {}", family.name()),
+            Measure::Split(family) => format!("split cost of {}", family.name()),
         };
-        eprint!("\r  [{:>2}/{}] {:<40}", step.done, step.total, what);
+        eprint!("\r  [{:>2}/{}] {:<44}", step.done, step.total, what);
         let _ = std::io::stderr().flush();
     });
-    eprintln!("\r  done{:40}", "");
+    if !quiet {
+        eprintln!("\r  done in {:.1} s{:40}", cal.took.as_secs_f64(), "");
+    }
+    let profile = &cal.profile;
     let builtin = DispatchCosts::for_class(class);
     println!("host: {}", profile.fingerprint);
     println!(
-        "{:<8} {:>5} {:>14} {:>18} {:>10}",
-        "kind", "width", "measured (us)", "class row (us)", "ratio"
+        "\n{:<8} {:>5} {:>10} {:>16} {:>9} {:>8} {:>8} {:>7} {:>7} {:>10}",
+        "kind",
+        "width",
+        "cost (us)",
+        "p10-p90 (us)",
+        "samples",
+        "serial",
+        "desched",
+        "rounds",
+        "stable",
+        "class (us)"
     );
-    for kind in DispatchKind::ALL {
-        for (w, ns) in profile.costs.row(kind).anchors() {
-            let b = builtin.cost(kind, w as usize).as_nanos() as f64;
-            println!(
-                "{:<8} {:>5} {:>14.2} {:>18.2} {:>10.2}",
-                kind.name(),
-                w,
-                ns as f64 / 1e3,
-                b / 1e3,
-                ns as f64 / b
-            );
-        }
-    }
-    println!(
-        "\n{:<14} {:>16} {:>16} {:>16} {:>16}",
-        "family", "f64 (ns/unit)", "built-in", "c64 (ns/unit)", "built-in"
-    );
-    for (family, rate) in &profile.rates {
-        let b = family.rate();
+    for a in &cal.anchors {
+        let cost = a
+            .cost
+            .map_or("none".to_string(), |ns| format!("{:.2}", ns as f64 / 1e3));
         println!(
-            "{:<14} {:>16.4} {:>16.4} {:>16.4} {:>16.4}",
-            family.name(),
-            rate.real,
-            b.real,
-            rate.cplx,
-            b.cplx
+            "{:<8} {:>5} {:>10} {:>16} {:>9} {:>8} {:>8} {:>7} {:>7} {:>10.2}",
+            a.kind.name(),
+            a.width,
+            cost,
+            format!("{:.2}-{:.2}", a.spread.0 / 1e3, a.spread.1 / 1e3),
+            a.samples,
+            a.serial,
+            a.descheduled,
+            a.rounds,
+            if a.stable { "yes" } else { "no" },
+            builtin.cost(a.kind, a.width).as_secs_f64() * 1e6,
         );
     }
-    let (single, csingle) = teamalg::calibrate::gemm_single_ratio();
+    if cal.anchors.iter().any(|a| a.cost.is_none()) {
+        println!("(none: too few samples survived; the class row stays for that anchor)");
+    }
     println!(
-        "\nGEMM f32 / f64 time: {single:.2}, c32 / c64: {csingle:.2} (the rates take 0.5 for both)"
+        "\n{:<17} {:>9} {:>9} {:>9} {:>9}   {:>9} {:>9}",
+        "rate (ns/unit)", "f64", "c64", "f32", "c32", "built-in", "f32/f64"
     );
+    for (family, rate) in &profile.rates {
+        let b = builtin_rate(*family, class);
+        println!(
+            "{:<17} {:>9.4} {:>9.4} {:>9.4} {:>9.4}   {:>9.4} {:>9.2}",
+            family.name(),
+            rate.real,
+            rate.cplx,
+            rate.real_single,
+            rate.cplx_single,
+            b.real,
+            rate.real_single / rate.real
+        );
+    }
+    if !cal.fits.is_empty() {
+        println!(
+            "\n{:<17} {:<8} {:>14} {:>11} {:>12} {:>20}",
+            "split", "scalars", "overhead (us)", "efficiency", "worst error", "built-in (us, eff)"
+        );
+    }
+    for f in &cal.fits {
+        let b = builtin_split(f.family);
+        let b = if f.complex { b.cplx } else { b.real };
+        println!(
+            "{:<17} {:<8} {:>14.2} {:>11.3} {:>11.0}% {:>20}",
+            f.family.name(),
+            if f.complex { "complex" } else { "real" },
+            f.cost.overhead_ns / 1e3,
+            f.cost.efficiency,
+            f.worst_error * 100.0,
+            format!("{:.2}, {:.3}", b.overhead_ns / 1e3, b.efficiency)
+        );
+    }
     match profile.save(out) {
-        Ok(()) => {
-            println!("\nwrote {out}; use it with TEAMALG_PROFILE={out} or PoolBuilder::profile")
-        }
+        Ok(()) => println!(
+            "\nwrote {0}; use it with TEAMALG_PROFILE={0} or PoolBuilder::profile",
+            out.display()
+        ),
         Err(e) => {
             eprintln!("teamalg: {e}");
             std::process::exit(1);

@@ -35,6 +35,12 @@ pub enum Error {
         /// The width of the team being split.
         width: usize,
     },
+    /// `TEAMALG_THRESHOLDS` does not parse: the pool is not built, rather than run with a
+    /// setting its deployer did not mean.
+    Thresholds(teamalg_gates::ThresholdsError),
+    /// `TEAMALG_PROFILE` names a profile that cannot be used (missing, malformed, or
+    /// measured on another machine).
+    Profile(Box<teamalg_gates::ProfileError>),
 }
 
 impl fmt::Display for Error {
@@ -68,6 +74,8 @@ impl fmt::Display for Error {
                 "invalid split: {sizes} children of total size {total} on a team of width \
                  {width} (each size must be at least 1 and the total at most the width)"
             ),
+            Error::Thresholds(e) => write!(f, "{}: {e}", crate::handle::THRESHOLDS_VAR),
+            Error::Profile(e) => write!(f, "{}: {e}", crate::handle::PROFILE_VAR),
         }
     }
 }
@@ -76,6 +84,8 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Spawn(e) => Some(e),
+            Error::Thresholds(e) => Some(e),
+            Error::Profile(e) => Some(e.as_ref()),
             _ => None,
         }
     }

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use std::panic::resume_unwind;
 use std::sync::Arc;
-use teamalg_gates::{pays_at, width_for_by, DispatchKind};
+use teamalg_gates::{pays_at, width_for_by, DispatchKind, Model};
 use teamalg_kernels::par::Part;
 
 use crate::batch::Batch;
@@ -288,7 +288,7 @@ impl<'a> Exec<'a> {
             return Duration::MAX;
         }
         match (self.kind(), self.shared()) {
-            (Some(kind), Some(pool)) => pool.costs.cost(kind, width),
+            (Some(kind), Some(pool)) => pool.model.costs.cost(kind, width),
             _ => Duration::MAX,
         }
     }
@@ -314,8 +314,17 @@ impl<'a> Exec<'a> {
         };
         let budget = NonZeroUsize::new(self.budget).unwrap_or(NonZeroUsize::MIN);
         width_for_by(estimate, sections, budget, |k| {
-            pool.costs.cost(kind, k.get())
+            pool.model.costs.cost(kind, k.get())
         })
+    }
+
+    /// What this token's gates read: its pool's model, or the host's built-in one for a
+    /// serial token.
+    pub fn model(&self) -> &Model {
+        match self.shared() {
+            Some(p) => &p.model,
+            None => Model::host_default(),
+        }
     }
 
     fn shared(&self) -> Option<&PoolShared> {

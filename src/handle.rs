@@ -5,7 +5,9 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use teamalg_gates::{DispatchCosts, HostProfile, ProfileError};
+use teamalg_gates::{
+    DispatchCosts, Family, HostProfile, Model, ParThreshold, ProfileError, Source, Thresholds,
+};
 
 use crate::cpus::CpuSet;
 use crate::error::Error;
@@ -56,7 +58,13 @@ impl Pool {
 
     /// The dispatch costs this pool's gates use.
     pub fn dispatch_costs(&self) -> DispatchCosts {
-        self.shared.costs
+        self.shared.model.costs
+    }
+
+    /// Everything this pool's gates read: dispatch costs, rates, split costs and the
+    /// thresholds set by the builder and the environment.
+    pub fn model(&self) -> &Model {
+        &self.shared.model
     }
 }
 
@@ -92,29 +100,42 @@ pub struct PoolBuilder {
     spin_polls: Option<u32>,
     acquire_timeout: Option<Duration>,
     costs: Option<DispatchCosts>,
+    profile: Option<HostProfile>,
+    thresholds: Thresholds,
 }
 
-/// The dispatch costs of a pool built without explicit ones: the profile named by
-/// `TEAMALG_PROFILE` when set and usable (a warning and the class row otherwise), else the
-/// built-in row of this host's class.
-fn costs_from_environment() -> DispatchCosts {
+/// The model of a pool built without a profile: the profile named by `TEAMALG_PROFILE` when
+/// set, else the built-in model of this host's class.
+fn model_from_environment() -> Result<Model, Error> {
     match std::env::var_os(PROFILE_VAR) {
-        None => DispatchCosts::host_default(),
-        Some(path) => match HostProfile::load(&path) {
-            Ok(p) => p.costs,
-            Err(e) => {
-                eprintln!(
-                    "teamalg: warning: {PROFILE_VAR}: {e}; using the built-in costs of {}",
-                    teamalg_gates::HostClass::detect().name()
-                );
-                DispatchCosts::host_default()
-            }
-        },
+        None => Ok(*Model::host_default()),
+        Some(path) => HostProfile::load(&path)
+            .map(|p| p.model())
+            .map_err(|e| Error::Profile(Box::new(e))),
     }
 }
 
-/// The environment variable naming a host profile for pools built without explicit costs.
+/// The thresholds of `TEAMALG_THRESHOLDS`, none when unset.
+fn thresholds_from_environment() -> Result<Thresholds, Error> {
+    match std::env::var(THRESHOLDS_VAR) {
+        Err(std::env::VarError::NotPresent) => Ok(Thresholds::new()),
+        Err(std::env::VarError::NotUnicode(v)) => {
+            Err(Error::Thresholds(teamalg_gates::ThresholdsError {
+                item: v.to_string_lossy().into_owned(),
+                reason: "not valid UTF-8".into(),
+            }))
+        }
+        Ok(text) => Thresholds::parse(&text, Source::Environment).map_err(Error::Thresholds),
+    }
+}
+
+/// The environment variable naming a host profile for pools built without one.
 pub const PROFILE_VAR: &str = "TEAMALG_PROFILE";
+
+/// The environment variable with per-family thresholds for every pool, for example
+/// `TEAMALG_THRESHOLDS=lu=never,gemm=fixed:100000` (see `Thresholds::parse`). A pool's
+/// builder wins over it, a call's options over both.
+pub const THRESHOLDS_VAR: &str = "TEAMALG_THRESHOLDS";
 
 impl fmt::Debug for PoolBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -126,6 +147,8 @@ impl fmt::Debug for PoolBuilder {
             .field("spin_polls", &self.spin_polls)
             .field("acquire_timeout", &self.acquire_timeout)
             .field("costs", &self.costs)
+            .field("profile", &self.profile.is_some())
+            .field("thresholds", &self.thresholds)
             .finish()
     }
 }
@@ -170,18 +193,44 @@ impl PoolBuilder {
         self
     }
 
-    /// The dispatch costs the pool's gates use (default: the profile named by
-    /// `TEAMALG_PROFILE`, else the built-in row of this host's class).
+    /// The dispatch costs the pool's gates use, over those of the profile (default: the
+    /// profile's, else the built-in row of this host's class).
     pub fn dispatch_costs(mut self, costs: DispatchCosts) -> Self {
         self.costs = Some(costs);
         self
     }
 
-    /// Uses the dispatch costs of the host profile at `path` (written by `teamalg calibrate`).
-    /// A missing or malformed file, or a profile measured on another machine, is an error.
+    /// Uses the host profile at `path` (written by `teamalg calibrate`): its dispatch costs,
+    /// rates and split costs. A missing or malformed file, or a profile measured on another
+    /// machine, is an error. Without one, a pool reads the profile `TEAMALG_PROFILE` names,
+    /// else uses the built-in model of its host class.
     pub fn profile(self, path: impl AsRef<std::path::Path>) -> Result<Self, ProfileError> {
-        let profile = HostProfile::load(path)?;
-        Ok(self.dispatch_costs(profile.costs))
+        Ok(self.host_profile(HostProfile::load(path)?))
+    }
+
+    /// Uses `profile` (already loaded and checked) as [`profile`](PoolBuilder::profile) does.
+    pub fn host_profile(mut self, profile: HostProfile) -> Self {
+        self.profile = Some(profile);
+        self
+    }
+
+    /// How the regions of `family` decide on this pool's tokens and teams: over
+    /// `TEAMALG_THRESHOLDS`, under a call's own options (`linalg::Options`).
+    ///
+    /// ```
+    /// use teamalg::gates::{Family, ParThreshold};
+    /// use teamalg::Pool;
+    ///
+    /// let pool = Pool::builder()
+    ///     .threads(2)
+    ///     .threshold(Family::LuPartial, ParThreshold::Never)
+    ///     .build()?;
+    /// assert_eq!(pool.model().threshold(Family::LuPartial).0, ParThreshold::Never);
+    /// # Ok::<(), teamalg::Error>(())
+    /// ```
+    pub fn threshold(mut self, family: Family, threshold: ParThreshold) -> Self {
+        self.thresholds = self.thresholds.with(family, threshold, Source::Pool);
+        self
     }
 
     /// Builds the pool.
@@ -193,8 +242,17 @@ impl PoolBuilder {
         }
         let spin_polls = self.spin_polls.unwrap_or(DEFAULT_SPIN_POLLS);
         let timeout = self.acquire_timeout.unwrap_or(DEFAULT_ACQUIRE_TIMEOUT);
-        let costs = self.costs.unwrap_or_else(costs_from_environment);
-        let shared = Arc::new(PoolShared::new(threads, spin_polls, cpus, timeout, costs));
+        let mut model = match &self.profile {
+            Some(p) => p.model(),
+            None => model_from_environment()?,
+        };
+        if let Some(costs) = self.costs {
+            model = model.with_costs(costs);
+        }
+        let model = model
+            .with_thresholds(thresholds_from_environment()?)
+            .with_thresholds(self.thresholds);
+        let shared = Arc::new(PoolShared::new(threads, spin_polls, cpus, timeout, model));
         let dedicated =
             self.thread_name.is_some() || self.on_start.is_some() || self.stack_size.is_some();
         if !dedicated {

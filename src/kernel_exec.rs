@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use teamalg_gates::Model;
 use teamalg_kernels::par::{Executor, Part};
 
 use crate::exec::{run_parts_serially, Exec};
@@ -15,6 +16,10 @@ impl Executor for Exec<'_> {
 
     fn dispatch_cost(&self, width: usize) -> Duration {
         Exec::dispatch_cost(self, width)
+    }
+
+    fn model(&self) -> &Model {
+        Exec::model(self)
     }
 
     fn run(&self, width: usize, f: &(dyn Fn(Part<'_>) + Sync)) {
@@ -49,6 +54,10 @@ impl Executor for TeamExec<'_> {
 
     fn dispatch_cost(&self, width: usize) -> Duration {
         TeamExec::dispatch_cost(self, width)
+    }
+
+    fn model(&self) -> &Model {
+        TeamExec::model(self)
     }
 
     fn run(&self, width: usize, f: &(dyn Fn(Part<'_>) + Sync)) {
@@ -87,6 +96,10 @@ impl Executor for Team {
             return Duration::MAX;
         }
         Team::dispatch_cost(self, width)
+    }
+
+    fn model(&self) -> &Model {
+        Team::model(self)
     }
 
     fn run(&self, width: usize, f: &(dyn Fn(Part<'_>) + Sync)) {

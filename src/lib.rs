@@ -64,7 +64,7 @@ pub use error::{Error, Refused};
 #[cfg(not(loom))]
 pub use exec::Exec;
 #[cfg(not(loom))]
-pub use handle::{Pool, PoolBuilder, PROFILE_VAR};
+pub use handle::{Pool, PoolBuilder, PROFILE_VAR, THRESHOLDS_VAR};
 #[cfg(not(loom))]
 pub use reserve::spawned_workers;
 pub use section::Participant;

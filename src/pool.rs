@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crossbeam_utils::CachePadded;
-use teamalg_gates::DispatchCosts;
+use teamalg_gates::Model;
 
 use crate::batch::Batch;
 use crate::cpus::{current_tid, CpuSet};
@@ -59,8 +59,8 @@ pub(crate) struct PoolShared {
     pub(crate) spin_polls: u32,
     pub(crate) cpus: CpuSet,
     pub(crate) acquire_timeout: Duration,
-    /// The dispatch costs the gates read.
-    pub(crate) costs: DispatchCosts,
+    /// What the gates read: dispatch costs, rates, split costs, thresholds.
+    pub(crate) model: Model,
     shutdown: AtomicBool,
     /// Workers that have not yet left the pool.
     active: AtomicUsize,
@@ -89,7 +89,7 @@ impl PoolShared {
         spin_polls: u32,
         cpus: CpuSet,
         acquire_timeout: Duration,
-        costs: DispatchCosts,
+        model: Model,
     ) -> Self {
         PoolShared {
             queue: Queue::new(),
@@ -102,7 +102,7 @@ impl PoolShared {
             spin_polls,
             cpus,
             acquire_timeout,
-            costs,
+            model,
             shutdown: AtomicBool::new(false),
             active: AtomicUsize::new(threads),
             arrived: AtomicUsize::new(0),

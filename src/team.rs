@@ -12,7 +12,7 @@ use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicUsize, Ordering::*};
 use std::time::{Duration, Instant};
 
-use teamalg_gates::{pays_at, width_for_by, DispatchKind};
+use teamalg_gates::{pays_at, width_for_by, DispatchKind, Model};
 
 use crate::error::{Error, Refused};
 use crate::exec::Exec;
@@ -295,11 +295,19 @@ impl<'a> TeamExec<'a> {
         run_on(self.pool, leaders, self.lead, &job, Shares::AtOnce).map_err(|_| Error::TeamBusy)
     }
 
+    /// What this token's gates read: its pool's model.
+    pub fn model(&self) -> &Model {
+        match self.pool {
+            Some(p) => &p.model,
+            None => Model::host_default(),
+        }
+    }
+
     /// The cost of one section on this team at `width` (`Duration::MAX` below 2 or beyond
     /// the team's width).
     pub fn dispatch_cost(&self, width: usize) -> Duration {
         match self.pool {
-            Some(pool) if width <= self.width() => pool.costs.cost(DispatchKind::Team, width),
+            Some(pool) if width <= self.width() => pool.model.costs.cost(DispatchKind::Team, width),
             _ => Duration::MAX,
         }
     }
@@ -524,13 +532,18 @@ impl Team {
             .is_some_and(|(pool, k)| std::ptr::eq(pool, self.shared()) && self.members.contains(&k))
     }
 
+    /// What the team's gates read: its pool's model.
+    pub fn model(&self) -> &Model {
+        &self.shared().model
+    }
+
     /// The cost of one section of this team at `width` (`Duration::MAX` below 2 or beyond the
     /// team's width), as its tokens see it; needs no leadership.
     pub fn dispatch_cost(&self, width: usize) -> Duration {
         if width < 2 || width > self.width() {
             return Duration::MAX;
         }
-        self.shared().costs.cost(DispatchKind::Team, width)
+        self.shared().model.costs.cost(DispatchKind::Team, width)
     }
 
     /// What the next section would pay once to wake the team's members when they sleep.

@@ -42,9 +42,9 @@ fn factor<T: Sample>(
     let params = CholeskyParams {
         block_size: bs,
         threshold: if force {
-            ParThreshold::Fixed(0)
+            Some(ParThreshold::Fixed(0))
         } else {
-            ParThreshold::Derived
+            None
         },
     };
     let r = cholesky_in_place(f.as_mut(), exec, params, MemStack::new(&mut buf));

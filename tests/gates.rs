@@ -88,6 +88,7 @@ fn a_pool_reads_a_profile_of_this_host_and_refuses_others() {
         fingerprint: Fingerprint::current(),
         costs: costs(),
         rates: Vec::new(),
+        splits: Vec::new(),
     };
     let path = dir.join(format!("teamalg-gates-{}.toml", std::process::id()));
     mine.save(&path).unwrap();
@@ -123,60 +124,4 @@ fn a_pool_reads_a_profile_of_this_host_and_refuses_others() {
             DispatchCosts::for_class(HostClass::detect())
         );
     }
-}
-
-#[test]
-fn calibration_measures_every_kind_at_every_anchor() {
-    assert_eq!(teamalg::calibrate::anchor_widths(1), Vec::<usize>::new());
-    assert_eq!(teamalg::calibrate::anchor_widths(2), vec![2]);
-    assert_eq!(
-        teamalg::calibrate::anchor_widths(64),
-        vec![2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64]
-    );
-    assert_eq!(teamalg::calibrate::anchor_widths(100_000).len(), 16);
-    let mut steps = Vec::new();
-    let profile = teamalg::calibrate::calibrate(|s| steps.push((s.done, s.total, s.what)));
-    let widths = teamalg::calibrate::anchor_widths(teamalg::available_cpus());
-    assert_eq!(
-        steps.len(),
-        3 * widths.len() + teamalg::calibrate::RATED.len()
-    );
-    // Every rated family measured, with rates a real host reaches (0.1 ps to 1 us per unit).
-    assert_eq!(profile.rates.len(), teamalg::calibrate::RATED.len());
-    for (family, rate) in &profile.rates {
-        assert!(teamalg::calibrate::RATED.contains(family));
-        assert!(rate.real > 1e-4 && rate.real < 1e3, "{family:?} {rate:?}");
-        assert!(
-            rate.cplx > rate.real / 2.0,
-            "complex is not cheaper than real: {rate:?}"
-        );
-    }
-    assert!(steps
-        .iter()
-        .enumerate()
-        .all(|(i, s)| s.0 == i + 1 && s.1 == steps.len()));
-    assert_eq!(profile.fingerprint, Fingerprint::current());
-    for kind in DispatchKind::ALL {
-        let anchors: Vec<usize> = profile
-            .costs
-            .row(kind)
-            .anchors()
-            .map(|(w, _)| w as usize)
-            .collect();
-        if !widths.is_empty() {
-            assert_eq!(anchors, widths);
-            // A section costs something, and less than a millisecond on any sane host.
-            assert!(profile
-                .costs
-                .row(kind)
-                .anchors()
-                .all(|(_, ns)| (1..1_000_000).contains(&ns)));
-        }
-    }
-    // The profile loads into a pool on this host.
-    let path = std::env::temp_dir().join(format!("teamalg-cal-{}.toml", std::process::id()));
-    profile.save(&path).unwrap();
-    let pool = Pool::builder().profile(&path).unwrap().build().unwrap();
-    assert_eq!(pool.dispatch_costs(), profile.costs);
-    std::fs::remove_file(&path).unwrap();
 }

@@ -27,9 +27,9 @@ fn check<T: Sample>(exec: &dyn Executor, m: usize, n: usize, k: usize, accum: Ac
     let mut got = c0.clone();
     let params = GemmParams {
         threshold: if force {
-            ParThreshold::Fixed(0)
+            Some(ParThreshold::Fixed(0))
         } else {
-            ParThreshold::Derived
+            None
         },
     };
     matmul(
@@ -131,7 +131,7 @@ fn nan_in_gives_nan_out() {
     let b = mat::<f64>(64, 64, 0.4);
     let mut c = Mat::<f64>::zeros(64, 64);
     let force = GemmParams {
-        threshold: ParThreshold::Fixed(0),
+        threshold: Some(ParThreshold::Fixed(0)),
     };
     matmul(
         c.as_mut(),

@@ -1,9 +1,8 @@
-//! With the `trace` feature, every region of every kernel records its gate decision.
-
-#![cfg(feature = "trace")]
+//! Every region of every kernel records its gate decision, with its own family and a reason.
 
 use faer::{Accum, Mat};
-use teamalg::gates::trace;
+use teamalg::gates::trace::{self, Reason};
+use teamalg::gates::{Family, ParThreshold, Source};
 use teamalg::linalg;
 
 #[path = "common/sample.rs"]
@@ -13,8 +12,6 @@ use sample::team;
 #[test]
 fn every_region_records_its_decision() {
     let team = team(2);
-    trace::enable();
-    trace::drain();
 
     // LU of 512: panels of 64, a section after each of the first seven; the first is large
     // enough to go two wide.
@@ -25,39 +22,91 @@ fn every_region_records_its_decision() {
             ((i * 7 + j * 3) % 11) as f64
         }
     });
-    linalg::lu(a.as_mut(), &team);
-    let lu: Vec<_> = trace::drain()
-        .into_iter()
-        .filter(|d| d.site == "lu/panel")
-        .collect();
-    assert_eq!(lu.len(), 7, "{lu:?}");
-    assert!(lu.iter().all(|d| d.sections == 1));
-    assert_eq!(lu[0].width, 2, "{:?}", lu[0]);
+    let (_, lu) = trace::collect(|| drop(linalg::lu(a.as_mut(), &team)));
+    assert_eq!(lu.len(), 7, "{lu}");
+    assert!(lu.iter().all(|d| d.site == "lu/panel" && d.sections == 1));
+    assert!(lu.iter().all(|d| d.family == Family::LuPartial), "{lu}");
+    assert_eq!((lu[0].width, lu[0].reason), (2, Reason::Paid), "{lu}");
     assert_eq!(lu[0].dims, [512, 512, 64]);
+    assert!(lu[0].lead > 0.0 && lu[0].lead < lu[0].units);
 
-    // A small Cholesky: its first section is below the floor, so it asks once and stays serial.
-    let mut s = Mat::<f64>::from_fn(100, 100, |i, j| if i == j { 200.0 } else { 1.0 });
-    linalg::cholesky(s.as_mut(), &team).unwrap();
-    let ch = trace::drain();
-    assert_eq!(ch.len(), 1, "{ch:?}");
-    assert_eq!((ch[0].site, ch[0].width), ("cholesky/panel", 1));
+    // A small Cholesky asks once, stays serial, and says why.
+    let mut s = Mat::<f64>::from_fn(64, 64, |i, j| if i == j { 200.0 } else { 1.0 });
+    let (r, ch) = trace::collect(|| linalg::cholesky(s.as_mut(), &team).map(drop));
+    r.unwrap();
+    assert_eq!(ch.len(), 1, "{ch}");
+    assert_eq!(
+        (ch[0].site, ch[0].family, ch[0].width),
+        ("cholesky/panel", Family::Cholesky, 1)
+    );
+    assert!(
+        matches!(ch[0].reason, Reason::NotPaid | Reason::BelowModelledMinimum),
+        "{ch}"
+    );
 
     // A tiny product stays serial, and says so.
     let (x, mut c) = (Mat::<f64>::ones(16, 16), Mat::<f64>::zeros(16, 16));
-    linalg::matmul(
-        c.as_mut(),
-        Accum::Replace,
-        x.as_ref(),
-        x.as_ref(),
-        1.0,
-        &team,
-    )
-    .unwrap();
-    let g = trace::drain();
-    assert_eq!(g.len(), 1, "{g:?}");
+    let (r, g) = trace::collect(|| {
+        linalg::matmul(
+            c.as_mut(),
+            Accum::Replace,
+            x.as_ref(),
+            x.as_ref(),
+            1.0,
+            &team,
+        )
+    });
+    r.unwrap();
+    assert_eq!(g.len(), 1, "{g}");
     assert_eq!(
         (g[0].site, g[0].width, g[0].dims),
         ("gemm", 1, [16, 16, 16])
     );
-    trace::disable();
+    assert_eq!(
+        (g[0].reason, g[0].source),
+        (Reason::NotPaid, Source::Derived)
+    );
+
+    // The triangular solve names its own family; a call's threshold shows as the call's.
+    let t = Mat::<f64>::from_fn(256, 256, |i, j| {
+        if i == j {
+            4.0
+        } else if i > j {
+            0.5
+        } else {
+            0.0
+        }
+    });
+    let mut b = Mat::<f64>::ones(256, 256);
+    let never = linalg::Options::new().threshold(Family::TriangularSolve, ParThreshold::Never);
+    let (r, ts) = trace::collect(|| {
+        linalg::solve_triangular_with(
+            t.as_ref(),
+            b.as_mut(),
+            linalg::Side::Left,
+            linalg::Triangle::Lower,
+            linalg::Diag::NonUnit,
+            &team,
+            &never,
+        )
+    });
+    r.unwrap();
+    assert_eq!(ts.len(), 1, "{ts}");
+    assert_eq!(
+        (ts[0].family, ts[0].reason, ts[0].source, ts[0].width),
+        (Family::TriangularSolve, Reason::Never, Source::Call, 1)
+    );
+
+    // On a serial executor the reason is the budget.
+    let (_, one) = trace::collect(|| {
+        linalg::matmul(
+            c.as_mut(),
+            Accum::Replace,
+            x.as_ref(),
+            x.as_ref(),
+            1.0,
+            &teamalg::Exec::serial(),
+        )
+    });
+    assert_eq!(one[0].reason, Reason::Budget1);
 }

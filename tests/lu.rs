@@ -28,9 +28,9 @@ fn factor<T: Sample>(
     let params = LuParams {
         block_size: bs,
         threshold: if force {
-            ParThreshold::Fixed(0)
+            Some(ParThreshold::Fixed(0))
         } else {
-            ParThreshold::Derived
+            None
         },
         ..LuParams::default()
     };

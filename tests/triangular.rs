@@ -46,7 +46,7 @@ fn check(exec: &impl Executor, n: usize, k: usize, side: Side, triangle: Triangl
     });
     let mut x = b.clone();
     let params = SolveParams {
-        threshold: ParThreshold::Fixed(0),
+        threshold: Some(ParThreshold::Fixed(0)),
     };
     solve_in_place(
         full.as_ref(),
@@ -135,7 +135,7 @@ fn real_types_match_the_serial_kernel() {
     );
     let mut got = b.clone();
     let force = SolveParams {
-        threshold: ParThreshold::Fixed(0),
+        threshold: Some(ParThreshold::Fixed(0)),
     };
     solve_in_place(
         t.as_ref(),

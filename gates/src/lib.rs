@@ -29,13 +29,16 @@
 //! ```
 
 mod costs;
+mod model;
 mod profile;
 mod rate;
 mod rule;
-#[cfg(feature = "trace")]
+mod thresholds;
 pub mod trace;
 
 pub use costs::{CostsError, DispatchCosts, DispatchKind, HostClass, WidthCosts, MAX_ANCHORS};
+pub use model::{builtin_rate, builtin_split, Model, SplitCost, Splits};
 pub use profile::{Fingerprint, HostProfile, ProfileError};
-pub use rate::{Family, ParThreshold, Rate, Scalar, ScalarKind};
-pub use rule::{pays_at, width_for_by, PAYS};
+pub use rate::{Family, Rate, Scalar, ScalarKind, FAMILIES};
+pub use rule::{choose, pays_at, width_for_by, Verdict, PAYS};
+pub use thresholds::{ParThreshold, Source, Thresholds, ThresholdsError};

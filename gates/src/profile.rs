@@ -9,17 +9,21 @@
 //! team = [[2, 640]]
 //! in_pool = [[2, 790]]
 //! outside = [[2, 1100]]
-//! rate.gemm = [0.064, 0.257]
+//! rate.gemm = [0.031, 0.129, 0.015, 0.066]
+//! split.lu = [6200, 0.93, 9000, 0.95]
 //! ```
 //!
 //! Costs are nanoseconds per section at each anchor width; a rate is nanoseconds per unit for
-//! `f64` and `c64`. A profile from another machine (another CPU model, core count or class) is
+//! `f64`, `c64`, `f32` and `c32` (two values: `f64` and `c64`, single precision at half); a
+//! split is the overhead per section in nanoseconds and the efficiency, for real then complex
+//! scalars ([`SplitCost`]). A profile from another machine (another CPU model, core count or class) is
 //! refused: its costs would be wrong here.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::costs::{DispatchCosts, DispatchKind, HostClass, WidthCosts};
+use crate::model::{builtin_rate, builtin_split, Model, SplitCost, Splits};
 use crate::rate::{Family, Rate};
 
 /// What identifies a machine for a profile.
@@ -122,7 +126,7 @@ impl fmt::Display for ProfileError {
 
 impl std::error::Error for ProfileError {}
 
-/// A calibrated host: fingerprint, dispatch costs and measured rates.
+/// A calibrated host: fingerprint, dispatch costs, measured rates and split costs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HostProfile {
     /// The machine measured.
@@ -131,15 +135,35 @@ pub struct HostProfile {
     pub costs: DispatchCosts,
     /// The serial rates measured (families not listed keep the built-in rate).
     pub rates: Vec<(Family, Rate)>,
+    /// The split costs fitted (families not listed keep the built-in ones).
+    pub splits: Vec<(Family, Splits)>,
 }
 
 impl HostProfile {
-    /// The measured rate of `family`, else the built-in one.
+    /// The measured rate of `family`, else the built-in one of the profile's class.
     pub fn rate(&self, family: Family) -> Rate {
         self.rates
             .iter()
             .find(|(f, _)| *f == family)
-            .map_or_else(|| family.rate(), |(_, r)| *r)
+            .map_or_else(|| builtin_rate(family, self.fingerprint.class), |(_, r)| *r)
+    }
+
+    /// The fitted split costs of `family`, else the built-in ones.
+    pub fn split(&self, family: Family) -> Splits {
+        self.splits
+            .iter()
+            .find(|(f, _)| *f == family)
+            .map_or_else(|| builtin_split(family), |(_, s)| *s)
+    }
+
+    /// The model the gates use with this profile: its costs, its rates and split costs where
+    /// measured, the class's built-in ones elsewhere, no thresholds.
+    pub fn model(&self) -> Model {
+        let mut m = Model::for_class(self.fingerprint.class).with_costs(self.costs);
+        for f in Family::ALL {
+            m = m.with_rate(f, self.rate(f)).with_split(f, self.split(f));
+        }
+        m
     }
 
     /// The profile as text (the format of the module documentation).
@@ -160,10 +184,24 @@ impl HostProfile {
             s += &format!("{} = [{}]\n", kind.name(), pairs.join(", "));
         }
         if !self.rates.is_empty() {
-            s += "# nanoseconds per unit: [f64, c64]\n";
+            s += "# nanoseconds per unit: [f64, c64, f32, c32]\n";
         }
         for (family, rate) in &self.rates {
-            s += &format!("rate.{} = [{}, {}]\n", family.name(), rate.real, rate.cplx);
+            let [a, b, c, d] = rate.values();
+            s += &format!("rate.{} = [{a}, {b}, {c}, {d}]\n", family.name());
+        }
+        if !self.splits.is_empty() {
+            s += "# per section beyond dispatch: [real ns, real efficiency, complex ns, complex efficiency]\n";
+        }
+        for (family, sp) in &self.splits {
+            s += &format!(
+                "split.{} = [{}, {}, {}, {}]\n",
+                family.name(),
+                sp.real.overhead_ns,
+                sp.real.efficiency,
+                sp.cplx.overhead_ns,
+                sp.cplx.efficiency
+            );
         }
         s
     }
@@ -173,6 +211,7 @@ impl HostProfile {
         let (mut model, mut cores, mut class) = (None, None, None);
         let mut rows: [Option<WidthCosts>; 3] = [None, None, None];
         let mut rates = Vec::new();
+        let mut splits = Vec::new();
         for (i, raw) in text.lines().enumerate() {
             let line = raw.trim();
             if line.is_empty() || line.starts_with('#') {
@@ -210,17 +249,49 @@ impl HostProfile {
                     let family = Family::from_name(&key[5..])
                         .ok_or_else(|| bad(format!("unknown kernel family {:?}", &key[5..])))?;
                     let v = numbers(value)
-                        .ok_or_else(|| bad("expected [f64 rate, c64 rate]".into()))?;
-                    if v.len() != 2 || v.iter().any(|x| !(x.is_finite() && *x > 0.0)) {
-                        return Err(bad("expected two positive rates".into()));
+                        .ok_or_else(|| bad("expected [f64, c64, f32, c32] rates".into()))?;
+                    if !(v.len() == 2 || v.len() == 4)
+                        || v.iter().any(|x| !(x.is_finite() && *x > 0.0))
+                    {
+                        return Err(bad("expected two or four positive rates".into()));
                     }
-                    rates.push((
-                        family,
-                        Rate {
-                            real: v[0],
-                            cplx: v[1],
+                    let rate = match v[..] {
+                        [real, cplx, real_single, cplx_single] => Rate {
+                            real,
+                            cplx,
+                            real_single,
+                            cplx_single,
                         },
-                    ));
+                        _ => Rate::halved(v[0], v[1]),
+                    };
+                    rates.push((family, rate));
+                }
+                _ if key.starts_with("split.") => {
+                    let family = Family::from_name(&key[6..])
+                        .ok_or_else(|| bad(format!("unknown kernel family {:?}", &key[6..])))?;
+                    let v = numbers(value).filter(|v| v.len() == 4).ok_or_else(|| {
+                        bad(
+                            "expected [real ns, real efficiency, complex ns, complex efficiency]"
+                                .into(),
+                        )
+                    })?;
+                    let (real, cplx) = (
+                        SplitCost {
+                            overhead_ns: v[0],
+                            efficiency: v[1],
+                        },
+                        SplitCost {
+                            overhead_ns: v[2],
+                            efficiency: v[3],
+                        },
+                    );
+                    if !(real.is_valid() && cplx.is_valid()) {
+                        return Err(bad(
+                            "a split needs an overhead of at least 0 ns and an efficiency in (0, 1]"
+                                .into(),
+                        ));
+                    }
+                    splits.push((family, Splits { real, cplx }));
                 }
                 _ => {
                     let kind = DispatchKind::ALL
@@ -247,6 +318,7 @@ impl HostProfile {
                 outside.ok_or(ProfileError::Missing("outside"))?,
             ),
             rates,
+            splits,
         })
     }
 

@@ -34,17 +34,31 @@ impl Scalar for Complex64 {
     const KIND: ScalarKind = ScalarKind::C64;
 }
 
-/// The serial rate of a kernel family: nanoseconds per unit for real (`f64`) and complex
-/// (`c64`) scalars. `f32` and `c32` take half.
+/// The serial rate of a kernel family: nanoseconds per unit, one thread, per scalar type.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Rate {
     /// ns per unit, `f64`.
     pub real: f64,
     /// ns per unit, `c64`.
     pub cplx: f64,
+    /// ns per unit, `f32`.
+    pub real_single: f64,
+    /// ns per unit, `c32`.
+    pub cplx_single: f64,
 }
 
 impl Rate {
+    /// A rate whose single-precision types take half the time of the double ones (twice the
+    /// lanes per vector): the assumption for rows where single precision was not measured.
+    pub const fn halved(real: f64, cplx: f64) -> Rate {
+        Rate {
+            real,
+            cplx,
+            real_single: real / 2.0,
+            cplx_single: cplx / 2.0,
+        }
+    }
+
     /// ns per unit for scalar type `T`.
     #[inline]
     pub fn of<T: Scalar>(&self) -> f64 {
@@ -57,20 +71,33 @@ impl Rate {
         match kind {
             ScalarKind::F64 => self.real,
             ScalarKind::C64 => self.cplx,
-            ScalarKind::F32 => self.real / 2.0,
-            ScalarKind::C32 => self.cplx / 2.0,
+            ScalarKind::F32 => self.real_single,
+            ScalarKind::C32 => self.cplx_single,
         }
+    }
+
+    /// The four rates, in the order `f64, c64, f32, c32` (the profile's order).
+    pub fn values(&self) -> [f64; 4] {
+        [self.real, self.cplx, self.real_single, self.cplx_single]
     }
 }
 
-/// A kernel family and its unit of work.
+/// A kernel family and its unit of work. The families of teamalg's own kernels (GEMM,
+/// triangular solve, LU, Cholesky, QR) count multiply-adds, so one unit means the same work in
+/// each and a family's rate says how fast its kernel runs it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Family {
-    /// GEMM (also block apply, triangular product and solve); unit: multiply-add.
+    /// GEMM; unit: multiply-add (`m n k`).
     Gemm,
-    /// LU with partial pivoting, whole; unit: flop (2/3 n^3).
+    /// Triangular solve with many right-hand sides; unit: multiply-add (`n^2 k / 2`).
+    TriangularSolve,
+    /// LU with partial pivoting; unit: multiply-add (`n^3 / 3` when square).
     LuPartial,
+    /// Cholesky; unit: multiply-add (`n^3 / 6`).
+    Cholesky,
+    /// Householder QR; unit: multiply-add (`m n^2 - n^3 / 3`).
+    Qr,
     /// One step of LU with full pivoting; unit: element of the trailing block.
     LuFullStep,
     /// One step of QR with column pivoting; unit: element of the trailing block.
@@ -97,11 +124,17 @@ pub enum Family {
     RowSwap,
 }
 
+/// How many families there are.
+pub const FAMILIES: usize = 17;
+
 impl Family {
     /// Every family.
-    pub const ALL: [Family; 14] = [
+    pub const ALL: [Family; FAMILIES] = [
         Family::Gemm,
+        Family::TriangularSolve,
         Family::LuPartial,
+        Family::Cholesky,
+        Family::Qr,
         Family::LuFullStep,
         Family::QrColPivStep,
         Family::BidiagStep,
@@ -116,11 +149,19 @@ impl Family {
         Family::RowSwap,
     ];
 
-    /// The family's name in profiles.
+    /// The family's position in [`Family::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The family's name in profiles, tables and `TEAMALG_THRESHOLDS`.
     pub fn name(self) -> &'static str {
         match self {
             Family::Gemm => "gemm",
-            Family::LuPartial => "lu_partial",
+            Family::TriangularSolve => "triangular_solve",
+            Family::LuPartial => "lu",
+            Family::Cholesky => "cholesky",
+            Family::Qr => "qr",
             Family::LuFullStep => "lu_full_step",
             Family::QrColPivStep => "qr_col_piv_step",
             Family::BidiagStep => "bidiag_step",
@@ -136,43 +177,23 @@ impl Family {
         }
     }
 
-    /// The family named `name`.
+    /// The family named `name` (its [`Family::name`], or `lu_partial` and `trsm` for LU and
+    /// the triangular solve).
     pub fn from_name(name: &str) -> Option<Family> {
-        Family::ALL.into_iter().find(|f| f.name() == name)
-    }
-
-    /// The built-in rate (Apple M5, one thread; see `../shared/design.md` section 2). Complex
-    /// rates marked "scaled" were not measured: they take four times the real rate (a complex
-    /// multiply-add is four real ones; a complex swap moves twice the bytes, so twice).
-    pub fn rate(self) -> Rate {
-        let r = |real, cplx| Rate { real, cplx };
-        match self {
-            Family::Gemm => r(0.037, 0.165),
-            Family::LuPartial => r(0.030, 0.030 * 4.0), // scaled
-            Family::LuFullStep => r(0.216, 0.600),
-            Family::QrColPivStep => r(0.202, 0.713),
-            Family::BidiagStep => r(0.480, 1.36),
-            Family::HessenbergStep => r(0.451, 1.57),
-            Family::TridiagStep => r(0.339, 1.16),
-            Family::Matvec => r(0.100, 0.340),
-            Family::HouseholderRank1 => r(0.212, 0.725),
-            Family::BidiagSvdDc => r(53.0, 53.0 * 4.0), // scaled
-            Family::TridiagEvdDc => r(31.0, 31.0 * 4.0), // scaled
-            Family::TriangularInverse => r(0.0096, 0.0344),
-            Family::SparseProduct => r(1.5, 1.8),
-            Family::RowSwap => r(0.55, 0.55 * 2.0), // scaled
+        match name {
+            "lu_partial" => Some(Family::LuPartial),
+            "trsm" => Some(Family::TriangularSolve),
+            _ => Family::ALL.into_iter().find(|f| f.name() == name),
         }
     }
-}
 
-/// How a gated region decides, per kernel family.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ParThreshold {
-    /// Ask the rule with the family's rate and the token's dispatch cost (the default).
-    #[default]
-    Derived,
-    /// Go parallel only from this many units of the family's unit on.
-    Fixed(u64),
-    /// Always serial.
-    Never,
+    /// The families whose regions teamalg's kernels gate today, which `teamalg calibrate`
+    /// measures.
+    pub const KERNELS: [Family; 5] = [
+        Family::Gemm,
+        Family::TriangularSolve,
+        Family::LuPartial,
+        Family::Cholesky,
+        Family::Qr,
+    ];
 }

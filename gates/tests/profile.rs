@@ -1,8 +1,8 @@
 //! Host profiles: round trip, malformed and foreign files.
 
 use teamalg_gates::{
-    DispatchCosts, DispatchKind, Family, Fingerprint, HostClass, HostProfile, ProfileError, Rate,
-    WidthCosts,
+    builtin_rate, builtin_split, DispatchCosts, DispatchKind, Family, Fingerprint, HostClass,
+    HostProfile, ParThreshold, ProfileError, Rate, SplitCost, Splits, WidthCosts,
 };
 
 fn sample() -> HostProfile {
@@ -23,11 +23,29 @@ fn sample() -> HostProfile {
     HostProfile {
         fingerprint,
         costs,
-        rates: vec![(
-            Family::Gemm,
-            Rate {
-                real: 0.064,
-                cplx: 0.257,
+        rates: vec![
+            (Family::Gemm, Rate::halved(0.064, 0.257)),
+            (
+                Family::Cholesky,
+                Rate {
+                    real: 0.06,
+                    cplx: 0.23,
+                    real_single: 0.035,
+                    cplx_single: 0.18,
+                },
+            ),
+        ],
+        splits: vec![(
+            Family::LuPartial,
+            Splits {
+                real: SplitCost {
+                    overhead_ns: 6200.0,
+                    efficiency: 0.93,
+                },
+                cplx: SplitCost {
+                    overhead_ns: 9000.0,
+                    efficiency: 0.95,
+                },
             },
         )],
     }
@@ -45,7 +63,19 @@ fn a_profile_round_trips() {
     assert_eq!(back, p);
     assert_eq!(back.costs.cost(DispatchKind::Team, 8).as_nanos(), 1500);
     assert_eq!(back.rate(Family::Gemm).real, 0.064);
-    assert_eq!(back.rate(Family::Matvec), Family::Matvec.rate());
+    assert_eq!(
+        back.rate(Family::Matvec),
+        builtin_rate(Family::Matvec, HostClass::X86_64Avx2)
+    );
+    assert_eq!(back.rate(Family::Cholesky).cplx_single, 0.18);
+    assert_eq!(back.split(Family::LuPartial).real.overhead_ns, 6200.0);
+    assert_eq!(back.split(Family::Gemm), builtin_split(Family::Gemm));
+    // Its model: measured where measured, built in elsewhere, no thresholds.
+    let m = back.model();
+    assert_eq!(m.rate(Family::Cholesky), back.rate(Family::Cholesky));
+    assert_eq!(m.split(Family::LuPartial).cplx.efficiency, 0.95);
+    assert_eq!(m.costs, back.costs);
+    assert_eq!(m.threshold(Family::Gemm).0, ParThreshold::Derived);
     // Through a file.
     let path = std::env::temp_dir().join(format!("teamalg-profile-{}.toml", std::process::id()));
     p.save(&path).unwrap();
@@ -84,11 +114,37 @@ fn malformed_profiles_say_where() {
         HostProfile::parse(&missing),
         Err(ProfileError::Missing("outside"))
     );
-    let bad_rate = good.replace("[0.064, 0.257]", "[0.064]");
+    // Two rates (f64, c64) are read with single precision at half.
+    let two = good.replace("[0.064, 0.257, 0.032, 0.1285]", "[0.064, 0.257]");
+    assert_ne!(two, good);
+    assert_eq!(
+        HostProfile::parse(&two)
+            .unwrap()
+            .rate(Family::Gemm)
+            .real_single,
+        0.032
+    );
+    let bad_rate = good.replace("[0.064, 0.257, 0.032, 0.1285]", "[0.064]");
     assert!(matches!(
         HostProfile::parse(&bad_rate),
         Err(ProfileError::Malformed { .. })
     ));
+    // A split outside (0, 1] of efficiency, or a negative overhead, is refused.
+    for bad in [
+        "[6200, 1.5, 9000, 0.95]",
+        "[-1, 0.9, 9000, 0.95]",
+        "[6200, 0.93]",
+    ] {
+        let text = good.replace("[6200, 0.93, 9000, 0.95]", bad);
+        assert_ne!(text, good);
+        assert!(
+            matches!(
+                HostProfile::parse(&text),
+                Err(ProfileError::Malformed { .. })
+            ),
+            "{bad}"
+        );
+    }
     assert!(matches!(
         HostProfile::load("/nonexistent/teamalg.toml"),
         Err(ProfileError::Io { .. })

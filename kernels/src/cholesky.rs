@@ -41,7 +41,9 @@ pub struct CholeskyParams {
     /// Panel width; 0 picks one from the size.
     pub block_size: usize,
     /// How each panel's section decides to go parallel.
-    pub threshold: ParThreshold,
+    /// `None` leaves it to the executor's model (the pool's threshold for
+    /// [`Family::Cholesky`], else the rule).
+    pub threshold: Option<ParThreshold>,
 }
 
 /// The matrix is not positive definite: the pivot of column `index` was not positive (or not
@@ -158,10 +160,10 @@ fn section(n: usize, k: usize, b: usize, b2: usize) -> Region {
     Region {
         site: "cholesky/panel",
         dims: [n - k, t, b],
-        units: gate::lookahead_units(lead, shared),
-        family: Family::Gemm,
+        units: lead + shared,
+        lead,
+        family: Family::Cholesky,
         sections: 1,
-        min_estimate: gate::MIN_PANEL_SECTION,
         // The rest of the factorization: (n - k)^3 / 6 multiply-adds.
         call_units: ((n - k) as f64).powi(3) / 6.0,
     }

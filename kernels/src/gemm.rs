@@ -16,8 +16,9 @@ use crate::tiles::Tiles;
 /// Parameters of [`matmul`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GemmParams {
-    /// How the one region decides to go parallel.
-    pub threshold: ParThreshold,
+    /// How the one region decides to go parallel; `None` leaves it to the executor's model
+    /// (the pool's threshold for [`Family::Gemm`], else the rule).
+    pub threshold: Option<ParThreshold>,
 }
 
 /// The scratch [`matmul`] needs: none (faer's serial GEMM needs none).
@@ -53,9 +54,9 @@ pub fn matmul<T>(
         site: "gemm",
         dims: [m, n, k],
         units: m as f64 * n as f64 * k as f64,
+        lead: 0.0,
         family: Family::Gemm,
         sections: 1,
-        min_estimate: gate::MIN_PRODUCT_SECTION,
         call_units: m as f64 * n as f64 * k as f64,
     };
     let by_rows = m >= n.min(exec.width());

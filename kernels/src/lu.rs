@@ -42,8 +42,9 @@ pub struct LuParams {
     /// faer's recursion threshold inside a panel (8 factors tall panels 10 to 15 % faster than
     /// faer's default of 16).
     pub recursion_threshold: usize,
-    /// How each panel's section decides to go parallel.
-    pub threshold: ParThreshold,
+    /// How each panel's section decides to go parallel; `None` leaves it to the executor's
+    /// model (the pool's threshold for [`Family::LuPartial`], else the rule).
+    pub threshold: Option<ParThreshold>,
 }
 
 impl Default for LuParams {
@@ -51,7 +52,7 @@ impl Default for LuParams {
         LuParams {
             block_size: 0,
             recursion_threshold: 8,
-            threshold: ParThreshold::Derived,
+            threshold: None,
         }
     }
 }
@@ -208,10 +209,10 @@ fn panel_section(m: usize, n: usize, k: usize, b: usize, b2: usize) -> Option<Re
     Some(Region {
         site: "lu/panel",
         dims: [m - k, n - k, b],
-        units: gate::lookahead_units(lead, shared),
-        family: Family::Gemm,
+        units: lead + shared,
+        lead,
+        family: Family::LuPartial,
         sections: 1,
-        min_estimate: gate::MIN_PANEL_SECTION,
         call_units: lu_units(m - k, n - k),
     })
 }

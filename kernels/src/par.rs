@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use teamalg_gates::Model;
+
 /// One participant of a section.
 pub struct Part<'a> {
     index: usize,
@@ -49,6 +51,12 @@ pub trait Executor: Sync {
 
     /// The cost of one section at `width` (`Duration::MAX` when none can be dispatched).
     fn dispatch_cost(&self, width: usize) -> Duration;
+
+    /// What the gates read besides the dispatch cost: rates, split costs and thresholds (a
+    /// pool's model for teamalg's tokens and teams; the host's built-in one by default).
+    fn model(&self) -> &Model {
+        Model::host_default()
+    }
 
     /// Runs `f` on `width` participants (at most [`Executor::width`]) and returns when all are
     /// done. A panic in any participant resumes here.
@@ -124,6 +132,9 @@ impl<E: Executor + ?Sized> Executor for &E {
     }
     fn dispatch_cost(&self, width: usize) -> Duration {
         (**self).dispatch_cost(width)
+    }
+    fn model(&self) -> &Model {
+        (**self).model()
     }
     fn run(&self, width: usize, f: &(dyn Fn(Part<'_>) + Sync)) {
         (**self).run(width, f)

@@ -41,8 +41,9 @@ pub enum Diag {
 /// Parameters of [`solve_in_place`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SolveParams {
-    /// How the one region decides to go parallel.
-    pub threshold: ParThreshold,
+    /// How the one region decides to go parallel; `None` leaves it to the executor's model
+    /// (the pool's threshold for [`Family::TriangularSolve`], else the rule).
+    pub threshold: Option<ParThreshold>,
 }
 
 /// The scratch [`solve_in_place`] needs: none.
@@ -104,9 +105,9 @@ pub fn solve_in_place<T>(
         site: "triangular_solve",
         dims: [n, k, 0],
         units: n as f64 * n as f64 * k as f64 / 2.0,
-        family: Family::Gemm,
+        lead: 0.0,
+        family: Family::TriangularSolve,
         sections: 1,
-        min_estimate: gate::MIN_PRODUCT_SECTION,
         call_units: n as f64 * n as f64 * k as f64 / 2.0,
     };
     let w = gate::width::<T>(exec, region, params.threshold).min(k);

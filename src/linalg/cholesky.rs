@@ -12,7 +12,7 @@ use teamalg_kernels::cholesky::{
 use teamalg_kernels::par::Executor;
 use teamalg_kernels::triangular::{self, Diag, Side, SolveParams, Triangle};
 
-use super::{check_rhs, lower, LinalgError};
+use super::{check_rhs, lower, LinalgError, Options};
 
 /// The factorization `A = L L^H` of a Hermitian positive definite matrix, held in the lower
 /// triangle of the matrix it was computed in.
@@ -35,6 +35,7 @@ use super::{check_rhs, lower, LinalgError};
 /// ```
 pub struct Cholesky<'a, T> {
     factors: MatMut<'a, T>,
+    options: Options,
 }
 
 /// Factors the Hermitian matrix `a` in place as `A = L L^H`, reading its lower triangle, on
@@ -43,6 +44,18 @@ pub struct Cholesky<'a, T> {
 pub fn cholesky<'a, T>(
     a: MatMut<'a, T>,
     exec: &(impl Executor + ?Sized),
+) -> Result<Cholesky<'a, T>, LinalgError>
+where
+    T: ComplexField + Scalar + Send + Sync,
+{
+    cholesky_with(a, exec, &Options::new())
+}
+
+/// [`cholesky`] with the call's [`Options`] (which its solves keep).
+pub fn cholesky_with<'a, T>(
+    a: MatMut<'a, T>,
+    exec: &(impl Executor + ?Sized),
+    options: &Options,
 ) -> Result<Cholesky<'a, T>, LinalgError>
 where
     T: ComplexField + Scalar + Send + Sync,
@@ -74,9 +87,16 @@ where
     let mut a = a;
     let mut buf = MemBuffer::new(cholesky_in_place_scratch::<T>(n));
     let stack = MemStack::new(&mut buf);
-    cholesky_in_place(a.as_mut(), exec, CholeskyParams::default(), stack)
+    let params = CholeskyParams {
+        threshold: options.get(teamalg_gates::Family::Cholesky),
+        ..CholeskyParams::default()
+    };
+    cholesky_in_place(a.as_mut(), exec, params, stack)
         .map_err(|NonPositivePivot { index }| LinalgError::NotPositiveDefinite { index })?;
-    Ok(Cholesky { factors: a })
+    Ok(Cholesky {
+        factors: a,
+        options: *options,
+    })
 }
 
 impl<T> Cholesky<'_, T>
@@ -103,7 +123,9 @@ where
         let l = self.factors();
         check_rhs("solve", l.nrows(), &b)?;
         let mut b = b;
-        let p = SolveParams::default();
+        let p = SolveParams {
+            threshold: self.options.get(teamalg_gates::Family::TriangularSolve),
+        };
         triangular::solve_in_place(
             l,
             b.as_mut(),

@@ -9,7 +9,7 @@ use teamalg_kernels::lu::{apply_swaps, lu_in_place, lu_in_place_scratch, LuInfo,
 use teamalg_kernels::par::Executor;
 use teamalg_kernels::triangular::{self, Diag, Side, SolveParams, Triangle};
 
-use super::{check_rhs, lower, LinalgError};
+use super::{check_rhs, lower, LinalgError, Options};
 
 /// The factorization `P A = L U` of an `m x n` matrix, held in the matrix it was computed in
 /// (`L` below the diagonal with an implicit unit diagonal, `U` on and above it).
@@ -35,12 +35,25 @@ pub struct Lu<'a, T> {
     swaps: Vec<usize>,
     perm: Vec<usize>,
     info: LuInfo,
+    options: Options,
 }
 
 /// Factors `a` in place as `P A = L U` with partial pivoting, on `exec`. Any shape works; a
 /// singular matrix is factored too and reported by [`Lu::zero_pivot`]. NaN input gives NaN
 /// factors.
 pub fn lu<'a, T>(a: MatMut<'a, T>, exec: &(impl Executor + ?Sized)) -> Lu<'a, T>
+where
+    T: ComplexField + Scalar + Send + Sync,
+{
+    lu_with(a, exec, &Options::new())
+}
+
+/// [`lu`] with the call's [`Options`] (which its solves keep).
+pub fn lu_with<'a, T>(
+    a: MatMut<'a, T>,
+    exec: &(impl Executor + ?Sized),
+    options: &Options,
+) -> Lu<'a, T>
 where
     T: ComplexField + Scalar + Send + Sync,
 {
@@ -52,7 +65,10 @@ where
         a.as_mut(),
         &mut swaps,
         exec,
-        LuParams::default(),
+        LuParams {
+            threshold: options.get(teamalg_gates::Family::LuPartial),
+            ..LuParams::default()
+        },
         MemStack::new(&mut buf),
     );
     let mut perm: Vec<usize> = (0..m).collect();
@@ -64,6 +80,7 @@ where
         swaps,
         perm,
         info,
+        options: *options,
     }
 }
 
@@ -162,7 +179,9 @@ where
         }
         let mut b = b;
         apply_swaps(b.as_mut(), 0, &self.swaps);
-        let p = SolveParams::default();
+        let p = SolveParams {
+            threshold: self.options.get(teamalg_gates::Family::TriangularSolve),
+        };
         let (left, lower, upper) = (Side::Left, Triangle::Lower, Triangle::Upper);
         triangular::solve_in_place(f, b.as_mut(), left, lower, Diag::Unit, exec, p);
         triangular::solve_in_place(f, b, left, upper, Diag::NonUnit, exec, p);

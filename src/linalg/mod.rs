@@ -26,7 +26,7 @@ use std::fmt;
 
 use faer::traits::ComplexField;
 use faer::{Accum, MatMut, MatRef};
-use teamalg_gates::Scalar;
+use teamalg_gates::{Family, ParThreshold, Scalar, Source, Thresholds};
 use teamalg_kernels::gemm::{self, GemmParams};
 use teamalg_kernels::par::Executor;
 use teamalg_kernels::triangular::{self, SolveParams};
@@ -34,9 +34,53 @@ use teamalg_kernels::triangular::{self, SolveParams};
 mod cholesky;
 mod lu;
 
-pub use cholesky::{cholesky, Cholesky};
-pub use lu::{lu, Lu};
+pub use cholesky::{cholesky, cholesky_with, Cholesky};
+pub use lu::{lu, lu_with, Lu};
 pub use teamalg_kernels::triangular::{Diag, Side, Triangle};
+
+/// Options of one call: a threshold per kernel family, which wins over the pool's
+/// (`PoolBuilder::threshold`) and the environment's (`TEAMALG_THRESHOLDS`); families it does
+/// not set keep theirs. A factorization's options also apply to the solves of its object.
+///
+/// ```
+/// use faer::{Accum, Mat};
+/// use teamalg::gates::trace::{self, Reason};
+/// use teamalg::gates::{Family, ParThreshold};
+/// use teamalg::{linalg, Pool};
+///
+/// let team = Pool::builder().threads(2).build()?.into_team(2).map_err(|e| e.error)?;
+/// let a = Mat::<f64>::ones(512, 512);
+/// let mut c = Mat::<f64>::zeros(512, 512);
+/// let serial = linalg::Options::new().threshold(Family::Gemm, ParThreshold::Never);
+/// let (r, why) = trace::collect(|| {
+///     linalg::matmul_with(c.as_mut(), Accum::Replace, a.as_ref(), a.as_ref(), 1.0, &team, &serial)
+/// });
+/// r?;
+/// assert_eq!((why[0].width, why[0].reason), (1, Reason::Never));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    thresholds: Thresholds,
+}
+
+impl Options {
+    /// No family set: every region follows the pool, the environment, then the rule.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets how the regions of `family` decide in this call.
+    pub fn threshold(mut self, family: Family, threshold: ParThreshold) -> Self {
+        self.thresholds = self.thresholds.with(family, threshold, Source::Call);
+        self
+    }
+
+    /// The threshold this call sets for `family`, if any.
+    pub fn get(&self, family: Family) -> Option<ParThreshold> {
+        self.thresholds.get(family).map(|(t, _)| t)
+    }
+}
 
 /// What a linear-algebra call can refuse. Nothing is written when a call fails.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,6 +164,22 @@ pub fn matmul<T>(
 where
     T: ComplexField + Scalar + Send + Sync,
 {
+    matmul_with(c, accum, a, b, alpha, exec, &Options::new())
+}
+
+/// [`matmul`] with the call's [`Options`].
+pub fn matmul_with<T>(
+    c: MatMut<'_, T>,
+    accum: Accum,
+    a: MatRef<'_, T>,
+    b: MatRef<'_, T>,
+    alpha: T,
+    exec: &(impl Executor + ?Sized),
+    options: &Options,
+) -> Result<(), LinalgError>
+where
+    T: ComplexField + Scalar + Send + Sync,
+{
     if a.nrows() != c.nrows() || b.ncols() != c.ncols() || a.ncols() != b.nrows() {
         return Err(LinalgError::ShapeMismatch {
             op: "matmul",
@@ -136,7 +196,10 @@ where
             ),
         });
     }
-    gemm::matmul(c, accum, a, b, alpha, exec, GemmParams::default());
+    let params = GemmParams {
+        threshold: options.get(Family::Gemm),
+    };
+    gemm::matmul(c, accum, a, b, alpha, exec, params);
     Ok(())
 }
 
@@ -179,6 +242,22 @@ pub fn solve_triangular<T>(
 where
     T: ComplexField + Scalar + Send + Sync,
 {
+    solve_triangular_with(t, b, side, triangle, diag, exec, &Options::new())
+}
+
+/// [`solve_triangular`] with the call's [`Options`].
+pub fn solve_triangular_with<T>(
+    t: MatRef<'_, T>,
+    b: MatMut<'_, T>,
+    side: Side,
+    triangle: Triangle,
+    diag: Diag,
+    exec: &(impl Executor + ?Sized),
+    options: &Options,
+) -> Result<(), LinalgError>
+where
+    T: ComplexField + Scalar + Send + Sync,
+{
     if t.nrows() != t.ncols() {
         return Err(LinalgError::NotSquare {
             op: "solve_triangular",
@@ -206,6 +285,9 @@ where
             ),
         });
     }
-    triangular::solve_in_place(t, b, side, triangle, diag, exec, SolveParams::default());
+    let params = SolveParams {
+        threshold: options.get(Family::TriangularSolve),
+    };
+    triangular::solve_in_place(t, b, side, triangle, diag, exec, params);
     Ok(())
 }
