@@ -2,8 +2,11 @@
 //!
 //! ```text
 //! cargo bench --bench kernels -- [--sizes 32,64,...] [--width W] [--kernels gemm,lu,cholesky]
-//!     [--settled] [--inside-rayon]
+//!     [--settled] [--inside-rayon] [--audit]
 //! ```
+//!
+//! `--audit` runs the gate audit instead (`kernels/audit.rs`): per cell, forced serial, forced
+//! parallel and the gate's choice, interleaved (kernels `gemm,trsm,lu,cholesky` by default).
 //!
 //! Arms, per kernel, size and scalar type: faer `Par::Seq`; faer `Par::rayon(W)` called from the
 //! main thread; teamalg on a held team of width W; teamalg with a pool and team built per call.
@@ -38,6 +41,9 @@ use teamalg::kernels::gemm::{matmul, GemmParams};
 use teamalg::kernels::lu::{self, LuParams};
 use teamalg::kernels::par::Executor;
 use teamalg::Pool;
+
+#[path = "kernels/audit.rs"]
+mod audit;
 
 /// Alternates `a` and `b` call by call (each after an untimed `prepare`) until `budget` is
 /// spent (at least 5, at most 51 pairs). Returns the median times of `a` and of `b` and the
@@ -382,7 +388,8 @@ fn main() {
     let mut sizes = vec![32, 64, 128, 256, 512, 1024, 2048];
     let mut kernels = vec!["gemm".to_string(), "lu".into(), "cholesky".into()];
     let mut w = teamalg::available_cpus().max(2);
-    let (mut settled, mut inside_rayon) = (false, false);
+    let (mut settled, mut inside_rayon, mut audit) = (false, false, false);
+    let mut kernels_named = false;
     let mut args = std::env::args().skip(1);
     let list = |s: String| s.split(',').map(str::to_string).collect::<Vec<_>>();
     while let Some(a) = args.next() {
@@ -393,7 +400,11 @@ fn main() {
                     .map(|s| s.parse().unwrap())
                     .collect()
             }
-            "--kernels" => kernels = list(args.next().expect("--kernels")),
+            "--kernels" => {
+                kernels = list(args.next().expect("--kernels"));
+                kernels_named = true;
+            }
+            "--audit" => audit = true,
             "--width" => w = args.next().expect("--width").parse().unwrap(),
             "--settled" => settled = true,
             "--inside-rayon" => inside_rayon = true,
@@ -403,6 +414,12 @@ fn main() {
     }
     if inside_rayon {
         return inside_rayon_pool(w);
+    }
+    if audit {
+        if !kernels_named {
+            kernels = ["gemm", "trsm", "lu", "cholesky"].map(String::from).to_vec();
+        }
+        return audit::run(&kernels, &sizes, w);
     }
     println!(
         "kernels at width {w}, {} CPUs; times in us, medians (ratio to faer serial){}\n",
