@@ -8,7 +8,9 @@ use std::hint::black_box;
 use std::num::NonZeroUsize;
 use std::time::{Duration, Instant};
 
-use teamalg::gates::{pays_at, width_for_by, DispatchCosts, DispatchKind, HostClass};
+use teamalg::gates::{
+    choose, pays_at, width_for_by, DispatchCosts, DispatchKind, Family, HostClass, Model,
+};
 
 /// Median over 7 rounds of the time per call of `f`, in ns.
 fn ns_per_call(calls: u32, mut f: impl FnMut(u32) -> u64) -> f64 {
@@ -56,9 +58,33 @@ fn main() {
             .get() as u64
         })
     };
+    let model = *Model::host_default();
+    let curve = ns_per_call(n, |i| {
+        model
+            .rate(Family::LuPartial, (1 + i % 5_000_000) as f64)
+            .real as u64
+    });
+    let split = model.split(Family::LuPartial).real;
+    let chosen = |budget: usize| {
+        let b = NonZeroUsize::new(budget).unwrap();
+        ns_per_call(n / 10, move |i| {
+            choose(
+                Duration::from_nanos(u64::from(i % 200_000) * 10),
+                7,
+                b,
+                split,
+                |k| costs.cost(DispatchKind::Team, k.get()),
+            )
+            .0
+            .get() as u64
+        })
+    };
     println!("{:<34} {:>10.2}", "WidthCosts::at (10-anchor row)", at);
+    println!("{:<34} {:>10.2}", "Model::rate (4-anchor curve)", curve);
     println!("{:<34} {:>10.2}", "DispatchCosts::cost", cost);
     println!("{:<34} {:>10.2}", "pays_at", pays);
     println!("{:<34} {:>10.2}", "width_for_by, budget 8", width(8));
     println!("{:<34} {:>10.2}", "width_for_by, budget 64", width(64));
+    println!("{:<34} {:>10.2}", "choose, budget 2", chosen(2));
+    println!("{:<34} {:>10.2}", "choose, budget 8", chosen(8));
 }

@@ -417,7 +417,9 @@ fn main() {
     }
     if audit {
         if !kernels_named {
-            kernels = ["gemm", "trsm", "lu", "cholesky"].map(String::from).to_vec();
+            kernels = ["gemm", "trsm", "lu", "cholesky"]
+                .map(String::from)
+                .to_vec();
         }
         return audit::run(&kernels, &sizes, w);
     }

@@ -10,12 +10,14 @@
 //!   gap in a share's clock, or an involuntary switch of the caller). Rounds repeat until the
 //!   medians of the last three agree within [`STABLE`]; the cost is the median of their kept
 //!   samples. A row with too few kept samples is not recorded: the class row stays.
-//! - **Rates.** Each kernel family's serial path (`f64`, `c64`, `f32`, `c32`) at n = 256, the
-//!   median of five runs, repeated until two medians agree within 5 %.
-//! - **Split costs.** Each gated family's kernel on a held team of two, forced parallel, against
-//!   the same call forced serial, at sizes where the decision is close; the fit of
-//!   `parallel - dispatches = sections * overhead + work / efficiency` over the sizes
-//!   ([`SplitCost`]).
+//! - **Rates.** Each kernel family's serial path (`f64`, `c64`, `f32`, `c32`) at n = 32, 64,
+//!   128 and 256 ([`RATE_SIZES`]; small calls run fewer units per nanosecond), the median of
+//!   five runs, repeated until two medians agree within 5 %: a [`RateCurve`].
+//! - **Split costs.** Each gated family's kernel on a held team of two, every section forced
+//!   parallel, against the same call forced serial, calls interleaved, at sizes around where
+//!   the two cross; the least-squares fit of
+//!   `parallel - sections * D(2) = sections * overhead + serial / (2 * efficiency)` over the
+//!   sizes ([`SplitCost`]).
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, Instant};
@@ -25,8 +27,8 @@ use faer::traits::ComplexField;
 use faer::{c32, c64, Accum, Mat, Par};
 use teamalg_gates::trace;
 use teamalg_gates::{
-    DispatchCosts, DispatchKind, Family, Fingerprint, HostProfile, ParThreshold, Rate, Scalar,
-    SplitCost, Splits, WidthCosts, MAX_ANCHORS,
+    DispatchCosts, DispatchKind, Family, Fingerprint, HostProfile, ParThreshold, Rate, RateCurve,
+    Scalar, SplitCost, Splits, WidthCosts, MAX_ANCHORS,
 };
 use teamalg_kernels::cholesky::{cholesky_in_place, cholesky_in_place_scratch, CholeskyParams};
 use teamalg_kernels::gemm::{matmul, GemmParams};
@@ -125,7 +127,7 @@ pub struct Anchor {
 }
 
 /// A fitted split cost and how well it fits.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SplitFit {
     /// The family.
     pub family: Family,
@@ -135,8 +137,23 @@ pub struct SplitFit {
     pub cost: SplitCost,
     /// The largest relative error of the fit over the sizes timed.
     pub worst_error: f64,
-    /// The sizes timed: `(n, serial ns, parallel ns)`.
-    pub points: usize,
+    /// The sizes timed.
+    pub points: Vec<Timed>,
+}
+
+/// One size timed for a split fit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Timed {
+    /// The size (`n x n`).
+    pub n: usize,
+    /// Sections of the parallel call.
+    pub sections: usize,
+    /// Serial time, ns (the least median of two blocks).
+    pub serial_ns: f64,
+    /// Two-wide time, every section parallel, ns (likewise).
+    pub parallel_ns: f64,
+    /// What the fitted model says of the two-wide time, ns.
+    pub model_ns: f64,
 }
 
 /// What a calibration measured, with the profile it makes.
@@ -350,21 +367,15 @@ pub fn measure_anchor(kind: DispatchKind, width: usize) -> Anchor {
 
 // ---- rates ----
 
-/// Size of the matrices timed for rates.
-const RATE_N: usize = 256;
+/// The sizes (n of a square call) at which rates are timed.
+pub const RATE_SIZES: [usize; 4] = [32, 64, 128, 256];
 
-/// Median of five timings of `f`, in ns, after one unmeasured run; repeated until two
+/// Median of five timings by `time` (ns), after one unmeasured run; repeated until two
 /// medians agree within 5 % (at most four times).
-fn stable_ns(mut f: impl FnMut()) -> f64 {
-    f();
+fn stable_ns(mut time: impl FnMut() -> f64) -> f64 {
+    time();
     let mut once = || {
-        let mut v: Vec<f64> = (0..5)
-            .map(|_| {
-                let t = Instant::now();
-                f();
-                t.elapsed().as_nanos() as f64
-            })
-            .collect();
+        let mut v: Vec<f64> = (0..5).map(|_| time()).collect();
         median(&mut v)
     };
     let mut prev = once();
@@ -502,7 +513,25 @@ impl<T: Sample> Workload<T> {
         }
     }
 
-    fn run(&mut self, exec: &(impl Executor + ?Sized), t: Option<ParThreshold>) {
+    /// Restores the input a call overwrites (not timed: the copy is no part of the kernel).
+    fn prepare(&mut self) {
+        match self.family {
+            Family::Gemm => {}
+            Family::TriangularSolve => self.c.copy_from(&self.b),
+            _ => self.c.copy_from(&self.a),
+        }
+    }
+
+    /// One call, after [`Workload::prepare`], in ns.
+    fn time(&mut self, exec: &(impl Executor + ?Sized), t: Option<ParThreshold>) -> f64 {
+        self.prepare();
+        let start = Instant::now();
+        self.call(exec, t);
+        start.elapsed().as_nanos() as f64
+    }
+
+    /// One call on the prepared input.
+    fn call(&mut self, exec: &(impl Executor + ?Sized), t: Option<ParThreshold>) {
         let n = self.n;
         match self.family {
             Family::Gemm => matmul(
@@ -515,7 +544,6 @@ impl<T: Sample> Workload<T> {
                 GemmParams { threshold: t },
             ),
             Family::TriangularSolve => {
-                self.c.copy_from(&self.b);
                 solve_in_place(
                     self.a.as_ref(),
                     self.c.as_mut(),
@@ -527,7 +555,6 @@ impl<T: Sample> Workload<T> {
                 );
             }
             Family::LuPartial => {
-                self.c.copy_from(&self.a);
                 let params = LuParams {
                     threshold: t,
                     ..LuParams::default()
@@ -536,7 +563,6 @@ impl<T: Sample> Workload<T> {
                 lu_in_place(self.c.as_mut(), &mut self.swaps, exec, params, stack);
             }
             Family::Cholesky => {
-                self.c.copy_from(&self.a);
                 let params = CholeskyParams {
                     threshold: t,
                     ..CholeskyParams::default()
@@ -546,7 +572,6 @@ impl<T: Sample> Workload<T> {
             }
             Family::Qr => {
                 use faer::linalg::qr::no_pivoting::factor::{qr_in_place, recommended_block_size};
-                self.c.copy_from(&self.a);
                 let bs = recommended_block_size::<T>(n, n);
                 let mut h = Mat::<T>::zeros(bs, n);
                 let stack = MemStack::new(&mut self.buf);
@@ -564,21 +589,31 @@ impl<T: Sample> Workload<T> {
     }
 }
 
-/// ns per unit of `family`'s serial path for scalar `T`, one thread.
-fn rate_of<T: Sample>(family: Family) -> f64 {
-    let mut w = Workload::<T>::new(family, RATE_N);
+/// ns per unit of `family`'s serial path at size `n` for scalar `T`, one thread, and the
+/// units of that call.
+fn rate_of<T: Sample>(family: Family, n: usize) -> (f64, f64) {
+    let mut w = Workload::<T>::new(family, n);
     let units = w.units();
-    stable_ns(|| w.run(&Seq, None)) / units
+    (stable_ns(|| w.time(&Seq, None)) / units, units)
 }
 
-/// ns per unit of `family` for `f64`, `c64`, `f32` and `c32` on this machine, one thread.
-pub fn measure_rate(family: Family) -> Rate {
-    Rate {
-        real: rate_of::<f64>(family),
-        cplx: rate_of::<c64>(family),
-        real_single: rate_of::<f32>(family),
-        cplx_single: rate_of::<c32>(family),
-    }
+/// The serial rate curve of `family` for `f64`, `c64`, `f32` and `c32` on this machine, one
+/// thread, anchored at [`RATE_SIZES`].
+pub fn measure_rate(family: Family) -> RateCurve {
+    let anchors: Vec<(f64, Rate)> = RATE_SIZES
+        .iter()
+        .map(|&n| {
+            let (real, units) = rate_of::<f64>(family, n);
+            let rate = Rate {
+                real,
+                cplx: rate_of::<c64>(family, n).0,
+                real_single: rate_of::<f32>(family, n).0,
+                cplx_single: rate_of::<c32>(family, n).0,
+            };
+            (units, rate)
+        })
+        .collect();
+    RateCurve::new(&anchors).expect("units grow with n and rates are positive")
 }
 
 // ---- split costs ----
@@ -593,13 +628,14 @@ fn split_sizes(family: Family) -> &'static [usize] {
 
 /// One timed size: serial and forced-parallel medians and the parallel run's regions.
 struct Point {
+    n: usize,
     serial: f64,
     parallel: f64,
     /// Sections dispatched.
     sections: f64,
     /// Their dispatch costs, summed, ns.
     dispatch: f64,
-    /// Their modelled compute at width 2, `max(lead, estimate / 2)`, summed, ns.
+    /// The serial time split two ways, ns.
     work: f64,
 }
 
@@ -611,40 +647,49 @@ fn fit_split<T: Sample>(family: Family, team: &crate::Team) -> SplitFit {
         let mut w = Workload::<T>::new(family, n);
         let forced = Some(ParThreshold::Fixed(0));
         let never = Some(ParThreshold::Never);
-        w.run(team, forced);
-        w.run(team, never);
-        let (mut s, mut p) = (Vec::new(), Vec::new());
+        w.time(team, forced);
+        w.time(team, never);
+        // Each arm in a block of back-to-back calls, as a caller repeating one call runs it:
+        // interleaved, every serial call would first pull the matrix back from the member's
+        // cache, which a serial caller does not pay (and the rates were not timed with).
         let reps = if n <= 128 { 15 } else { 7 };
-        for _ in 0..reps {
-            let t = Instant::now();
-            w.run(team, never);
-            s.push(t.elapsed().as_nanos() as f64);
-            let t = Instant::now();
-            w.run(team, forced);
-            p.push(t.elapsed().as_nanos() as f64);
+        let mut block = |t: Option<ParThreshold>| {
+            let mut v: Vec<f64> = (0..reps).map(|_| w.time(team, t)).collect();
+            median(&mut v)
+        };
+        let mut s = Vec::new();
+        let mut p = Vec::new();
+        for _ in 0..2 {
+            s.push(block(never));
+            p.push(block(forced));
         }
-        let ((), seen) = trace::collect(|| w.run(team, forced));
-        let (mut sections, mut dispatch, mut work) = (0.0, 0.0, 0.0);
-        for d in seen.iter().filter(|d| d.parallel()) {
-            let est = d.estimate.as_nanos() as f64;
-            let lead = if d.units > 0.0 {
-                est * d.lead / d.units
-            } else {
-                0.0
-            };
-            sections += d.sections as f64;
-            dispatch += d.sections as f64 * d.dispatch_cost.as_nanos() as f64;
-            work += lead.max(est / d.width as f64);
-        }
+        // The call's own decision comes first: how many sections it makes, at what cost.
+        w.prepare();
+        let ((), seen) = trace::collect(|| w.call(team, forced));
+        let Some(call) = seen.first().filter(|d| d.parallel()) else {
+            continue;
+        };
+        let serial = s.iter().copied().fold(f64::MAX, f64::min);
         points.push(Point {
-            serial: median(&mut s),
-            parallel: median(&mut p),
-            sections,
-            dispatch,
-            work,
+            n,
+            serial,
+            parallel: p.iter().copied().fold(f64::MAX, f64::min),
+            sections: call.sections as f64,
+            dispatch: call.sections as f64 * call.dispatch_cost.as_nanos() as f64,
+            work: serial / 2.0,
         });
     }
     let cost = fit(&points);
+    let timed = points
+        .iter()
+        .map(|q| Timed {
+            n: q.n,
+            sections: q.sections as usize,
+            serial_ns: q.serial,
+            parallel_ns: q.parallel,
+            model_ns: q.dispatch + q.sections * cost.overhead_ns + q.work / cost.efficiency,
+        })
+        .collect();
     let worst_error = points
         .iter()
         .map(|q| {
@@ -657,7 +702,7 @@ fn fit_split<T: Sample>(family: Family, team: &crate::Team) -> SplitFit {
         complex: matches!(T::KIND, teamalg_gates::ScalarKind::C64),
         cost,
         worst_error,
-        points: points.len(),
+        points: timed,
     }
 }
 
@@ -806,6 +851,7 @@ mod tests {
         let points: Vec<Point> = [(1.0, 20_000.0), (2.0, 50_000.0), (4.0, 300_000.0)]
             .iter()
             .map(|&(s, work)| Point {
+                n: 0,
                 serial: 2.0 * work,
                 parallel: 500.0 * s + s * 3000.0 + work / 0.8,
                 sections: s,

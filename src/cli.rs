@@ -35,6 +35,9 @@ enum Command {
         /// Prints the tables without the progress line.
         #[arg(long, short)]
         quiet: bool,
+        /// Also prints every size timed for the split fits.
+        #[arg(long, short)]
+        verbose: bool,
     },
 }
 
@@ -43,14 +46,18 @@ pub(crate) fn run() {
     use clap::Parser;
     match Cli::parse().command {
         None | Some(Command::Tour) => tour(),
-        Some(Command::Calibrate { out, quiet }) => calibrate(&out, quiet),
+        Some(Command::Calibrate {
+            out,
+            quiet,
+            verbose,
+        }) => calibrate(&out, quiet, verbose),
     }
 }
 
 const DEFAULT_PROFILE: &str = "teamalg-profile.toml";
 
 /// `teamalg calibrate`: measures, shows what it kept beside the class rows, writes the profile.
-fn calibrate(out: &std::path::Path, quiet: bool) {
+fn calibrate(out: &std::path::Path, quiet: bool, verbose: bool) {
     use std::io::Write;
     use teamalg::calibrate::Measure;
     use teamalg::gates::{builtin_rate, builtin_split, DispatchCosts, HostClass};
@@ -114,21 +121,24 @@ fn calibrate(out: &std::path::Path, quiet: bool) {
         println!("(none: too few samples survived; the class row stays for that anchor)");
     }
     println!(
-        "\n{:<17} {:>9} {:>9} {:>9} {:>9}   {:>9} {:>9}",
-        "rate (ns/unit)", "f64", "c64", "f32", "c32", "built-in", "f32/f64"
+        "\n{:<17} {:>10} {:>9} {:>9} {:>9} {:>9}   {:>9} {:>8}",
+        "rate (ns/unit)", "units", "f64", "c64", "f32", "c32", "built-in", "f32/f64"
     );
-    for (family, rate) in &profile.rates {
-        let b = builtin_rate(*family, class);
-        println!(
-            "{:<17} {:>9.4} {:>9.4} {:>9.4} {:>9.4}   {:>9.4} {:>9.2}",
-            family.name(),
-            rate.real,
-            rate.cplx,
-            rate.real_single,
-            rate.cplx_single,
-            b.real,
-            rate.real_single / rate.real
-        );
+    for (family, curve) in &profile.rates {
+        let builtin = builtin_rate(*family, class);
+        for (units, rate) in curve.anchors() {
+            println!(
+                "{:<17} {:>10.3e} {:>9.4} {:>9.4} {:>9.4} {:>9.4}   {:>9.4} {:>8.2}",
+                family.name(),
+                units,
+                rate.real,
+                rate.cplx,
+                rate.real_single,
+                rate.cplx_single,
+                builtin.at(units).real,
+                rate.real_single / rate.real
+            );
+        }
     }
     if !cal.fits.is_empty() {
         println!(
@@ -148,6 +158,26 @@ fn calibrate(out: &std::path::Path, quiet: bool) {
             f.worst_error * 100.0,
             format!("{:.2}, {:.3}", b.overhead_ns / 1e3, b.efficiency)
         );
+    }
+    if verbose {
+        println!(
+            "\n{:<17} {:<8} {:>5} {:>8} {:>12} {:>12} {:>12}",
+            "split point", "scalars", "n", "sections", "serial (us)", "two (us)", "model (us)"
+        );
+        for f in &cal.fits {
+            for t in &f.points {
+                println!(
+                    "{:<17} {:<8} {:>5} {:>8} {:>12.1} {:>12.1} {:>12.1}",
+                    f.family.name(),
+                    if f.complex { "complex" } else { "real" },
+                    t.n,
+                    t.sections,
+                    t.serial_ns / 1e3,
+                    t.parallel_ns / 1e3,
+                    t.model_ns / 1e3
+                );
+            }
+        }
     }
     match profile.save(out) {
         Ok(()) => println!(

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use faer::Mat;
 use teamalg::calibrate::{self, Measure, SHARE};
 use teamalg::gates::trace::{self, Reason};
-use teamalg::gates::{DispatchKind, Family, Fingerprint, Rate};
+use teamalg::gates::{DispatchKind, Family, Fingerprint};
 use teamalg::{linalg, Pool};
 
 #[test]
@@ -40,15 +40,18 @@ fn calibration_measures_every_kind_rate_and_split() {
     assert_eq!(profile.fingerprint, Fingerprint::current());
     // Every kernel family rated for all four scalar types, at rates a real host reaches.
     assert_eq!(profile.rates.len(), Family::KERNELS.len());
-    for (family, rate) in &profile.rates {
+    for (family, curve) in &profile.rates {
         assert!(Family::KERNELS.contains(family));
-        for v in rate.values() {
-            assert!(v > 1e-4 && v < 1e3, "{family:?} {rate:?}");
+        assert_eq!(curve.anchors().count(), calibrate::RATE_SIZES.len());
+        for (units, rate) in curve.anchors() {
+            for v in rate.values() {
+                assert!(v > 1e-4 && v < 1e3, "{family:?} {units} {rate:?}");
+            }
+            assert!(
+                rate.cplx > rate.real,
+                "complex is not slower than real: {rate:?}"
+            );
         }
-        assert!(
-            rate.cplx > rate.real,
-            "complex is not slower than real: {rate:?}"
-        );
     }
     // Every anchor measured or honestly absent, and every recorded cost is one the host has:
     // below the share (a serial sample costs about a whole share).
@@ -118,13 +121,9 @@ fn a_profile_rate_decides() {
             splits: Vec::new(),
         };
         let base = teamalg::gates::builtin_rate(Family::LuPartial, profile.fingerprint.class);
-        let scaled = Rate {
-            real: base.real * rate_scale,
-            cplx: base.cplx * rate_scale,
-            real_single: base.real_single * rate_scale,
-            cplx_single: base.cplx_single * rate_scale,
-        };
-        profile.rates.push((Family::LuPartial, scaled));
+        profile
+            .rates
+            .push((Family::LuPartial, base.scaled(rate_scale)));
         Pool::builder()
             .threads(2)
             .host_profile(profile)

@@ -13,8 +13,8 @@ use sample::team;
 fn every_region_records_its_decision() {
     let team = team(2);
 
-    // LU of 512: panels of 64, a section after each of the first seven; the first is large
-    // enough to go two wide.
+    // LU of 512: panels of 64; the call decides once (seven sections, two wide), then each
+    // section after the first asks again.
     let mut a = Mat::<f64>::from_fn(512, 512, |i, j| {
         if i == j {
             600.0
@@ -24,20 +24,35 @@ fn every_region_records_its_decision() {
     });
     let (_, lu) = trace::collect(|| drop(linalg::lu(a.as_mut(), &team)));
     assert_eq!(lu.len(), 7, "{lu}");
-    assert!(lu.iter().all(|d| d.site == "lu/panel" && d.sections == 1));
     assert!(lu.iter().all(|d| d.family == Family::LuPartial), "{lu}");
+    assert_eq!(
+        (lu[0].site, lu[0].sections, lu[0].dims),
+        ("lu", 7, [512, 512, 64])
+    );
     assert_eq!((lu[0].width, lu[0].reason), (2, Reason::Paid), "{lu}");
-    assert_eq!(lu[0].dims, [512, 512, 64]);
-    assert!(lu[0].lead > 0.0 && lu[0].lead < lu[0].units);
+    assert!(lu[0].overhead > std::time::Duration::ZERO, "{lu}");
+    assert!(
+        lu[1..]
+            .iter()
+            .all(|d| d.site == "lu/panel" && d.sections == 1),
+        "{lu}"
+    );
+    // A later section weighs its dispatch alone.
+    assert!(
+        lu[1..]
+            .iter()
+            .all(|d| d.overhead.is_zero() && d.efficiency == 1.0),
+        "{lu}"
+    );
 
     // A small Cholesky asks once, stays serial, and says why.
-    let mut s = Mat::<f64>::from_fn(64, 64, |i, j| if i == j { 200.0 } else { 1.0 });
+    let mut s = Mat::<f64>::from_fn(40, 40, |i, j| if i == j { 200.0 } else { 1.0 });
     let (r, ch) = trace::collect(|| linalg::cholesky(s.as_mut(), &team).map(drop));
     r.unwrap();
     assert_eq!(ch.len(), 1, "{ch}");
     assert_eq!(
         (ch[0].site, ch[0].family, ch[0].width),
-        ("cholesky/panel", Family::Cholesky, 1)
+        ("cholesky", Family::Cholesky, 1)
     );
     assert!(
         matches!(ch[0].reason, Reason::NotPaid | Reason::BelowModelledMinimum),

@@ -55,12 +55,17 @@ fn members_spin_only_while_their_leader_may_come_back() {
     thread::sleep(Duration::from_millis(50));
     held.exec(2).team(|t| t.run(|_| {})).unwrap();
     let d = counters::snapshot() - before;
+    // On a busy host the member may land on its leader's CPU and cede it (rule 2 of
+    // `docs/waiting.md`): a sleep, and a wake for the section, that the protocol chose. Any
+    // other sleep or wake is a failure.
     assert_eq!(
-        d.member_sleeps, 1,
+        d.member_sleeps - d.cedes,
+        1,
         "the warm-up's wake ends one sleep: {d:?}"
     );
     assert_eq!(
-        d.wakes, 1,
+        d.wakes - d.cedes,
+        1,
         "only the warm-up woke the member; the section found it spinning: {d:?}"
     );
 }

@@ -4,8 +4,9 @@
 //! Per kernel (GEMM, triangular solve, LU, Cholesky), size and scalar type (`f64`, `c64`), three
 //! arms through the facade on one held team: forced serial (`ParThreshold::Never`), forced
 //! parallel (`ParThreshold::Fixed(0)`) and the gate's choice (no threshold), one call of each
-//! in turn per round (the order rotates), no pauses. A cell misses when the gate's median is
-//! more than 5 % above the better of the other two. The pool reads `TEAMALG_PROFILE` when set
+//! in turn per round (the six orders in turn), no pauses. The host's speed drifts over seconds, so
+//! the gate is compared within rounds: `gate/best` is the larger of the medians over rounds of
+//! `gate / serial` and `gate / parallel` (the better arm's). A cell misses when it is above 1.05. The pool reads `TEAMALG_PROFILE` when set
 //! (after `teamalg calibrate`), else the built-in class rows; the table says which.
 
 use std::time::Instant;
@@ -148,16 +149,20 @@ struct Cell {
     parallel: f64,
     gate: f64,
     gate_p90: f64,
+    /// Medians over rounds of gate / serial and gate / parallel.
+    paired: (f64, f64),
     /// Sections the gate ran parallel, of those it decided.
     parallel_sections: (usize, usize),
 }
 
 impl Cell {
-    fn best(&self) -> f64 {
-        self.serial.min(self.parallel)
+    /// The gate's time over the better arm's, within rounds (the better arm gives the larger
+    /// ratio).
+    fn ratio(&self) -> f64 {
+        self.paired.0.max(self.paired.1)
     }
     fn loss(&self) -> f64 {
-        self.gate / self.best() - 1.0
+        self.ratio() - 1.0
     }
 }
 
@@ -183,11 +188,21 @@ fn cell(
         call.run(team, o);
         once = t.elapsed().as_secs_f64();
     }
-    let rounds = ((1.5 / once.max(1e-7)) as usize).clamp(5, 301);
+    // Whole cycles of the six orders, so that each arm follows each other arm (and itself,
+    // across rounds) equally often: the arm before decides whether a member sleeps and whose
+    // cache holds the matrix.
+    const ORDERS: [[usize; 3]; 6] = [
+        [0, 1, 2],
+        [0, 2, 1],
+        [1, 0, 2],
+        [1, 2, 0],
+        [2, 0, 1],
+        [2, 1, 0],
+    ];
+    let rounds = ((2.0 / once.max(1e-7)) as usize).clamp(6, 300) / 6 * 6;
     let mut times = [Vec::new(), Vec::new(), Vec::new()];
     for r in 0..rounds {
-        for k in 0..3 {
-            let arm = (r + k) % 3;
+        for &arm in &ORDERS[r % 6] {
             call.prepare();
             let t = Instant::now();
             call.run(team, &arms[arm]);
@@ -197,6 +212,11 @@ fn cell(
     call.prepare();
     let ((), seen) = trace::collect(|| call.run(team, &arms[2]));
     let par = seen.iter().filter(|d| d.parallel()).count();
+    let ratios = |arm: &[f64]| {
+        let mut r: Vec<f64> = times[2].iter().zip(arm).map(|(g, a)| g / a).collect();
+        median(&mut r)
+    };
+    let paired = (ratios(&times[0]), ratios(&times[1]));
     let [mut s, mut p, mut g] = times;
     Cell {
         kernel,
@@ -206,6 +226,7 @@ fn cell(
         parallel: median(&mut p),
         gate: median(&mut g),
         gate_p90: p90(&mut g),
+        paired,
         parallel_sections: (par, seen.len()),
     }
 }
@@ -224,8 +245,8 @@ pub(crate) fn run(kernels: &[String], sizes: &[usize], w: usize) {
         }
     );
     println!(
-        "{:<10} {:<4} {:>5} {:>12} {:>12} {:>12} {:>10} {:>9} {:>8}  {}",
-        "kernel", "type", "n", "serial", "parallel", "gate", "gate p90", "sections", "gate/best", ""
+        "{:<10} {:<4} {:>5} {:>12} {:>12} {:>12} {:>10} {:>9} {:>8}",
+        "kernel", "type", "n", "serial", "parallel", "gate", "gate p90", "sections", "gate/best",
     );
     let mut cells = Vec::new();
     for k in kernels {
@@ -284,7 +305,7 @@ pub(crate) fn run(kernels: &[String], sizes: &[usize], w: usize) {
                     c.gate,
                     c.gate_p90,
                     format!("{}/{}", c.parallel_sections.0, c.parallel_sections.1),
-                    c.gate / c.best(),
+                    c.ratio(),
                     flag
                 );
                 cells.push(c);
@@ -305,6 +326,6 @@ pub(crate) fn run(kernels: &[String], sizes: &[usize], w: usize) {
         worst.kernel,
         worst.scalar,
         worst.n,
-        worst.gate / worst.best()
+        worst.ratio()
     );
 }

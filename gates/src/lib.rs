@@ -7,9 +7,17 @@
 //! ```
 //!
 //! where `estimate` is the region's serial time (units of work times the kernel family's serial
-//! [`Rate`]), `sections` the dispatches it really makes, and `D` the measured cost of one section
-//! for the kind of token ([`DispatchKind`]) at that width ([`DispatchCosts`]). [`width_for_by`]
-//! picks the width that minimises `sections * D(k) + estimate / k` among those that pay.
+//! [`Rate`] at the call's size, a [`RateCurve`]), `sections` the dispatches it really makes, and
+//! `D` the measured cost of one section for the kind of token ([`DispatchKind`]) at that width
+//! ([`DispatchCosts`]). [`width_for_by`] picks the width that minimises
+//! `sections * D(k) + estimate / k` among those that pay; [`choose`] adds the kernel family's
+//! measured split cost ([`SplitCost`]: overhead per section, efficiency) and goes parallel only
+//! where the model says the call finishes sooner.
+//!
+//! A [`Model`] holds what a pool's gates read: dispatch costs, rate curves, split costs and the
+//! [`Thresholds`] set by a pool or the environment. [`HostProfile`] is its file form, written by
+//! `teamalg calibrate`; [`trace`] records every decision with its reason. The design record is
+//! `docs/gates.md`.
 //!
 //! This crate has no threads and no heavy dependencies, so it can be used and tested on its own.
 //!
@@ -19,9 +27,9 @@
 //! use teamalg_gates::{pays_at, width_for_by, DispatchCosts, DispatchKind, HostClass};
 //!
 //! let costs = DispatchCosts::for_class(HostClass::X86_64Avx512);
-//! let d = costs.cost(DispatchKind::Team, 2); // 0.6 us on that class
+//! let d = costs.cost(DispatchKind::Team, 2); // 0.28 us on that class
 //! assert!(pays_at(Duration::from_micros(10), 1, d));
-//! assert!(!pays_at(Duration::from_micros(1), 1, d));
+//! assert!(!pays_at(Duration::from_nanos(500), 1, d));
 //! let w = width_for_by(Duration::from_millis(1), 1, NonZeroUsize::new(8).unwrap(), |k| {
 //!     costs.cost(DispatchKind::Team, k.get())
 //! });
@@ -39,6 +47,6 @@ pub mod trace;
 pub use costs::{CostsError, DispatchCosts, DispatchKind, HostClass, WidthCosts, MAX_ANCHORS};
 pub use model::{builtin_rate, builtin_split, Model, SplitCost, Splits};
 pub use profile::{Fingerprint, HostProfile, ProfileError};
-pub use rate::{Family, Rate, Scalar, ScalarKind, FAMILIES};
+pub use rate::{Family, Rate, RateCurve, Scalar, ScalarKind, FAMILIES, MAX_RATE_ANCHORS};
 pub use rule::{choose, pays_at, width_for_by, Verdict, PAYS};
 pub use thresholds::{ParThreshold, Source, Thresholds, ThresholdsError};

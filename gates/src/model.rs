@@ -4,7 +4,7 @@
 use std::sync::OnceLock;
 
 use crate::costs::{DispatchCosts, HostClass};
-use crate::rate::{Family, Rate, ScalarKind, FAMILIES};
+use crate::rate::{Family, Rate, RateCurve, ScalarKind, FAMILIES};
 use crate::thresholds::{ParThreshold, Source, Thresholds};
 
 /// What running a family's region on several participants costs beyond the dispatch: a fixed
@@ -12,10 +12,10 @@ use crate::thresholds::{ParThreshold, Source, Thresholds};
 /// touches of a member's cache) and an `efficiency` (the serial time over the summed
 /// participant times, below 1 when halved products run slower than whole ones).
 ///
-/// The gate models a region of serial time `S`, lead part `L` (work one participant must do
-/// alone) and `s` sections at width `k` as
-/// `s * (D(k) + overhead) + max(L, S / k) / efficiency`. `teamalg calibrate` fits both from
-/// two-wide runs of each kernel against its serial run.
+/// The gate models a call of serial time `S` that makes `s` sections at width `k` as
+/// `s * (D(k) + overhead) + S / (k * efficiency)` ([`crate::choose`]). Both are properties of
+/// the family's whole call: `teamalg calibrate` fits them from two-wide runs of each kernel
+/// (every section parallel) against its serial run, at sizes around where the two cross.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SplitCost {
     /// Nanoseconds per section beyond the dispatch cost.
@@ -71,7 +71,7 @@ impl Splits {
 pub struct Model {
     /// The dispatch costs.
     pub costs: DispatchCosts,
-    rates: [Rate; FAMILIES],
+    rates: [RateCurve; FAMILIES],
     splits: [Splits; FAMILIES],
     thresholds: Thresholds,
 }
@@ -93,9 +93,14 @@ impl Model {
         HOST.get_or_init(|| Model::for_class(HostClass::detect()))
     }
 
-    /// The serial rate of `family`.
+    /// The serial rate of `family` for a call of `units` units.
     #[inline]
-    pub fn rate(&self, family: Family) -> Rate {
+    pub fn rate(&self, family: Family, units: f64) -> Rate {
+        self.rates[family.index()].at(units)
+    }
+
+    /// The serial rate curve of `family`.
+    pub fn curve(&self, family: Family) -> RateCurve {
         self.rates[family.index()]
     }
 
@@ -116,8 +121,8 @@ impl Model {
         self.thresholds
     }
 
-    /// The same model with `family`'s rate replaced.
-    pub fn with_rate(mut self, family: Family, rate: Rate) -> Model {
+    /// The same model with `family`'s rate curve replaced.
+    pub fn with_rate(mut self, family: Family, rate: RateCurve) -> Model {
         self.rates[family.index()] = rate;
         self
     }
@@ -146,33 +151,75 @@ impl Model {
 ///
 /// x86-64 classes: measured by `teamalg calibrate` on a 2-vCPU AMD EPYC KVM guest with
 /// AVX-512 (2026-12-01, `docs/gates.md`, "Built-in rows"), medians of five calibrations
-/// (the runs agreed within 2 %). Apple:
+/// (the runs agreed within 1 to 20 % at n = 256, within 1 to 62 % at n = 32: the triangular
+/// solve's small calls vary most). Apple:
 /// Apple M5, one thread (GEMM, triangular inverse and the step families as published by the
 /// project's design notes); the kernels' families that were not measured there take the M5 GEMM
 /// rate times the ratio of that family to GEMM measured on the EPYC host. Other hosts take the
 /// EPYC rows. Where single precision was not measured it takes half ([`Rate::halved`]).
-pub fn builtin_rate(family: Family, class: HostClass) -> Rate {
+pub fn builtin_rate(family: Family, class: HostClass) -> RateCurve {
     match class {
-        HostClass::Aarch64Apple => apple_rate(family),
-        _ => epyc_rate(family),
+        HostClass::Aarch64Apple => RateCurve::flat(apple_rate(family)),
+        _ => epyc_curve(family).unwrap_or_else(|| RateCurve::flat(epyc_rate(family))),
     }
 }
 
-/// Rates measured on the EPYC host (see [`builtin_rate`]).
-fn epyc_rate(family: Family) -> Rate {
-    let r = |real, cplx, real_single, cplx_single| Rate {
-        real,
-        cplx,
-        real_single,
-        cplx_single,
+/// The rate curves measured on the EPYC host (see [`builtin_rate`]): anchors at n = 32, 64,
+/// 128 and 256 of the family's square call (units, then ns per unit for f64, c64, f32, c32).
+fn epyc_curve(family: Family) -> Option<RateCurve> {
+    let anchors: [(f64, [f64; 4]); 4] = match family {
+        Family::Gemm => [
+            (32768.0, [0.0419, 0.1534, 0.0223, 0.0755]),
+            (262144.0, [0.0369, 0.1425, 0.0185, 0.0728]),
+            (2097152.0, [0.0352, 0.1396, 0.0177, 0.0695]),
+            (16777216.0, [0.0348, 0.1406, 0.0173, 0.0694]),
+        ],
+        Family::TriangularSolve => [
+            (16384.0, [0.1033, 0.4016, 0.0954, 0.3527]),
+            (131072.0, [0.0662, 0.2763, 0.0534, 0.2148]),
+            (1048576.0, [0.0526, 0.2120, 0.0360, 0.1455]),
+            (8388608.0, [0.0454, 0.1825, 0.0271, 0.1081]),
+        ],
+        Family::LuPartial => [
+            (10923.0, [0.2732, 0.4502, 0.2980, 0.4933]),
+            (87381.0, [0.1464, 0.2913, 0.1301, 0.2328]),
+            (699051.0, [0.0866, 0.2152, 0.0673, 0.1399]),
+            (5592405.0, [0.0620, 0.1864, 0.0403, 0.1032]),
+        ],
+        Family::Cholesky => [
+            (5461.0, [0.2054, 0.4547, 0.1523, 1.2010]),
+            (43691.0, [0.1226, 0.3587, 0.0796, 0.8562]),
+            (349525.0, [0.0780, 0.2729, 0.0479, 0.3370]),
+            (2796203.0, [0.0578, 0.2214, 0.0330, 0.1731]),
+        ],
+        Family::Qr => [
+            (21845.0, [0.5433, 0.9898, 0.4965, 0.8284]),
+            (174763.0, [0.2683, 0.5637, 0.2430, 0.4035]),
+            (1398101.0, [0.1235, 0.3168, 0.1090, 0.2052]),
+            (11184811.0, [0.0748, 0.2334, 0.0515, 0.1350]),
+        ],
+        _ => return None,
     };
-    match family {
-        Family::Gemm => r(0.0350, 0.1416, 0.0174, 0.0700),
-        Family::TriangularSolve => r(0.0466, 0.1851, 0.0277, 0.1093),
-        Family::LuPartial => r(0.0632, 0.1916, 0.0405, 0.1043),
-        Family::Cholesky => r(0.0623, 0.2305, 0.0348, 0.1776),
-        Family::Qr => r(0.0758, 0.2356, 0.0510, 0.1364),
-        other => apple_rate(other),
+    let anchors = anchors.map(|(u, [real, cplx, real_single, cplx_single])| {
+        (
+            u,
+            Rate {
+                real,
+                cplx,
+                real_single,
+                cplx_single,
+            },
+        )
+    });
+    Some(RateCurve::new(&anchors).expect("built-in curves are valid"))
+}
+
+/// The EPYC host's rate at n = 256 (the last anchor of [`epyc_curve`]); the step families
+/// take the Apple rows.
+fn epyc_rate(family: Family) -> Rate {
+    match epyc_curve(family) {
+        Some(c) => c.at(f64::INFINITY),
+        None => apple_rate(family),
     }
 }
 
@@ -223,10 +270,10 @@ pub fn builtin_split(family: Family) -> Splits {
     };
     let f = |real: SplitCost, cplx: SplitCost| Splits { real, cplx };
     match family {
-        Family::Gemm => f(s(550.0, 0.936), s(600.0, 0.967)),
-        Family::TriangularSolve => f(s(1890.0, 0.648), s(4070.0, 0.756)),
-        Family::LuPartial => f(s(8540.0, 1.0), s(8590.0, 0.826)),
-        Family::Cholesky => f(s(3730.0, 0.783), s(11630.0, 0.897)),
+        Family::Gemm => f(s(195.0, 0.949), s(135.0, 0.982)),
+        Family::TriangularSolve => f(s(560.0, 0.945), s(1090.0, 0.970)),
+        Family::LuPartial => f(s(5832.0, 0.945), s(12450.0, 0.869)),
+        Family::Cholesky => f(s(1654.0, 0.847), s(7196.0, 0.836)),
         _ => Splits::FREE,
     }
 }

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use crate::costs::{DispatchCosts, DispatchKind, HostClass, WidthCosts};
 use crate::model::{builtin_rate, builtin_split, Model, SplitCost, Splits};
-use crate::rate::{Family, Rate};
+use crate::rate::{Family, Rate, RateCurve};
 
 /// What identifies a machine for a profile.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -134,14 +134,14 @@ pub struct HostProfile {
     /// Its dispatch costs.
     pub costs: DispatchCosts,
     /// The serial rates measured (families not listed keep the built-in rate).
-    pub rates: Vec<(Family, Rate)>,
+    pub rates: Vec<(Family, RateCurve)>,
     /// The split costs fitted (families not listed keep the built-in ones).
     pub splits: Vec<(Family, Splits)>,
 }
 
 impl HostProfile {
-    /// The measured rate of `family`, else the built-in one of the profile's class.
-    pub fn rate(&self, family: Family) -> Rate {
+    /// The measured rate curve of `family`, else the built-in one of the profile's class.
+    pub fn rate(&self, family: Family) -> RateCurve {
         self.rates
             .iter()
             .find(|(f, _)| *f == family)
@@ -184,11 +184,17 @@ impl HostProfile {
             s += &format!("{} = [{}]\n", kind.name(), pairs.join(", "));
         }
         if !self.rates.is_empty() {
-            s += "# nanoseconds per unit: [f64, c64, f32, c32]\n";
+            s += "# nanoseconds per unit at a call of `units` units: [[units, f64, c64, f32, c32], ...]\n";
         }
-        for (family, rate) in &self.rates {
-            let [a, b, c, d] = rate.values();
-            s += &format!("rate.{} = [{a}, {b}, {c}, {d}]\n", family.name());
+        for (family, curve) in &self.rates {
+            let anchors: Vec<String> = curve
+                .anchors()
+                .map(|(u, r)| {
+                    let [a, b, c, d] = r.values();
+                    format!("[{u:.0}, {a:.6}, {b:.6}, {c:.6}, {d:.6}]")
+                })
+                .collect();
+            s += &format!("rate.{} = [{}]\n", family.name(), anchors.join(", "));
         }
         if !self.splits.is_empty() {
             s += "# per section beyond dispatch: [real ns, real efficiency, complex ns, complex efficiency]\n";
@@ -248,23 +254,7 @@ impl HostProfile {
                 _ if key.starts_with("rate.") => {
                     let family = Family::from_name(&key[5..])
                         .ok_or_else(|| bad(format!("unknown kernel family {:?}", &key[5..])))?;
-                    let v = numbers(value)
-                        .ok_or_else(|| bad("expected [f64, c64, f32, c32] rates".into()))?;
-                    if !(v.len() == 2 || v.len() == 4)
-                        || v.iter().any(|x| !(x.is_finite() && *x > 0.0))
-                    {
-                        return Err(bad("expected two or four positive rates".into()));
-                    }
-                    let rate = match v[..] {
-                        [real, cplx, real_single, cplx_single] => Rate {
-                            real,
-                            cplx,
-                            real_single,
-                            cplx_single,
-                        },
-                        _ => Rate::halved(v[0], v[1]),
-                    };
-                    rates.push((family, rate));
+                    rates.push((family, rate_curve(value).map_err(bad)?));
                 }
                 _ if key.starts_with("split.") => {
                     let family = Family::from_name(&key[6..])
@@ -352,6 +342,49 @@ impl HostProfile {
             path: path.to_path_buf(),
             message: e.to_string(),
         })
+    }
+}
+
+/// A rate: `[f64, c64]` (single precision at half), `[f64, c64, f32, c32]`, or a curve
+/// `[[units, f64, c64, f32, c32], ...]`.
+fn rate_curve(v: &str) -> Result<RateCurve, String> {
+    let flat = |v: &[f64]| -> Result<Rate, String> {
+        if v.iter().any(|x| !(x.is_finite() && *x > 0.0)) {
+            return Err("rates must be positive numbers".into());
+        }
+        match v[..] {
+            [real, cplx] => Ok(Rate::halved(real, cplx)),
+            [real, cplx, real_single, cplx_single] => Ok(Rate {
+                real,
+                cplx,
+                real_single,
+                cplx_single,
+            }),
+            _ => Err("expected [f64, c64, f32, c32] or [[units, f64, c64, f32, c32], ...]".into()),
+        }
+    };
+    let inner = v.trim();
+    if inner.starts_with("[[") {
+        let body = inner
+            .strip_prefix('[')
+            .and_then(|s| s.strip_suffix(']'))
+            .ok_or("expected [[units, f64, c64, f32, c32], ...]")?;
+        let mut anchors = Vec::new();
+        for item in body.split(']') {
+            let item = item.trim().trim_start_matches(',').trim();
+            if item.is_empty() {
+                continue;
+            }
+            let v = numbers(&format!("{item}]")).ok_or("expected numbers in each anchor")?;
+            if v.len() != 5 {
+                return Err("each anchor is [units, f64, c64, f32, c32]".into());
+            }
+            anchors.push((v[0], flat(&v[1..])?));
+        }
+        RateCurve::new(&anchors)
+    } else {
+        let v = numbers(inner).ok_or("expected [f64, c64, f32, c32]")?;
+        Ok(RateCurve::flat(flat(&v)?))
     }
 }
 

@@ -51,39 +51,32 @@ pub fn width_for_by(
 /// What the rule found for a region (see [`choose`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Verdict {
-    /// Some width pays and is modelled faster than serial: the chosen width.
+    /// Some width pays its dispatches and is modelled faster than serial: the chosen width.
     Paid,
     /// No width's sections are paid for `PAYS` times by the estimate.
     NotPaid,
-    /// Some width pays its dispatch, but with the family's split costs (overhead, efficiency,
-    /// the lead's part) it is not modelled faster than serial.
+    /// Some width pays its dispatches, but with the family's split costs (overhead per
+    /// section, efficiency) it is not modelled faster than serial.
     NotFaster,
 }
 
-/// The rule with the family's split costs: the width in `1..=budget` that minimises the
-/// modelled time `sections * (D(k) + overhead) + max(lead, estimate / k) / efficiency` among
-/// the widths `k >= 2` whose sections are paid for (`estimate >= PAYS * sections * (D(k) +
-/// overhead)`) and whose modelled time is below `estimate`; 1 when none qualifies, with the
-/// reason.
+/// The rule with the family's split costs. A width `k >= 2` qualifies when the estimate pays
+/// its dispatches (`estimate >= PAYS * sections * D(k)`, [`pays_at`]) and the modelled parallel
+/// time `sections * (D(k) + overhead) + estimate / (k * efficiency)` is below the estimate;
+/// the qualifying width with the least modelled time wins (ties to the smaller), 1 when none
+/// qualifies, with the reason. With [`SplitCost::FREE`] this is [`width_for_by`].
 pub fn choose(
     estimate: Duration,
-    lead: Duration,
     sections: usize,
     budget: NonZeroUsize,
     split: SplitCost,
     cost: impl Fn(NonZeroUsize) -> Duration,
 ) -> (NonZeroUsize, Verdict) {
     let est = estimate.as_nanos() as f64;
-    let lead = lead.as_nanos() as f64;
-    let eff = if split.is_valid() {
-        split.efficiency
+    let split = if split.is_valid() {
+        split
     } else {
-        1.0
-    };
-    let over = if split.is_valid() {
-        split.overhead_ns
-    } else {
-        0.0
+        SplitCost::FREE
     };
     let mut best = NonZeroUsize::MIN;
     let mut best_time = est;
@@ -91,14 +84,11 @@ pub fn choose(
     for k in 2..=budget.get() {
         let k = NonZeroUsize::new(k).expect("k >= 2");
         let d = cost(k);
-        if d == Duration::MAX {
+        if !pays_at(estimate, sections, d) {
             continue;
         }
-        let per_section = d.as_nanos() as f64 + over;
-        if est < PAYS * sections as f64 * per_section {
-            continue;
-        }
-        let t = sections as f64 * per_section + lead.max(est / k.get() as f64) / eff;
+        let per_section = d.as_nanos() as f64 + split.overhead_ns;
+        let t = sections as f64 * per_section + est / (k.get() as f64 * split.efficiency);
         if t < best_time {
             best = k;
             best_time = t;

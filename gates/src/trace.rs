@@ -18,7 +18,6 @@
 //!     scalar: ScalarKind::F64,
 //!     dims: [16, 16, 16],
 //!     units: 4096.0,
-//!     lead: 0.0,
 //!     call_units: 4096.0,
 //!     sections: 1,
 //!     estimate: Duration::from_nanos(125),
@@ -96,8 +95,6 @@ pub struct Decision {
     pub dims: [usize; 3],
     /// Units of work of the region (in the family's unit).
     pub units: f64,
-    /// Of `units`, the part one participant must do alone.
-    pub lead: f64,
     /// Units of work of the call from this region on (what `Fixed` compares).
     pub call_units: f64,
     /// Dispatches the region makes.
@@ -107,9 +104,10 @@ pub struct Decision {
     /// Dispatch cost of one section at the chosen width (at width 2 when serial;
     /// `Duration::MAX` when nothing can be dispatched).
     pub dispatch_cost: Duration,
-    /// The family's split overhead per section.
+    /// The split overhead per section applied (the family's for a whole call, zero for a
+    /// later section).
     pub overhead: Duration,
-    /// The family's split efficiency.
+    /// The split efficiency applied (1 for a later section).
     pub efficiency: f64,
     /// The threshold in force.
     pub threshold: ParThreshold,

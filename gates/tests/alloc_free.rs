@@ -5,7 +5,9 @@ use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Duration;
 
-use teamalg_gates::{pays_at, width_for_by, DispatchCosts, DispatchKind, HostClass};
+use teamalg_gates::{
+    choose, pays_at, width_for_by, DispatchCosts, DispatchKind, Family, HostClass, Model,
+};
 
 struct Counting;
 static ALLOCS: AtomicUsize = AtomicUsize::new(0);
@@ -45,6 +47,19 @@ fn lookups_allocate_nothing() {
             costs.cost(DispatchKind::Team, k.get())
         })
         .get() as u128;
+        // The model's lookups and the rule with split costs, as a kernel's gate asks them.
+        let model = Model::host_default();
+        let units = 1e3 * (1 + w) as f64;
+        let rate = model.rate(Family::LuPartial, units).real;
+        let split = model.split(Family::LuPartial).real;
+        let est = Duration::from_nanos((units * rate) as u64);
+        sink += choose(est, 3, b, split, |k| {
+            costs.cost(DispatchKind::Team, k.get())
+        })
+        .0
+        .get() as u128;
+        sink += u128::from(model.threshold(Family::Gemm).1 as u8);
+        teamalg_gates::trace::record(|| unreachable!("nobody watches"));
     }
     assert_eq!(ALLOCS.load(Relaxed) - before, 0);
     assert!(sink > 0);

@@ -2,7 +2,7 @@
 
 use teamalg_gates::{
     builtin_rate, builtin_split, DispatchCosts, DispatchKind, Family, Fingerprint, HostClass,
-    HostProfile, ParThreshold, ProfileError, Rate, SplitCost, Splits, WidthCosts,
+    HostProfile, ParThreshold, ProfileError, Rate, RateCurve, SplitCost, Splits, WidthCosts,
 };
 
 fn sample() -> HostProfile {
@@ -24,15 +24,22 @@ fn sample() -> HostProfile {
         fingerprint,
         costs,
         rates: vec![
-            (Family::Gemm, Rate::halved(0.064, 0.257)),
+            (Family::Gemm, RateCurve::flat(Rate::halved(0.064, 0.257))),
             (
                 Family::Cholesky,
-                Rate {
-                    real: 0.06,
-                    cplx: 0.23,
-                    real_single: 0.035,
-                    cplx_single: 0.18,
-                },
+                RateCurve::new(&[
+                    (5000.0, Rate::halved(0.2, 0.5)),
+                    (
+                        3e6,
+                        Rate {
+                            real: 0.06,
+                            cplx: 0.23,
+                            real_single: 0.035,
+                            cplx_single: 0.18,
+                        },
+                    ),
+                ])
+                .unwrap(),
             ),
         ],
         splits: vec![(
@@ -62,17 +69,18 @@ fn a_profile_round_trips() {
     let back = HostProfile::parse(&text).unwrap();
     assert_eq!(back, p);
     assert_eq!(back.costs.cost(DispatchKind::Team, 8).as_nanos(), 1500);
-    assert_eq!(back.rate(Family::Gemm).real, 0.064);
+    assert_eq!(back.rate(Family::Gemm).at(1e5).real, 0.064);
     assert_eq!(
         back.rate(Family::Matvec),
         builtin_rate(Family::Matvec, HostClass::X86_64Avx2)
     );
-    assert_eq!(back.rate(Family::Cholesky).cplx_single, 0.18);
+    assert_eq!(back.rate(Family::Cholesky).at(1e9).cplx_single, 0.18);
+    assert_eq!(back.rate(Family::Cholesky).at(1.0).real, 0.2);
     assert_eq!(back.split(Family::LuPartial).real.overhead_ns, 6200.0);
     assert_eq!(back.split(Family::Gemm), builtin_split(Family::Gemm));
     // Its model: measured where measured, built in elsewhere, no thresholds.
     let m = back.model();
-    assert_eq!(m.rate(Family::Cholesky), back.rate(Family::Cholesky));
+    assert_eq!(m.curve(Family::Cholesky), back.rate(Family::Cholesky));
     assert_eq!(m.split(Family::LuPartial).cplx.efficiency, 0.95);
     assert_eq!(m.costs, back.costs);
     assert_eq!(m.threshold(Family::Gemm).0, ParThreshold::Derived);
@@ -115,16 +123,20 @@ fn malformed_profiles_say_where() {
         Err(ProfileError::Missing("outside"))
     );
     // Two rates (f64, c64) are read with single precision at half.
-    let two = good.replace("[0.064, 0.257, 0.032, 0.1285]", "[0.064, 0.257]");
+    let two = good.replace(
+        "[[1, 0.064000, 0.257000, 0.032000, 0.128500]]",
+        "[0.064, 0.257]",
+    );
     assert_ne!(two, good);
     assert_eq!(
         HostProfile::parse(&two)
             .unwrap()
             .rate(Family::Gemm)
+            .at(1e5)
             .real_single,
         0.032
     );
-    let bad_rate = good.replace("[0.064, 0.257, 0.032, 0.1285]", "[0.064]");
+    let bad_rate = good.replace("[[1, 0.064000, 0.257000, 0.032000, 0.128500]]", "[0.064]");
     assert!(matches!(
         HostProfile::parse(&bad_rate),
         Err(ProfileError::Malformed { .. })

@@ -112,9 +112,10 @@ fn rows_hold_their_anchors_and_interpolate() {
     // Below width 2 nothing dispatches.
     assert_eq!(c.cost(DispatchKind::Team, 1), Duration::MAX);
     let r = DispatchCosts::for_class(HostClass::X86_64Avx512);
-    assert_eq!(r.cost(DispatchKind::Team, 2).as_nanos(), 600);
-    assert_eq!(r.cost(DispatchKind::InPool, 4).as_nanos(), 3600);
-    assert_eq!(r.cost(DispatchKind::Outside, 6).as_nanos(), 8700);
+    assert_eq!(r.cost(DispatchKind::Team, 2).as_nanos(), 280);
+    assert_eq!(r.cost(DispatchKind::Team, 4).as_nanos(), 700);
+    assert_eq!(r.cost(DispatchKind::InPool, 4).as_nanos(), 780);
+    assert_eq!(r.cost(DispatchKind::Outside, 6).as_nanos(), 410 * 3);
     assert_eq!(r.cost(DispatchKind::Team, 7).as_nanos(), (900 + 980) / 2);
     let a = DispatchCosts::for_class(HostClass::Aarch64Apple);
     assert_eq!(a.cost(DispatchKind::InPool, 4).as_nanos(), 11000);
@@ -167,7 +168,7 @@ fn classes_have_names_and_one_is_detected() {
 
 #[test]
 fn rates_by_scalar_type() {
-    let apple = |f| builtin_rate(f, HostClass::Aarch64Apple);
+    let apple = |f| builtin_rate(f, HostClass::Aarch64Apple).at(1e6);
     let g = apple(Family::Gemm);
     assert_eq!(g.of::<f64>(), 0.037);
     assert_eq!(g.of::<f32>(), 0.037 / 2.0);
@@ -176,9 +177,17 @@ fn rates_by_scalar_type() {
     assert_eq!(apple(Family::TridiagStep).cplx, 1.16);
     assert_eq!(apple(Family::SparseProduct).real, 1.5);
     // Measured single precision on the x86 rows: not assumed to be half.
-    let x86 = builtin_rate(Family::LuPartial, HostClass::X86_64Avx512);
+    let x86 = builtin_rate(Family::LuPartial, HostClass::X86_64Avx512).at(1e6);
     assert!(x86.real_single != x86.real / 2.0, "{x86:?}");
     assert_eq!(x86.of::<f32>(), x86.real_single);
+    // Small calls run slower per unit: the curve says so, and interpolates between anchors.
+    let lu = builtin_rate(Family::LuPartial, HostClass::X86_64Avx512);
+    let (small, large) = (lu.at(1e3).real, lu.at(1e9).real);
+    assert!(small > 2.0 * large, "{lu:?}");
+    let mid = lu.at(2e5).real;
+    assert!(mid < small && mid > large, "{mid}");
+    let anchors: Vec<_> = lu.anchors().collect();
+    assert_eq!(lu.at(anchors[1].0), anchors[1].1);
     // Every kernel family has its own rate, none borrowed from GEMM.
     for f in Family::KERNELS {
         if f != Family::Gemm {
@@ -200,7 +209,7 @@ fn choose_is_the_rule_without_split_costs() {
     let budget = NonZeroUsize::new(8).unwrap();
     let cost = |k: NonZeroUsize| ns(500 * k.get() as u64);
     for est in [100u64, 2_000, 3_000, 10_000, 100_000, 10_000_000] {
-        let (w, v) = choose(ns(est), Duration::ZERO, 1, budget, SplitCost::FREE, cost);
+        let (w, v) = choose(ns(est), 1, budget, SplitCost::FREE, cost);
         assert_eq!(w, width_for_by(ns(est), 1, budget, cost), "{est}");
         assert_eq!(v == Verdict::Paid, w.get() > 1, "{est}");
     }
@@ -210,46 +219,44 @@ fn choose_is_the_rule_without_split_costs() {
 fn split_costs_raise_the_bar() {
     let two = NonZeroUsize::new(2).unwrap();
     let d = |_: NonZeroUsize| ns(500);
-    // 10 us pays for a 0.5 us dispatch ...
-    assert_eq!(
-        choose(us(10.0), Duration::ZERO, 1, two, SplitCost::FREE, d).1,
-        Verdict::Paid
-    );
-    // ... not with a 3 us overhead per section (3 * 3.5 us > 10 us) ...
-    let over = SplitCost {
-        overhead_ns: 3000.0,
-        efficiency: 1.0,
+    let split = |overhead_ns, efficiency| SplitCost {
+        overhead_ns,
+        efficiency,
     };
+    // 10 us pays for a 0.5 us dispatch and halves to 5.5 us ...
     assert_eq!(
-        choose(us(10.0), Duration::ZERO, 1, two, over, d).1,
-        Verdict::NotPaid
-    );
-    // ... nor at half efficiency, where two participants are no faster than one ...
-    let half = SplitCost {
-        overhead_ns: 0.0,
-        efficiency: 0.5,
-    };
-    assert_eq!(
-        choose(us(10.0), Duration::ZERO, 1, two, half, d),
-        (NonZeroUsize::MIN, Verdict::NotFaster)
-    );
-    // ... nor when the lead alone does nearly all of it.
-    assert_eq!(
-        choose(us(10.0), us(9.8), 1, two, SplitCost::FREE, d),
-        (NonZeroUsize::MIN, Verdict::NotFaster)
-    );
-    // A large region pays with all of them.
-    assert_eq!(
-        choose(us(1000.0), us(100.0), 1, two, over, d),
+        choose(us(10.0), 1, two, SplitCost::FREE, d),
         (two, Verdict::Paid)
     );
-    // An invalid split is ignored rather than trusted.
-    let bad = SplitCost {
-        overhead_ns: f64::NAN,
-        efficiency: 7.0,
-    };
+    // ... still with 3 us of overhead per section (8.5 us) ...
     assert_eq!(
-        choose(us(10.0), Duration::ZERO, 1, two, bad, d).1,
+        choose(us(10.0), 1, two, split(3000.0, 1.0), d).1,
+        Verdict::Paid
+    );
+    // ... not with 6 us (11.5 us), nor at half efficiency (10.5 us) ...
+    for s in [split(6000.0, 1.0), split(0.0, 0.5)] {
+        assert_eq!(
+            choose(us(10.0), 1, two, s, d),
+            (NonZeroUsize::MIN, Verdict::NotFaster)
+        );
+    }
+    // ... and 1 us does not pay its dispatch at all.
+    assert_eq!(
+        choose(us(1.0), 1, two, SplitCost::FREE, d).1,
+        Verdict::NotPaid
+    );
+    // Sections count: ten sections of 6 us overhead against 100 us.
+    assert_eq!(
+        choose(us(100.0), 10, two, split(6000.0, 1.0), d).1,
+        Verdict::NotFaster
+    );
+    assert_eq!(
+        choose(us(1000.0), 10, two, split(6000.0, 1.0), d).1,
+        Verdict::Paid
+    );
+    // An invalid split is ignored rather than trusted.
+    assert_eq!(
+        choose(us(10.0), 1, two, split(f64::NAN, 7.0), d).1,
         Verdict::Paid
     );
 }

@@ -14,7 +14,6 @@ fn d(width: usize) -> Decision {
         scalar: ScalarKind::F64,
         dims: [64, 64, 64],
         units: 262_144.0,
-        lead: 0.0,
         call_units: 262_144.0,
         sections: 1,
         estimate: Duration::from_micros(9),

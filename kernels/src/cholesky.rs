@@ -25,7 +25,7 @@ use faer::traits::ComplexField;
 use faer::{Accum, MatMut, MatRef, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
-use crate::gate::{self, Region};
+use crate::gate::{self, Region, Scope};
 use crate::par::{Executor, Part};
 use crate::split::{Busy, LeadCost, Split};
 use crate::tiles::Tiles;
@@ -91,7 +91,7 @@ where
         b => b,
     };
     let w0 = if n > bs {
-        gate::width::<T>(exec, section(n, 0, bs, bs.min(n - bs)), params.threshold)
+        gate::width::<T>(exec, call_region(n, bs), params.threshold)
     } else {
         1
     };
@@ -109,7 +109,7 @@ where
         let b = bs.min(n - k);
         let k2 = k + b;
         let b2 = bs.min(n - k2);
-        // The first section's decision was made at entry.
+        // The first section's width is the call's, decided at entry.
         let w = match k {
             0 => w0,
             _ => gate::width::<T>(exec, section(n, k, b, b2), params.threshold),
@@ -148,6 +148,21 @@ where
     Ok(())
 }
 
+/// The region of the whole call: a Cholesky of `n x n` (`n > bs`) in panels of `bs`, one
+/// section per panel but the last.
+fn call_region(n: usize, bs: usize) -> Region {
+    let units = (n as f64).powi(3) / 6.0;
+    Region {
+        site: "cholesky",
+        dims: [n, n, bs],
+        units,
+        family: Family::Cholesky,
+        sections: n.div_ceil(bs) - 1,
+        scope: Scope::Call,
+        call_units: units,
+    }
+}
+
 /// The region of the section after panel `k..k + b`, which also factors and solves the next
 /// panel of width `b2`.
 fn section(n: usize, k: usize, b: usize, b2: usize) -> Region {
@@ -161,11 +176,10 @@ fn section(n: usize, k: usize, b: usize, b2: usize) -> Region {
         site: "cholesky/panel",
         dims: [n - k, t, b],
         units: lead + shared,
-        lead,
         family: Family::Cholesky,
         sections: 1,
-        // The rest of the factorization: (n - k)^3 / 6 multiply-adds.
-        call_units: ((n - k) as f64).powi(3) / 6.0,
+        scope: Scope::Section,
+        call_units: (n as f64).powi(3) / 6.0,
     }
 }
 

@@ -2,14 +2,19 @@
 //!
 //! The threshold in force is the call's (`*Params::threshold`), else the executor's model's
 //! (the pool's builder, then `TEAMALG_THRESHOLDS`), else `Derived`: the rule of
-//! `teamalg-gates` with the model's rate, split costs and dispatch costs
-//! ([`teamalg_gates::choose`]).
+//! `teamalg-gates` with the model's rate at the call's size, the family's split costs and the
+//! dispatch costs ([`teamalg_gates::choose`]).
+//!
+//! A kernel asks once for its whole call ([`Scope::Call`]: the split costs, fitted per call,
+//! apply); a factorization that went parallel then asks again before each later section
+//! ([`Scope::Section`]: only the dispatch is weighed, since the call's split costs were
+//! already paid for), so the small sections at its end run on the lead alone.
 
 use std::num::NonZeroUsize;
 use std::time::Duration;
 
 use teamalg_gates::trace::{self, Decision, Reason};
-use teamalg_gates::{choose, Family, Model, ParThreshold, Scalar, Source, Verdict};
+use teamalg_gates::{choose, Family, Model, ParThreshold, Scalar, Source, SplitCost, Verdict};
 
 use crate::par::Executor;
 
@@ -22,18 +27,26 @@ pub struct Region {
     pub dims: [usize; 3],
     /// Units of work in the family's unit (multiply-adds for the kernels' families).
     pub units: f64,
-    /// Of `units`, the part one participant must do alone (a lookahead's next panel), which
-    /// bounds the region's parallel time from below; 0 when the work splits freely.
-    pub lead: f64,
     /// The family whose rate and split costs apply.
     pub family: Family,
-    /// Dispatches the region makes.
+    /// Dispatches the region makes (a whole factorization: one per panel).
     pub sections: usize,
-    /// Units of work of the whole call from this region on (this region's for a one-section
-    /// kernel; the rest of the factorization for a panel step). `ParThreshold::Fixed` compares
-    /// it, and a wake of sleeping participants (`Executor::wake_cost`), paid once per call, is
-    /// weighed against it.
+    /// Whether the region is a whole call or a later section of one.
+    pub scope: Scope,
+    /// Units of work of the whole call the region belongs to. The family's rate is read at
+    /// this size, `ParThreshold::Fixed` compares it, and a wake of sleeping participants
+    /// (`Executor::wake_cost`), paid once per call, is weighed against it.
     pub call_units: f64,
+}
+
+/// What a region stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// The whole call (a GEMM, a solve, a factorization at entry): the family's split costs
+    /// apply.
+    Call,
+    /// A later section of a call that went parallel: only its dispatch is weighed.
+    Section,
 }
 
 fn duration(ns: f64) -> Duration {
@@ -53,8 +66,11 @@ pub fn width<T: Scalar>(
         Some(t) => (t, Source::Call),
         None => model.threshold(region.family),
     };
-    let rate = model.rate(region.family).of::<T>();
-    let split = model.split(region.family).for_kind(T::KIND);
+    let rate = model.rate(region.family, region.call_units).of::<T>();
+    let split = match region.scope {
+        Scope::Call => model.split(region.family).for_kind(T::KIND),
+        Scope::Section => SplitCost::FREE,
+    };
     let estimate = duration(region.units * rate);
     let budget = exec.width();
     let (chosen, reason) = if budget < 2 {
@@ -68,8 +84,7 @@ pub fn width<T: Scalar>(
             ParThreshold::Fixed(_) => (1, Reason::FixedBelow),
             ParThreshold::Derived => {
                 let b = NonZeroUsize::new(budget).unwrap_or(NonZeroUsize::MIN);
-                let lead = duration(region.lead * rate);
-                let (w, verdict) = choose(estimate, lead, region.sections, b, split, |k| {
+                let (w, verdict) = choose(estimate, region.sections, b, split, |k| {
                     exec.dispatch_cost(k.get())
                 });
                 match verdict {
@@ -89,7 +104,6 @@ pub fn width<T: Scalar>(
         scalar: T::KIND,
         dims: region.dims,
         units: region.units,
-        lead: region.lead,
         call_units: region.call_units,
         sections: region.sections,
         estimate,

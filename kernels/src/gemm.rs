@@ -9,7 +9,7 @@ use faer::traits::ComplexField;
 use faer::{Accum, MatMut, MatRef, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
-use crate::gate::{self, Region};
+use crate::gate::{self, Region, Scope};
 use crate::par::Executor;
 use crate::tiles::Tiles;
 
@@ -54,9 +54,9 @@ pub fn matmul<T>(
         site: "gemm",
         dims: [m, n, k],
         units: m as f64 * n as f64 * k as f64,
-        lead: 0.0,
         family: Family::Gemm,
         sections: 1,
+        scope: Scope::Call,
         call_units: m as f64 * n as f64 * k as f64,
     };
     let by_rows = m >= n.min(exec.width());

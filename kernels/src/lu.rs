@@ -24,7 +24,7 @@ use faer::traits::ComplexField;
 use faer::{Accum, MatMut, MatRef, Par, Spec};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
-use crate::gate::{self, Region};
+use crate::gate::{self, Region, Scope};
 use crate::par::{Executor, Part};
 use crate::split::{Busy, LeadCost, Split};
 use crate::tiles::Tiles;
@@ -120,12 +120,7 @@ where
         at: &mut at,
         stack,
     };
-    let first = if size > bs {
-        panel_section(m, n, 0, bs, bs.min(size - bs))
-    } else {
-        None
-    };
-    let w0 = first.map_or(1, |r| gate::width::<T>(exec, r, params.threshold));
+    let w0 = call_region(m, n, bs).map_or(1, |r| gate::width::<T>(exec, r, params.threshold));
     let mut a = a;
     if w0 <= 1 {
         // Serial from the start (and so to the end: later sections are smaller).
@@ -159,11 +154,12 @@ where
             apply_swaps(a.rb_mut().subcols_mut(0, k), k, &swaps[k..k2]);
             break;
         }
-        // The first section's decision was made at entry.
+        // The first section's width is the call's, decided at entry.
         let w = if k == 0 {
             w0
         } else {
-            panel_section(m, n, k, b, b2).map_or(1, |r| gate::width::<T>(exec, r, params.threshold))
+            let r = panel_section(m, n, k, b, b2);
+            r.map_or(1, |r| gate::width::<T>(exec, r, params.threshold))
         };
         let (done, rest) = swaps.split_at_mut(k2);
         let lead = Mutex::new(Lead {
@@ -198,6 +194,25 @@ where
     info
 }
 
+/// The region of the whole call: an LU of `m x n` in panels of `bs`, one section per panel
+/// that has trailing columns; `None` when no panel has any.
+fn call_region(m: usize, n: usize, bs: usize) -> Option<Region> {
+    let size = m.min(n);
+    let sections = (0..size)
+        .step_by(bs)
+        .filter(|&k| (k + bs).min(size) < n)
+        .count();
+    (sections > 0 && size > bs).then(|| Region {
+        site: "lu",
+        dims: [m, n, bs],
+        units: lu_units(m, n),
+        family: Family::LuPartial,
+        sections,
+        scope: Scope::Call,
+        call_units: lu_units(m, n),
+    })
+}
+
 /// The region of the section after panel `k..k + b`, which also factors the next panel of
 /// width `b2`; `None` when it has no trailing columns.
 fn panel_section(m: usize, n: usize, k: usize, b: usize, b2: usize) -> Option<Region> {
@@ -210,10 +225,10 @@ fn panel_section(m: usize, n: usize, k: usize, b: usize, b2: usize) -> Option<Re
         site: "lu/panel",
         dims: [m - k, n - k, b],
         units: lead + shared,
-        lead,
         family: Family::LuPartial,
         sections: 1,
-        call_units: lu_units(m - k, n - k),
+        scope: Scope::Section,
+        call_units: lu_units(m, n),
     })
 }
 

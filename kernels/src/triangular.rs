@@ -7,7 +7,7 @@ use faer::traits::ComplexField;
 use faer::{MatMut, MatRef, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
-use crate::gate::{self, Region};
+use crate::gate::{self, Region, Scope};
 use crate::par::Executor;
 use crate::tiles::Tiles;
 
@@ -105,9 +105,9 @@ pub fn solve_in_place<T>(
         site: "triangular_solve",
         dims: [n, k, 0],
         units: n as f64 * n as f64 * k as f64 / 2.0,
-        lead: 0.0,
         family: Family::TriangularSolve,
         sections: 1,
+        scope: Scope::Call,
         call_units: n as f64 * n as f64 * k as f64 / 2.0,
     };
     let w = gate::width::<T>(exec, region, params.threshold).min(k);
