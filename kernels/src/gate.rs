@@ -34,8 +34,7 @@ pub struct Region {
     /// Whether the region is a whole call or a later section of one.
     pub scope: Scope,
     /// Units of work of the whole call the region belongs to. The family's rate is read at
-    /// this size, `ParThreshold::Fixed` compares it, and a wake of sleeping participants
-    /// (`Executor::wake_cost`), paid once per call, is weighed against it.
+    /// this size and `ParThreshold::Fixed` compares it.
     pub call_units: f64,
 }
 
@@ -84,11 +83,10 @@ pub fn width<T: Scalar>(
             ParThreshold::Fixed(_) => (1, Reason::FixedBelow),
             ParThreshold::Derived => {
                 let b = NonZeroUsize::new(budget).unwrap_or(NonZeroUsize::MIN);
-                let (w, verdict) = choose(estimate, region.sections, b, split, |k| {
-                    exec.dispatch_cost(k.get())
-                });
+                let cost = |k: NonZeroUsize| exec.dispatch_cost(k.get());
+                let (w, verdict) = choose(estimate, region.sections, b, split, cost);
                 match verdict {
-                    Verdict::Paid if !wake_pays(exec, region.call_units * rate) => {
+                    Verdict::Paid if !wake_pays(exec, estimate, region.sections, w, split) => {
                         (1, Reason::WakeNotPaid)
                     }
                     Verdict::Paid => (w.get(), Reason::Paid),
@@ -118,10 +116,24 @@ pub fn width<T: Scalar>(
     chosen
 }
 
-/// Whether the call's work from a region on (`call_ns` of serial time) pays for waking the
-/// executor's sleeping participants, by the rule (one dispatch of the wake's cost). True when
-/// nothing sleeps.
-fn wake_pays(exec: &(impl Executor + ?Sized), call_ns: f64) -> bool {
+/// Whether the region, at width `w`, is still modelled faster than serial once the wake of
+/// the executor's sleeping participants is added (`Executor::wake_cost`: the time until a
+/// woken member starts, which the leader cannot overlap). True when nothing sleeps.
+fn wake_pays(
+    exec: &(impl Executor + ?Sized),
+    estimate: Duration,
+    sections: usize,
+    w: NonZeroUsize,
+    split: SplitCost,
+) -> bool {
     let wake = exec.wake_cost();
-    wake.is_zero() || teamalg_gates::pays_at(duration(call_ns), 1, wake)
+    if wake.is_zero() {
+        return true;
+    }
+    let est = estimate.as_nanos() as f64;
+    let dispatch = exec.dispatch_cost(w.get()).as_nanos() as f64;
+    let modelled = wake.as_nanos() as f64
+        + sections as f64 * (dispatch + split.overhead_ns)
+        + est / (w.get() as f64 * split.efficiency);
+    modelled < est
 }
