@@ -464,6 +464,8 @@ struct Workload<T: Sample> {
     b: Mat<T>,
     c: Mat<T>,
     swaps: Vec<usize>,
+    /// QR's Householder factors (allocated once, outside the timed call).
+    householder: Mat<T>,
     buf: MemBuffer,
 }
 
@@ -496,6 +498,10 @@ impl<T: Sample> Workload<T> {
             c: Mat::zeros(n, n),
             a,
             swaps: vec![0; n],
+            householder: Mat::zeros(
+                faer::linalg::qr::no_pivoting::factor::recommended_block_size::<T>(n, n),
+                n,
+            ),
             buf: MemBuffer::new(stack),
         }
     }
@@ -532,7 +538,6 @@ impl<T: Sample> Workload<T> {
 
     /// One call on the prepared input.
     fn call(&mut self, exec: &(impl Executor + ?Sized), t: Option<ParThreshold>) {
-        let n = self.n;
         match self.family {
             Family::Gemm => matmul(
                 self.c.as_mut(),
@@ -571,13 +576,11 @@ impl<T: Sample> Workload<T> {
                 let _ = cholesky_in_place(self.c.as_mut(), exec, params, stack);
             }
             Family::Qr => {
-                use faer::linalg::qr::no_pivoting::factor::{qr_in_place, recommended_block_size};
-                let bs = recommended_block_size::<T>(n, n);
-                let mut h = Mat::<T>::zeros(bs, n);
+                use faer::linalg::qr::no_pivoting::factor::qr_in_place;
                 let stack = MemStack::new(&mut self.buf);
                 qr_in_place(
                     self.c.as_mut(),
-                    h.as_mut(),
+                    self.householder.as_mut(),
                     Par::Seq,
                     stack,
                     Default::default(),
