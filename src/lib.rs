@@ -56,6 +56,8 @@ mod pool;
 pub mod reserve;
 #[cfg(not(loom))]
 mod team;
+#[cfg(not(loom))]
+mod with_team;
 
 #[cfg(not(loom))]
 pub use cpus::available_cpus;
@@ -75,6 +77,8 @@ pub use teamalg_gates as gates;
 /// The kernels (`teamalg-kernels`) and their executor contract.
 #[cfg(not(loom))]
 pub use teamalg_kernels as kernels;
+#[cfg(not(loom))]
+pub use with_team::with_team;
 
 /// The protocol types, exposed for the loom models only.
 #[cfg(loom)]
