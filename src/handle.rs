@@ -61,6 +61,15 @@ impl Pool {
         self.shared.model.costs
     }
 
+    /// How many `on_start` hooks have panicked so far (their workers serve anyway; the library
+    /// writes nothing to stderr, so this is where a failed hook shows). A hook runs on its
+    /// worker after `build` has seen the worker start, so a hook still running is not counted.
+    pub fn start_hook_panics(&self) -> usize {
+        self.shared
+            .hook_panics
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Everything this pool's gates read: dispatch costs, rates, split costs and the
     /// thresholds set by the builder and the environment.
     pub fn model(&self) -> &Model {
@@ -281,7 +290,8 @@ impl PoolBuilder {
                     // A panicking start hook must not lose the worker (drop would wait for it).
                     let hook = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(k)));
                     if hook.is_err() {
-                        eprintln!("teamalg: the on_start hook of worker {k} panicked");
+                        pool.hook_panics
+                            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     }
                 }
                 pool.serve(k, false);

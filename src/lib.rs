@@ -1,4 +1,4 @@
-//! teamalg: dense and sparse linear algebra on low-latency thread teams.
+//! teamalg: dense linear algebra on low-latency thread teams.
 //!
 //! This crate is the executor: pools of teamalg's own worker threads, a process-wide reserve of
 //! idle workers (so a pool built per call starts no thread), budget tokens that make nested

@@ -68,6 +68,8 @@ pub(crate) struct PoolShared {
     arrived: AtomicUsize,
     /// The parker of the thread dropping the pool, set before `shutdown`.
     dropper: AtomicPtr<Parker>,
+    /// `on_start` hooks that panicked (the worker served anyway).
+    pub(crate) hook_panics: StdAtomicUsize,
 }
 
 thread_local! {
@@ -107,6 +109,7 @@ impl PoolShared {
             active: AtomicUsize::new(threads),
             arrived: AtomicUsize::new(0),
             dropper: AtomicPtr::new(std::ptr::null_mut()),
+            hook_panics: StdAtomicUsize::new(0),
         }
     }
 

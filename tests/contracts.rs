@@ -268,6 +268,12 @@ fn a_panicking_start_hook_loses_no_worker() {
         .build()
         .unwrap();
     assert_eq!(Exec::new(&p, 2).unwrap().install(|e| e.budget()), 2);
+    // Both hooks ran before the workers served the section above, and both are counted.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while p.start_hook_panics() < 2 && std::time::Instant::now() < deadline {
+        thread::yield_now();
+    }
+    assert_eq!(p.start_hook_panics(), 2);
     drop(p); // would hang if a worker had died
 }
 

@@ -236,8 +236,8 @@ impl HostClass {
     }
 }
 
-// The built-in rows (10 us shares, back-to-back sections, overhead per section), from
-// `../shared/design.md`, section 2.
+// The built-in rows (10 us shares, back-to-back sections, overhead per section); their hosts
+// and dates are listed in `docs/gates.md`, "Built-in rows".
 //
 // Apple M5 Max.
 const APPLE_TEAM: WidthCosts = WidthCosts::fixed(&[(2, 3000), (4, 2300), (6, 1400)]);
@@ -246,7 +246,7 @@ const APPLE_OUTSIDE: WidthCosts = WidthCosts::fixed(&[(2, 14000), (4, 18000), (6
 // x86-64 AVX-512. Width 2: teamalg's own sections on the 2-vCPU AMD EPYC KVM guest whose rates
 // and split costs are the built-in ones (`teamalg calibrate`, 2026-12-01, medians of three
 // runs: team 0.28, in pool 0.39, outside 0.41 us), so the built-in model is one host's. Team
-// row from width 4: Ryzen AI 9 HX 470 at a fixed 2.0 GHz (design notes). The plain-token rows
+// row from width 4: Ryzen AI 9 HX 470 at a fixed 2.0 GHz (`docs/gates.md`). The plain-token rows
 // measured there (3.0 to 10 us) were a peer pool's, not teamalg's, so beyond width 2 they grow
 // in proportion to the width.
 const AVX512_TEAM: WidthCosts = WidthCosts::fixed(&[(2, 280), (4, 700), (6, 900), (8, 980)]);

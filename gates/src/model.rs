@@ -153,8 +153,8 @@ impl Model {
 /// AVX-512 (2026-12-01, `docs/gates.md`, "Built-in rows"), medians of five calibrations
 /// (the runs agreed within 1 to 20 % at n = 256, within 1 to 62 % at n = 32: the triangular
 /// solve's small calls vary most). Apple:
-/// Apple M5, one thread (GEMM, triangular inverse and the step families as published by the
-/// project's design notes); the kernels' families that were not measured there take the M5 GEMM
+/// Apple M5, one thread (GEMM, triangular inverse and the step families; `docs/gates.md`,
+/// "Built-in rows"); the kernels' families that were not measured there take the M5 GEMM
 /// rate times the ratio of that family to GEMM measured on the EPYC host. Other hosts take the
 /// EPYC rows. Where single precision was not measured it takes half ([`Rate::halved`]).
 pub fn builtin_rate(family: Family, class: HostClass) -> RateCurve {

@@ -82,7 +82,9 @@ impl Options {
     }
 }
 
-/// What a linear-algebra call can refuse. Nothing is written when a call fails.
+/// What a linear-algebra call can refuse. A call that fails its checks (`ShapeMismatch`,
+/// `NotSquare`, `NotFinite`) writes nothing; `NotPositiveDefinite` is found while factoring and
+/// leaves the partial factorization (see the variant).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum LinalgError {
