@@ -80,6 +80,25 @@ impl fmt::Display for Error {
     }
 }
 
+impl From<teamalg_gates::ThresholdsError> for Error {
+    fn from(e: teamalg_gates::ThresholdsError) -> Self {
+        Error::Thresholds(e)
+    }
+}
+
+impl From<teamalg_gates::ProfileError> for Error {
+    fn from(e: teamalg_gates::ProfileError) -> Self {
+        Error::Profile(Box::new(e))
+    }
+}
+
+/// `pool.into_team(w)?` in a function returning `Error`: the pool that came back is dropped.
+impl From<crate::team::IntoTeamError> for Error {
+    fn from(e: crate::team::IntoTeamError) -> Self {
+        e.error
+    }
+}
+
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {

@@ -65,6 +65,10 @@ pub use cpus::available_cpus;
 pub use error::{Error, Refused};
 #[cfg(not(loom))]
 pub use exec::Exec;
+/// faer, the matrices and serial kernels the facade takes and wraps (the version teamalg is
+/// built with).
+#[cfg(not(loom))]
+pub use faer;
 #[cfg(not(loom))]
 pub use handle::{Pool, PoolBuilder, PROFILE_VAR, THRESHOLDS_VAR};
 #[cfg(not(loom))]
@@ -77,6 +81,9 @@ pub use teamalg_gates as gates;
 /// The kernels (`teamalg-kernels`) and their executor contract.
 #[cfg(not(loom))]
 pub use teamalg_kernels as kernels;
+/// What runs a kernel: `&Team`, a token (`Exec`, `TeamExec`) or `Exec::serial()`.
+#[cfg(not(loom))]
+pub use teamalg_kernels::par::Executor;
 #[cfg(not(loom))]
 pub use with_team::with_team;
 

@@ -22,6 +22,13 @@ use crate::team::Team;
 /// })??;
 /// assert_eq!(c[(0, 0)], 256.0);
 /// assert!(matches!(teamalg::with_team(0, |_| ()), Err(teamalg::Error::ZeroThreads)));
+///
+/// // The same by hand, with `?` on the team's error:
+/// fn by_hand() -> Result<usize, teamalg::Error> {
+///     let team = teamalg::Pool::builder().threads(2).build()?.into_team(2)?;
+///     Ok(team.width())
+/// }
+/// assert_eq!(by_hand()?, 2);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///

@@ -33,6 +33,7 @@ use super::{check_rhs, lower, LinalgError, Options};
 /// assert_eq!(err, Some(linalg::LinalgError::NotPositiveDefinite { index: 1 }));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+#[derive(Debug)]
 pub struct Cholesky<'a, T> {
     factors: MatMut<'a, T>,
     options: Options,

@@ -30,6 +30,7 @@ use super::{check_rhs, lower, LinalgError, Options};
 /// assert_eq!(lu.p(), &[2, 0, 1]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+#[derive(Debug)]
 pub struct Lu<'a, T> {
     factors: MatMut<'a, T>,
     swaps: Vec<usize>,
