@@ -225,7 +225,9 @@ fn tour() {
     }
     println!("\nheld: a pool held across calls, entered from outside; per-call: a pool built,");
     println!("used once and dropped per call (workers leased from the reserve). Every column is");
-    println!("an overhead (call time - 10 us). A value near 10 us is not a dispatch: in those calls");
+    println!(
+        "an overhead (call time - 10 us). A value near 10 us is not a dispatch: in those calls"
+    );
     println!("the pool's worker was not there in time and the caller ran both shares itself (a");
     println!("plain token never waits for a worker), so the call took two shares.");
     println!("\nhot teams: one 10 us share per participant and section");
