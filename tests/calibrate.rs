@@ -9,8 +9,17 @@ use teamalg::gates::trace::{self, Reason};
 use teamalg::gates::{DispatchKind, Family, Fingerprint};
 use teamalg::{linalg, Pool};
 
+/// The tests of this file take turns: the saboteur's spinners would otherwise disturb the
+/// calibration's timings (and the calibration the saboteur's), as they did in a CI run.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn turn() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 #[test]
 fn calibration_measures_every_kind_rate_and_split() {
+    let _turn = turn();
     assert_eq!(calibrate::anchor_widths(1), Vec::<usize>::new());
     assert_eq!(calibrate::anchor_widths(2), vec![2]);
     assert_eq!(
@@ -47,11 +56,14 @@ fn calibration_measures_every_kind_rate_and_split() {
             for v in rate.values() {
                 assert!(v > 1e-4 && v < 1e3, "{family:?} {units} {rate:?}");
             }
-            assert!(
-                rate.cplx > rate.real,
-                "complex is not slower than real: {rate:?}"
-            );
         }
+        // A sanity check of the units, where the margin is wide (c64 takes about three times
+        // f64 at n = 256 on every host seen), not of the host's speed.
+        let (_, large) = curve.anchors().last().expect("anchors");
+        assert!(
+            large.cplx > large.real,
+            "complex is not slower than real at n = 256: {large:?}"
+        );
     }
     // Every anchor measured or honestly absent, and every recorded cost is one the host has:
     // below the share (a serial sample costs about a whole share).
@@ -81,6 +93,7 @@ fn saboteur(stop: &AtomicBool) {
 
 #[test]
 fn a_saboteur_never_turns_a_serial_sample_into_a_cost() {
+    let _turn = turn();
     if teamalg::available_cpus() < 2 {
         return;
     }
@@ -113,6 +126,7 @@ fn a_saboteur_never_turns_a_serial_sample_into_a_cost() {
 
 #[test]
 fn a_profile_rate_decides() {
+    let _turn = turn();
     let team = |rate_scale: f64| {
         let mut profile = teamalg::gates::HostProfile {
             fingerprint: Fingerprint::current(),
