@@ -59,6 +59,28 @@ fn lu_solves<T: Sample>(exec: &impl Executor, n: usize) {
             assert!(e <= 10.0 * T::tol(n), "{n}: (PA - LU)({i},{j}) = {e}");
         }
     }
+    // The transposed and adjoint solves, the inverse and the reconstruction.
+    let at = a.transpose().to_owned();
+    let x = lu.solve_transpose(b.as_ref(), exec).unwrap();
+    let r = residual(&at, &x, &b);
+    assert!(r <= 1e3 * T::tol(n), "{n}: transposed residual {r}");
+    let ah = Mat::<T>::from_fn(n, n, |i, j| faer::traits::math_utils::conj(&a[(j, i)]));
+    let x = lu.solve_adjoint(b.as_ref(), exec).unwrap();
+    let r = residual(&ah, &x, &b);
+    assert!(r <= 1e3 * T::tol(n), "{n}: adjoint residual {r}");
+    if n > 0 {
+        let inv = lu.inverse(exec).unwrap();
+        let eye = Mat::<T>::from_fn(n, n, |i, j| if i == j { T::one() } else { zero() });
+        let r = residual(&a, &inv, &eye);
+        assert!(r <= 1e3 * T::tol(n), "{n}: A A^-1 - I = {r}");
+    }
+    let back = lu.reconstruct();
+    for j in 0..n {
+        for i in 0..n {
+            let e = T::err(back[(i, j)], a[(i, j)]);
+            assert!(e <= 10.0 * T::tol(n), "{n}: reconstruct({i},{j}) = {e}");
+        }
+    }
 }
 
 #[test]

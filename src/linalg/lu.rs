@@ -199,4 +199,134 @@ where
         self.solve_in_place(x.as_mut(), exec)?;
         Ok(x)
     }
+
+    /// Overwrites `b` with the solution `X` of `A^T X = B`, on `exec`: with `A = P^T L U`,
+    /// `U^T Y = B`, then `L^T Z = Y`, then `X = P^T Z`.
+    ///
+    /// ```
+    /// use faer::Mat;
+    /// use teamalg::{linalg, Exec};
+    ///
+    /// let a = Mat::<f64>::from_fn(3, 3, |i, j| [[2.0, 1.0, 1.0], [4.0, 3.0, 3.0], [8.0, 7.0, 9.0]][i][j]);
+    /// let mut f = a.clone();
+    /// let lu = linalg::lu(f.as_mut(), &Exec::serial());
+    /// let b = Mat::<f64>::from_fn(3, 1, |i, _| [1.0, 2.0, 3.0][i]);
+    /// let x = lu.solve_transpose(b.as_ref(), &Exec::serial())?;
+    /// assert!((a.transpose() * &x - &b).norm_max() < 1e-12);
+    /// let inv = lu.inverse(&Exec::serial())?;
+    /// assert!((&a * &inv - Mat::<f64>::identity(3, 3)).norm_max() < 1e-12);
+    /// assert!((lu.reconstruct() - &a).norm_max() < 1e-12);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn solve_transpose_in_place(
+        &self,
+        b: MatMut<'_, T>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<(), LinalgError> {
+        let f = self.factors();
+        let n = f.nrows();
+        if f.ncols() != n {
+            return Err(LinalgError::NotSquare {
+                op: "solve_transpose",
+                rows: n,
+                cols: f.ncols(),
+            });
+        }
+        check_rhs("solve_transpose", n, &b)?;
+        if let Some(index) = self.zero_pivot() {
+            return Err(LinalgError::Singular { index });
+        }
+        let mut b = b;
+        let p = SolveParams {
+            threshold: self.options.get(teamalg_gates::Family::TriangularSolve),
+        };
+        let (left, lower, upper) = (Side::Left, Triangle::Lower, Triangle::Upper);
+        let ft = f.transpose();
+        triangular::solve_in_place(ft, b.as_mut(), left, lower, Diag::NonUnit, exec, p);
+        triangular::solve_in_place(ft, b.as_mut(), left, upper, Diag::Unit, exec, p);
+        // X = P^T Z: the swaps undone, last first.
+        for (j, &s) in self.swaps.iter().enumerate().rev() {
+            if s != j {
+                for c in 0..b.ncols() {
+                    let t = b[(j, c)].clone();
+                    b[(j, c)] = b[(s, c)].clone();
+                    b[(s, c)] = t;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The solution `X` of `A^T X = B`, on `exec`.
+    pub fn solve_transpose(
+        &self,
+        b: MatRef<'_, T>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<Mat<T>, LinalgError> {
+        let mut x = b.to_owned();
+        self.solve_transpose_in_place(x.as_mut(), exec)?;
+        Ok(x)
+    }
+
+    /// Overwrites `b` with the solution `X` of `A^H X = B` (the conjugate of the transposed
+    /// solve of the conjugate: `A^T conj(X) = conj(B)`), on `exec`.
+    pub fn solve_adjoint_in_place(
+        &self,
+        b: MatMut<'_, T>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<(), LinalgError> {
+        let mut b = b;
+        conjugate(b.as_mut());
+        let r = self.solve_transpose_in_place(b.as_mut(), exec);
+        conjugate(b);
+        r
+    }
+
+    /// The solution `X` of `A^H X = B`, on `exec`.
+    pub fn solve_adjoint(
+        &self,
+        b: MatRef<'_, T>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<Mat<T>, LinalgError> {
+        let mut x = b.to_owned();
+        self.solve_adjoint_in_place(x.as_mut(), exec)?;
+        Ok(x)
+    }
+
+    /// `A^-1`, solving against the identity on `exec` (`NotSquare`, `Singular`).
+    pub fn inverse(&self, exec: &(impl Executor + ?Sized)) -> Result<Mat<T>, LinalgError> {
+        let n = self.factors().nrows();
+        let mut x = Mat::<T>::from_fn(n, n, |i, j| if i == j { one() } else { zero() });
+        if self.factors().ncols() != n {
+            return Err(LinalgError::NotSquare {
+                op: "inverse",
+                rows: n,
+                cols: self.factors().ncols(),
+            });
+        }
+        self.solve_in_place(x.as_mut(), exec)?;
+        Ok(x)
+    }
+
+    /// `A` again, from the factors: `P^T L U` (serially; a check, not a kernel).
+    pub fn reconstruct(&self) -> Mat<T> {
+        let lu = self.l() * self.u();
+        let mut a = Mat::<T>::zeros(lu.nrows(), lu.ncols());
+        for (i, &pi) in self.perm.iter().enumerate() {
+            for j in 0..lu.ncols() {
+                a[(pi, j)] = lu[(i, j)].clone();
+            }
+        }
+        a
+    }
+}
+
+/// Conjugates every entry of `m` in place.
+fn conjugate<T: ComplexField>(m: MatMut<'_, T>) {
+    let mut m = m;
+    for j in 0..m.ncols() {
+        for i in 0..m.nrows() {
+            m[(i, j)] = faer::traits::math_utils::conj(&m[(i, j)]);
+        }
+    }
 }
