@@ -159,30 +159,41 @@ where
         Ok(det)
     }
 
+    /// The factors and the solves' parameters, once the factorization is square and
+    /// nonsingular and `b` has its rows; else the error `op` reports.
+    fn ready(
+        &self,
+        op: &'static str,
+        b: &MatMut<'_, T>,
+    ) -> Result<(MatRef<'_, T>, SolveParams), LinalgError> {
+        let f = self.factors();
+        let n = f.nrows();
+        if f.ncols() != n {
+            return Err(LinalgError::NotSquare {
+                op,
+                rows: n,
+                cols: f.ncols(),
+            });
+        }
+        check_rhs(op, n, b)?;
+        if let Some(index) = self.zero_pivot() {
+            return Err(LinalgError::Singular { index });
+        }
+        let p = SolveParams {
+            threshold: self.options.get(teamalg_gates::Family::TriangularSolve),
+        };
+        Ok((f, p))
+    }
+
     /// Overwrites `b` with the solution `X` of `A X = B`, on `exec`.
     pub fn solve_in_place(
         &self,
         b: MatMut<'_, T>,
         exec: &(impl Executor + ?Sized),
     ) -> Result<(), LinalgError> {
-        let f = self.factors();
-        let n = f.nrows();
-        if f.ncols() != n {
-            return Err(LinalgError::NotSquare {
-                op: "solve",
-                rows: n,
-                cols: f.ncols(),
-            });
-        }
-        check_rhs("solve", n, &b)?;
-        if let Some(index) = self.zero_pivot() {
-            return Err(LinalgError::Singular { index });
-        }
+        let (f, p) = self.ready("solve", &b)?;
         let mut b = b;
         apply_swaps(b.as_mut(), 0, &self.swaps);
-        let p = SolveParams {
-            threshold: self.options.get(teamalg_gates::Family::TriangularSolve),
-        };
         let (left, lower, upper) = (Side::Left, Triangle::Lower, Triangle::Upper);
         triangular::solve_in_place(f, b.as_mut(), left, lower, Diag::Unit, exec, p);
         triangular::solve_in_place(f, b, left, upper, Diag::NonUnit, exec, p);
@@ -223,23 +234,8 @@ where
         b: MatMut<'_, T>,
         exec: &(impl Executor + ?Sized),
     ) -> Result<(), LinalgError> {
-        let f = self.factors();
-        let n = f.nrows();
-        if f.ncols() != n {
-            return Err(LinalgError::NotSquare {
-                op: "solve_transpose",
-                rows: n,
-                cols: f.ncols(),
-            });
-        }
-        check_rhs("solve_transpose", n, &b)?;
-        if let Some(index) = self.zero_pivot() {
-            return Err(LinalgError::Singular { index });
-        }
+        let (f, p) = self.ready("solve_transpose", &b)?;
         let mut b = b;
-        let p = SolveParams {
-            threshold: self.options.get(teamalg_gates::Family::TriangularSolve),
-        };
         let (left, lower, upper) = (Side::Left, Triangle::Lower, Triangle::Upper);
         let ft = f.transpose();
         triangular::solve_in_place(ft, b.as_mut(), left, lower, Diag::NonUnit, exec, p);
