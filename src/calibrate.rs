@@ -242,7 +242,7 @@ fn share(log: &ShareLog) {
 
 /// Why a sample was kept or not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
+pub enum SampleVerdict {
     /// Every share on its own thread, nobody descheduled.
     Kept,
     /// Two shares ran on one thread: a serial section.
@@ -253,16 +253,16 @@ pub enum Verdict {
 
 /// Judges a sample from the threads that ran its shares, whether any share's clock jumped,
 /// and whether the caller was switched out.
-pub fn judge(threads: &[usize], jumped: bool, caller_switched: bool) -> Verdict {
+pub fn judge(threads: &[usize], jumped: bool, caller_switched: bool) -> SampleVerdict {
     for (i, t) in threads.iter().enumerate() {
         if threads[..i].contains(t) {
-            return Verdict::Serial;
+            return SampleVerdict::Serial;
         }
     }
     if jumped || caller_switched {
-        Verdict::Descheduled
+        SampleVerdict::Descheduled
     } else {
-        Verdict::Kept
+        SampleVerdict::Kept
     }
 }
 
@@ -298,9 +298,9 @@ fn measure_row(
             let jumped = logs.iter().any(|l| l.jumped.load(Relaxed));
             samples += 1;
             match judge(&threads, jumped, switched) {
-                Verdict::Kept => kept.push(took.as_nanos() as f64 - SHARE.as_nanos() as f64),
-                Verdict::Serial => serial += 1,
-                Verdict::Descheduled => descheduled += 1,
+                SampleVerdict::Kept => kept.push(took.as_nanos() as f64 - SHARE.as_nanos() as f64),
+                SampleVerdict::Serial => serial += 1,
+                SampleVerdict::Descheduled => descheduled += 1,
             }
         }
         rounds.push(kept);
@@ -841,11 +841,11 @@ mod tests {
 
     #[test]
     fn a_sample_with_two_shares_on_one_thread_is_serial() {
-        assert_eq!(judge(&[1, 2], false, false), Verdict::Kept);
-        assert_eq!(judge(&[1, 1], false, false), Verdict::Serial);
-        assert_eq!(judge(&[3, 1, 3], true, false), Verdict::Serial);
-        assert_eq!(judge(&[1, 2], true, false), Verdict::Descheduled);
-        assert_eq!(judge(&[1, 2], false, true), Verdict::Descheduled);
+        assert_eq!(judge(&[1, 2], false, false), SampleVerdict::Kept);
+        assert_eq!(judge(&[1, 1], false, false), SampleVerdict::Serial);
+        assert_eq!(judge(&[3, 1, 3], true, false), SampleVerdict::Serial);
+        assert_eq!(judge(&[1, 2], true, false), SampleVerdict::Descheduled);
+        assert_eq!(judge(&[1, 2], false, true), SampleVerdict::Descheduled);
     }
 
     #[test]

@@ -7,8 +7,12 @@ mod acquire_probe;
 
 use acquire_probe::{run, Config, ARMS};
 
+/// The tests take turns: the probe counts the threads the process starts.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn the_acquire_probe_runs_every_arm_in_a_short_mode() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let cfg = Config {
         threads: 2,
         spin_polls: Some(1_000),
@@ -34,4 +38,44 @@ fn the_acquire_probe_runs_every_arm_in_a_short_mode() {
         before,
         teamalg::spawned_workers()
     );
+}
+
+#[test]
+fn with_team_nests_inside_a_team_section_and_from_threads() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    use faer::{Accum, Mat};
+    use teamalg::linalg;
+    let a = Mat::<f64>::ones(64, 64);
+    let product = |team: &teamalg::Team| {
+        let mut c = Mat::<f64>::zeros(64, 64);
+        linalg::matmul(
+            c.as_mut(),
+            Accum::Replace,
+            a.as_ref(),
+            a.as_ref(),
+            1.0,
+            team,
+        )
+        .unwrap();
+        c[(0, 0)]
+    };
+    // Inside another with_team's section: the inner call builds its own pool from the reserve.
+    let outer = teamalg::with_team(2, |team| {
+        team.exec(2)
+            .team(|t| {
+                t.run(|_| {
+                    assert_eq!(teamalg::with_team(1, product).unwrap(), 64.0);
+                })
+            })
+            .unwrap();
+        product(team)
+    })
+    .unwrap();
+    assert_eq!(outer, 64.0);
+    // From several threads at once.
+    std::thread::scope(|s| {
+        for _ in 0..3 {
+            s.spawn(|| assert_eq!(teamalg::with_team(2, product).unwrap(), 64.0));
+        }
+    });
 }
