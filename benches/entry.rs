@@ -10,15 +10,10 @@
 //! outside and `scope` from inside a held `ThreadPool` of the same width, and a pool built and
 //! dropped per call (teamalg leases workers from its reserve; rayon spawns threads).
 
-#[path = "../src/tour/measure.rs"]
-mod measure;
-#[path = "../src/tour/plain.rs"]
-mod plain;
-
 use std::time::Duration;
 
-use measure::{busy, time_calls, Stats};
-use plain::{fresh_pool, inside, outside, overhead_us, widths};
+use teamalg_tools::tour::measure::{busy, time_calls, Stats};
+use teamalg_tools::tour::plain::{fresh_pool, inside, outside, overhead_us, widths};
 
 fn rayon_pool(w: usize) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new()

@@ -28,16 +28,13 @@
 //! Under each teamalg row: the wait counters per call (joins slept, barriers slept, member
 //! sleeps, wakes).
 
-#[path = "../src/tour/measure.rs"]
-mod measure;
-
 use std::io::Write;
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
-use measure::{busy, time_calls, Stats};
 use teamalg::wait::counters::{self, WaitCounters};
 use teamalg::{Exec, Pool, Team};
+use teamalg_tools::tour::measure::{busy, time_calls, Stats};
 
 struct Opts {
     scenario: String,

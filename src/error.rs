@@ -74,8 +74,8 @@ impl fmt::Display for Error {
                 "invalid split: {sizes} children of total size {total} on a team of width \
                  {width} (each size must be at least 1 and the total at most the width)"
             ),
-            Error::Thresholds(e) => write!(f, "{}: {e}", crate::handle::THRESHOLDS_VAR),
-            Error::Profile(e) => write!(f, "{}: {e}", crate::handle::PROFILE_VAR),
+            Error::Thresholds(e) => write!(f, "{}: {e}", crate::environment::THRESHOLDS_VAR),
+            Error::Profile(e) => write!(f, "{}: {e}", crate::environment::PROFILE_VAR),
         }
     }
 }
@@ -89,13 +89,6 @@ impl From<teamalg_gates::ThresholdsError> for Error {
 impl From<teamalg_gates::ProfileError> for Error {
     fn from(e: teamalg_gates::ProfileError) -> Self {
         Error::Profile(Box::new(e))
-    }
-}
-
-/// `pool.into_team(w)?` in a function returning `Error`: the pool that came back is dropped.
-impl From<crate::team::IntoTeamError> for Error {
-    fn from(e: crate::team::IntoTeamError) -> Self {
-        e.error
     }
 }
 

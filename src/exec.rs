@@ -12,18 +12,18 @@ use std::time::Duration;
 use std::panic::resume_unwind;
 use std::sync::Arc;
 use teamalg_gates::{pays_at, width_for_by, DispatchKind, Model};
-use teamalg_kernels::par::Part;
 
-use crate::batch::Batch;
 use crate::error::{Error, Refused};
-use crate::handle::Pool;
-use crate::ledger;
-use crate::parker;
-use crate::pool::{PoolShared, Settle};
-use crate::section::Participant;
-use crate::sync::{lock, Mutex};
-use crate::sync::{AtomicUsize, Ordering::Relaxed};
-use crate::team::{acquire_members, run_on, Lead, Shares, TeamExec, NO_MEMBERS};
+use crate::pool::Pool;
+use crate::runtime::join::Settle;
+use crate::runtime::ledger;
+use crate::runtime::parker;
+use crate::runtime::plain::batch::Batch;
+use crate::runtime::sync::{lock, Mutex};
+use crate::runtime::sync::{AtomicUsize, Ordering::Relaxed};
+use crate::runtime::team::dispatch::{run_on, slot_buffer, split_on, Lead, Release, Shares};
+use crate::runtime::team::section::Participant;
+use crate::runtime::worker::PoolShared;
 
 enum PoolRef<'a> {
     Serial,
@@ -76,7 +76,7 @@ enum PoolRef<'a> {
 pub struct Exec<'a> {
     pool: PoolRef<'a>,
     budget: usize,
-    pub(crate) root: usize,
+    root: usize,
     /// A root token (not a fork child): the caller itself counts in the ledger.
     is_root: bool,
     /// The claim on a team's leadership, released when the token is dropped.
@@ -153,29 +153,6 @@ impl<'a> Exec<'a> {
     }
 }
 
-/// Releases reserved slots when dropped.
-struct Release<'p>(&'p PoolShared, &'p [usize]);
-
-impl Drop for Release<'_> {
-    fn drop(&mut self) {
-        self.0.release(self.1);
-    }
-}
-
-/// A buffer for `n` slot indices: on the stack up to 64, else on the heap.
-pub(crate) fn slot_buffer<'b>(
-    n: usize,
-    stack: &'b mut [usize; 64],
-    heap: &'b mut Vec<usize>,
-) -> &'b mut [usize] {
-    if n <= stack.len() {
-        &mut stack[..n]
-    } else {
-        heap.resize(n, 0);
-        heap
-    }
-}
-
 /// Budgets of the children of a `fork_sized` with fewer jobs than `budget`, into `out`: the
 /// budget divided in proportion to `shares` (a share of 0 counts as 1), each child at least
 /// one slot, summing to `budget`. Each child gets its quota rounded down (at least 1); slots
@@ -215,17 +192,6 @@ fn sized_budgets(budget: usize, shares: &[usize], out: &mut [usize]) {
     }
 }
 
-/// Chunks per participant of a kernel region on a plain token (`Exec::chunk_count`): with four,
-/// a helper that falls a whole chunk behind costs the region a quarter of a share at most.
-pub(crate) const CHUNKS_PER_HELPER: usize = 4;
-
-/// Runs a kernel's `width` parts one after another on the calling thread, without a barrier.
-pub(crate) fn run_parts_serially(width: usize, f: &(dyn Fn(Part<'_>) + Sync)) {
-    for i in 0..width {
-        f(Part::new(i, width, None));
-    }
-}
-
 /// Budget of child `i` of `jobs` under `budget`: equal shares, the remainder to the first.
 #[inline]
 fn child_budget(budget: usize, jobs: usize, i: usize) -> usize {
@@ -237,6 +203,13 @@ fn child_budget(budget: usize, jobs: usize, i: usize) -> usize {
 }
 
 impl<'a> Exec<'a> {
+    /// The slot ledger's id of this token's root (feature `ledger`), for the slot-conservation
+    /// tests.
+    #[cfg(feature = "ledger")]
+    pub fn ledger_root(&self) -> usize {
+        self.root
+    }
+
     /// The number of slots this token may use at once (1 for a serial token).
     pub fn budget(&self) -> usize {
         self.budget
@@ -327,7 +300,7 @@ impl<'a> Exec<'a> {
         }
     }
 
-    fn shared(&self) -> Option<&PoolShared> {
+    pub(crate) fn shared(&self) -> Option<&PoolShared> {
         match &self.pool {
             PoolRef::Serial => None,
             PoolRef::Owned(p) => Some(p),
@@ -338,7 +311,7 @@ impl<'a> Exec<'a> {
 
     /// The members this team token may use, and the team's claim word, when it is one.
     #[inline]
-    fn team_members(&self) -> Option<(&'a PoolShared, &'a [usize], &'a AtomicUsize)> {
+    pub(crate) fn team_members(&self) -> Option<(&'a PoolShared, &'a [usize], &'a AtomicUsize)> {
         match self.pool {
             PoolRef::Team(p, m, c) => Some((p, m, c)),
             _ => None,
@@ -347,14 +320,14 @@ impl<'a> Exec<'a> {
 
     /// The pool to run on, when this entry can go parallel at all.
     #[inline]
-    fn parallel_pool(&self) -> Option<&PoolShared> {
+    pub(crate) fn parallel_pool(&self) -> Option<&PoolShared> {
         if self.budget < 2 {
             return None;
         }
         self.shared().filter(|p| !p.is_shut_down())
     }
 
-    fn child<'s>(&self, pool: &'s PoolShared, budget: usize) -> Exec<'s> {
+    pub(crate) fn child<'s>(&self, pool: &'s PoolShared, budget: usize) -> Exec<'s> {
         Exec {
             pool: PoolRef::Borrowed(pool),
             budget,
@@ -465,11 +438,11 @@ impl<'a> Exec<'a> {
                     }
                 }
             }
-            match TeamExec::new(Some(pool), members, claim).split(sizes, |i, t| f(i, t.token())) {
-                Ok(()) => true,
-                Err(Error::TeamBusy) => false,
-                Err(e) => unreachable!("child budgets sum to the team's width: {e}"),
-            }
+            // The child budgets sum to the team's width, each at least 1.
+            let child = |i: usize, group: &[usize], lead: &AtomicUsize| {
+                f(i, Exec::for_team(Some(pool), group, None, lead))
+            };
+            split_on(Some(pool), members, claim, sizes, &child).is_ok()
         };
         if !ran {
             for i in 0..jobs {
@@ -545,81 +518,13 @@ impl<'a> Exec<'a> {
         }
     }
 
-    /// Runs `f` on `width` participants (at most the budget) for a kernel: a section on a team
-    /// token (with barriers), jobs of a batch on a plain token (no barrier: participants are
-    /// not guaranteed to run at once), inline on a serial token.
-    pub(crate) fn run_parts(&self, width: usize, f: &(dyn Fn(Part<'_>) + Sync)) {
-        let width = width.clamp(1, self.budget);
-        if let Some((pool, members, claim)) = self.team_members() {
-            let job = |p: Participant<'_>| {
-                let meet = || p.barrier();
-                f(Part::new(p.index(), p.width(), Some(&meet)));
-            };
-            if run_on(
-                Some(pool),
-                &members[..width - 1],
-                claim,
-                &job,
-                Shares::Independent,
-            )
-            .is_err()
-            {
-                // The team leads a section already: the parts run here, one after another.
-                run_parts_serially(width, f);
-            }
-            return;
-        }
-        match self.parallel_pool().filter(|_| width > 1) {
-            None => run_parts_serially(width, f),
-            Some(pool) => {
-                let job = |i: usize| f(Part::new(i, width, None));
-                self.run_batch(pool, width, &job);
-            }
-        }
-    }
-
-    /// How many chunks a kernel's `width`-wide region is cut into on this token
-    /// (`Executor::run_chunks`): one per participant on a team token (its members run at once)
-    /// and on a serial one; [`CHUNKS_PER_HELPER`] per participant on a plain token, whose
-    /// helpers are idle workers that may fall behind on a busy host.
-    pub(crate) fn chunk_count(&self, width: usize) -> usize {
-        let width = width.clamp(1, self.budget);
-        if width > 1 && self.team_members().is_none() && self.parallel_pool().is_some() {
-            width * CHUNKS_PER_HELPER
-        } else {
-            width
-        }
-    }
-
-    /// `Executor::run_chunks`: on a plain token the chunks are the jobs of one batch, claimed
-    /// one at a time by the caller and at most `width - 1` helpers; elsewhere as `run_parts`.
-    pub(crate) fn run_chunks_claimed(&self, width: usize, f: &(dyn Fn(usize, usize) + Sync)) {
-        let n = self.chunk_count(width);
-        let width = width.clamp(1, self.budget);
-        match self
-            .parallel_pool()
-            .filter(|_| width > 1 && self.team_members().is_none())
-        {
-            Some(pool) => {
-                let job = |c: usize| f(c, n);
-                self.run_batch_width(pool, n, width, &job);
-            }
-            None => self.run_parts(width, &|p: Part<'_>| {
-                let (i, w) = (p.index(), p.width());
-                for c in i * n / w..(i + 1) * n / w {
-                    f(c, n);
-                }
-            }),
-        }
-    }
-
     /// Queues `jobs` jobs, works on them, joins, and resumes a panic.
-    fn run_batch(&self, pool: &PoolShared, jobs: usize, job: &(dyn Fn(usize) + Sync)) {
+    pub(crate) fn run_batch(&self, pool: &PoolShared, jobs: usize, job: &(dyn Fn(usize) + Sync)) {
         self.run_batch_width(pool, jobs, self.budget, job);
     }
 
     /// `run_batch` with at most `width` participants (the caller and `width - 1` helpers).
-    fn run_batch_width(
+    pub(crate) fn run_batch_width(
         &self,
         pool: &PoolShared,
         jobs: usize,
@@ -692,32 +597,6 @@ impl<'a> Exec<'a> {
         ledger::exit(self.root);
         debug_assert!(ran.is_ok());
         Ok(())
-    }
-
-    /// Reserves the members of a team for the scope of `f`: up to `budget - 1` idle workers
-    /// (waiting at most the pool's `acquire_timeout` for them), led by the calling thread.
-    /// Refuses with [`Refused::Busy`] when they cannot all be reserved in time. On a team token
-    /// it uses the token's members; on a serial token or a budget of one, `f` gets a team of
-    /// width 1.
-    pub fn team<R>(self, f: impl FnOnce(TeamExec<'_>) -> R) -> Result<R, Refused> {
-        if let Some((pool, members, claim)) = self.team_members() {
-            return Ok(f(TeamExec::new(Some(pool), members, claim)));
-        }
-        let Some(pool) = self.parallel_pool() else {
-            return Ok(f(TeamExec::new(None, &[], &NO_MEMBERS)));
-        };
-        let want = self.budget - 1;
-        let mut slots = [0usize; 64];
-        let mut many = Vec::new();
-        let out = slot_buffer(want, &mut slots, &mut many);
-        let got = acquire_members(pool, want, out, pool.acquire_timeout);
-        let _release = Release(pool, &out[..got]);
-        if got < want {
-            return Err(Refused::Busy);
-        }
-        // The team's claim word lives as long as the reservation.
-        let claim = AtomicUsize::new(0);
-        Ok(f(TeamExec::new(Some(pool), out, &claim)))
     }
 
     /// Enters the pool once for an outside library that runs its own threads: holds up to

@@ -6,7 +6,9 @@ use std::time::Duration;
 use teamalg_gates::Model;
 use teamalg_kernels::par::{Executor, Part};
 
-use crate::exec::{run_parts_serially, Exec};
+use crate::exec::Exec;
+use crate::runtime::team::dispatch::{run_on, Shares};
+use crate::runtime::team::section::Participant;
 use crate::team::{Team, TeamExec};
 
 impl Executor for Exec<'_> {
@@ -124,5 +126,87 @@ impl Executor for Team {
             return Duration::ZERO;
         }
         Team::wake_cost(self)
+    }
+}
+
+/// Chunks per participant of a kernel region on a plain token (`Exec::chunk_count`): with four,
+/// a helper that falls a whole chunk behind costs the region a quarter of a share at most.
+pub(crate) const CHUNKS_PER_HELPER: usize = 4;
+
+/// Runs a kernel's `width` parts one after another on the calling thread, without a barrier.
+pub(crate) fn run_parts_serially(width: usize, f: &(dyn Fn(Part<'_>) + Sync)) {
+    for i in 0..width {
+        f(Part::new(i, width, None));
+    }
+}
+
+/// How a plain or team token runs a kernel's parts: the kernels' `Part` is converted here.
+impl Exec<'_> {
+    /// Runs `f` on `width` participants (at most the budget) for a kernel: a section on a team
+    /// token (with barriers), jobs of a batch on a plain token (no barrier: participants are
+    /// not guaranteed to run at once), inline on a serial token.
+    pub(crate) fn run_parts(&self, width: usize, f: &(dyn Fn(Part<'_>) + Sync)) {
+        let width = width.clamp(1, self.budget());
+        if let Some((pool, members, claim)) = self.team_members() {
+            let job = |p: Participant<'_>| {
+                let meet = || p.barrier();
+                f(Part::new(p.index(), p.width(), Some(&meet)));
+            };
+            if run_on(
+                Some(pool),
+                &members[..width - 1],
+                claim,
+                &job,
+                Shares::Independent,
+            )
+            .is_err()
+            {
+                // The team leads a section already: the parts run here, one after another.
+                run_parts_serially(width, f);
+            }
+            return;
+        }
+        match self.parallel_pool().filter(|_| width > 1) {
+            None => run_parts_serially(width, f),
+            Some(pool) => {
+                let job = |i: usize| f(Part::new(i, width, None));
+                self.run_batch(pool, width, &job);
+            }
+        }
+    }
+
+    /// How many chunks a kernel's `width`-wide region is cut into on this token
+    /// (`Executor::run_chunks`): one per participant on a team token (its members run at once)
+    /// and on a serial one; [`CHUNKS_PER_HELPER`] per participant on a plain token, whose
+    /// helpers are idle workers that may fall behind on a busy host.
+    pub(crate) fn chunk_count(&self, width: usize) -> usize {
+        let width = width.clamp(1, self.budget());
+        if width > 1 && self.team_members().is_none() && self.parallel_pool().is_some() {
+            width * CHUNKS_PER_HELPER
+        } else {
+            width
+        }
+    }
+
+    /// `Executor::run_chunks`: on a plain token the chunks are the jobs of one batch, claimed
+    /// one at a time by the caller and at most `width - 1` helpers; elsewhere as `run_parts`.
+    pub(crate) fn run_chunks_claimed(&self, width: usize, f: &(dyn Fn(usize, usize) + Sync)) {
+        let n = self.chunk_count(width);
+        let width = width.clamp(1, self.budget());
+        match self
+            .parallel_pool()
+            .filter(|_| width > 1 && self.team_members().is_none())
+        {
+            Some(pool) => {
+                let job = |c: usize| f(c, n);
+                self.run_batch_width(pool, n, width, &job);
+            }
+            None => self.run_parts(width, &|p: Part<'_>| {
+                let (i, w) = (p.index(), p.width());
+                for c in i * n / w..(i + 1) * n / w {
+                    f(c, n);
+                }
+            }),
+        }
     }
 }

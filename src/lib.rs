@@ -26,41 +26,46 @@
 
 #![cfg_attr(loom, allow(dead_code, unused_imports))]
 
-mod batch;
-mod parker;
-mod queue;
-mod section;
-mod slot;
-mod sync;
-pub mod wait;
+mod runtime;
 
 #[cfg(not(loom))]
-pub mod calibrate;
-#[cfg(not(loom))]
-mod cpus;
+mod environment;
 #[cfg(not(loom))]
 mod error;
 #[cfg(not(loom))]
 mod exec;
 #[cfg(not(loom))]
-mod handle;
-#[cfg(not(loom))]
 mod kernel_exec;
-#[cfg(not(loom))]
-pub mod ledger;
 #[cfg(not(loom))]
 pub mod linalg;
 #[cfg(not(loom))]
 mod pool;
 #[cfg(not(loom))]
-pub mod reserve;
-#[cfg(not(loom))]
 mod team;
 #[cfg(not(loom))]
 mod with_team;
 
+/// The staged waits' defaults and their counters.
+pub mod wait {
+    pub use crate::runtime::counters;
+    pub use crate::runtime::wait::{DEFAULT_SPIN_POLLS, THROTTLED_SPIN_POLLS, YIELD_POLLS};
+}
+
+/// The process-wide reserve of idle workers that pools lease their threads from.
 #[cfg(not(loom))]
-pub use cpus::available_cpus;
+pub mod reserve {
+    pub use crate::runtime::reserve::{idle_workers, spawned_workers, trim};
+}
+
+/// The slot ledger (feature `ledger`): live tasks per root token, for the slot-conservation
+/// tests; `Exec::ledger_root` names a token's root.
+#[cfg(all(feature = "ledger", not(loom)))]
+pub mod ledger {
+    pub use crate::runtime::ledger::{live, max_live};
+}
+
+#[cfg(not(loom))]
+pub use environment::{PROFILE_VAR, THRESHOLDS_VAR};
 #[cfg(not(loom))]
 pub use error::{Error, Refused};
 #[cfg(not(loom))]
@@ -70,10 +75,12 @@ pub use exec::Exec;
 #[cfg(not(loom))]
 pub use faer;
 #[cfg(not(loom))]
-pub use handle::{Pool, PoolBuilder, PROFILE_VAR, THRESHOLDS_VAR};
+pub use pool::{Pool, PoolBuilder};
 #[cfg(not(loom))]
 pub use reserve::spawned_workers;
-pub use section::Participant;
+#[cfg(not(loom))]
+pub use runtime::cpus::available_cpus;
+pub use runtime::team::section::Participant;
 #[cfg(not(loom))]
 pub use team::{IntoTeamError, Team, TeamExec};
 /// The cost model (`teamalg-gates`): the rule, dispatch costs, rates, profiles.
@@ -91,11 +98,11 @@ pub use with_team::with_team;
 #[cfg(loom)]
 #[doc(hidden)]
 pub mod loom_api {
-    pub use crate::batch::Batch;
-    pub use crate::parker::Parker;
-    pub use crate::queue::Queue;
-    pub use crate::section::{Participant, Roster, Section};
-    pub use crate::slot::{wake_for_queue, Slot};
+    pub use crate::runtime::parker::Parker;
+    pub use crate::runtime::plain::batch::Batch;
+    pub use crate::runtime::plain::queue::Queue;
+    pub use crate::runtime::team::section::{Participant, Roster, Section};
+    pub use crate::runtime::team::slot::{wake_for_queue, Slot};
 }
 
 /// The README's examples, compiled and run as doctests so they stay true.

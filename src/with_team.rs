@@ -1,7 +1,7 @@
 //! `with_team`: a pool and a team built for one call and dropped after it.
 
 use crate::error::Error;
-use crate::handle::Pool;
+use crate::pool::Pool;
 use crate::team::Team;
 
 /// Runs `f` on a team of `width` built for this call (a pool of `width` threads with the default

@@ -95,7 +95,7 @@ pub(crate) fn stress(pool: &Pool, seed: u64, rounds: usize, callers: usize) -> u
                     let prog = Prog::random(&mut rng, 4);
                     let budget = 1 + rng.below(pool.threads() as u64) as usize;
                     let mut exec = Exec::new(pool, budget).unwrap();
-                    let id = ledger::root_of(&exec);
+                    let id = exec.ledger_root();
                     let done = AtomicUsize::new(0);
                     // Twice through reborrow, once by value.
                     prog.run(exec.reborrow(), &done);

@@ -32,11 +32,11 @@
 // `pub` items here are reachable only from the loom models (`loom_api`).
 #![allow(unreachable_pub)]
 
-use crate::parker::Parker;
-use crate::section::Section;
-use crate::sync::{
+use crate::runtime::parker::Parker;
+use crate::runtime::sync::{
     fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU8, AtomicUsize, Ordering::*, NO_CPU,
 };
+use crate::runtime::team::section::Section;
 
 /// The SLEEPING flag in `word`; the generation counts in units of `GENERATION`.
 const SLEEPING: usize = 1;

@@ -4,15 +4,15 @@
 //! atomic, not the lock. Pushing and attaching allocate nothing: the links are fields of the
 //! batches. A batch leaves the list when its last helper place is taken, when a helper finds
 //! it exhausted, or when its owner unlinks it before waiting; after that no new helper can
-//! attach (see [`crate::batch`]).
+//! attach (see [`crate::runtime::plain::batch`]).
 
 // `pub` items here are reachable only from the loom models (`loom_api`).
 #![allow(unreachable_pub)]
 
 use std::ptr;
 
-use crate::batch::Batch;
-use crate::sync::{lock, AtomicUsize, Mutex, Ordering::*};
+use crate::runtime::plain::batch::Batch;
+use crate::runtime::sync::{lock, AtomicUsize, Mutex, Ordering::*};
 
 struct List {
     head: *const Batch<'static>,

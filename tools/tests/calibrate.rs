@@ -4,10 +4,10 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use faer::Mat;
-use teamalg::calibrate::{self, Measure, SHARE};
 use teamalg::gates::trace::{self, Reason};
 use teamalg::gates::{DispatchKind, Family, Fingerprint};
 use teamalg::{linalg, Pool};
+use teamalg_tools::calibrate::{self, Measure, SHARE};
 
 /// The tests of this file take turns: the saboteur's spinners would otherwise disturb the
 /// calibration's timings (and the calibration the saboteur's), as they did in a CI run.

@@ -7,19 +7,14 @@ use teamalg::Pool;
 use super::measure::{busy, time_calls, Stats};
 
 /// Sections of one `share` per participant on a held team of width `w`.
-pub(crate) fn team_sections(
-    team: &teamalg::Team,
-    w: usize,
-    share: Duration,
-    calls: usize,
-) -> Stats {
+pub fn team_sections(team: &teamalg::Team, w: usize, share: Duration, calls: usize) -> Stats {
     team.exec(w)
         .team(|t| time_calls(calls, || t.run(|_| busy(share))))
         .expect("a team token always forms its team")
 }
 
 /// The first section of one `share` after the leader slept `gap` (members had time to park).
-pub(crate) fn after_gap(
+pub fn after_gap(
     team: &teamalg::Team,
     w: usize,
     share: Duration,
@@ -41,7 +36,7 @@ pub(crate) fn after_gap(
 }
 
 /// A pool and team of width `w` built, used for one section and dropped, per call.
-pub(crate) fn team_per_call(w: usize, share: Duration, calls: usize) -> Stats {
+pub fn team_per_call(w: usize, share: Duration, calls: usize) -> Stats {
     time_calls(calls, || {
         let team = Pool::builder()
             .threads(w)

@@ -4,7 +4,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 /// Busy work of `d` on the calling thread (a share of known length).
-pub(crate) fn busy(d: Duration) {
+pub fn busy(d: Duration) {
     let t = Instant::now();
     while t.elapsed() < d {
         black_box(());
@@ -13,14 +13,18 @@ pub(crate) fn busy(d: Duration) {
 
 /// Median, 90th percentile and maximum of a set of timings.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Stats {
-    pub(crate) median: Duration,
-    pub(crate) p90: Duration,
-    pub(crate) max: Duration,
+pub struct Stats {
+    /// The median.
+    pub median: Duration,
+    /// The 90th percentile.
+    pub p90: Duration,
+    /// The slowest.
+    pub max: Duration,
 }
 
 impl Stats {
-    pub(crate) fn of(mut v: Vec<Duration>) -> Stats {
+    /// The statistics of `v` (not empty).
+    pub fn of(mut v: Vec<Duration>) -> Stats {
         v.sort();
         let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
         Stats {
@@ -32,7 +36,7 @@ impl Stats {
 }
 
 /// Times `calls` calls of `f` after `calls / 10` unmeasured ones.
-pub(crate) fn time_calls(calls: usize, mut f: impl FnMut()) -> Stats {
+pub fn time_calls(calls: usize, mut f: impl FnMut()) -> Stats {
     for _ in 0..calls / 10 {
         f();
     }

@@ -9,16 +9,20 @@ use faer::{Accum, Mat, Par};
 use teamalg::{linalg, Team};
 
 /// A kernel's serial faer call and its teamalg call on a team, each on fresh input.
-pub(crate) struct Row {
-    pub(crate) kernel: &'static str,
-    pub(crate) n: usize,
-    pub(crate) serial: Duration,
-    pub(crate) team: Duration,
+pub struct Row {
+    /// The kernel's name.
+    pub kernel: &'static str,
+    /// The matrix order.
+    pub n: usize,
+    /// faer serial's median call.
+    pub serial: Duration,
+    /// teamalg's median call on the team.
+    pub team: Duration,
 }
 
 /// Interleaves `calls` serial and team calls (the host's speed drifts; a ratio within a pair
 /// is what counts) and returns the medians; `prepare` runs untimed before each call.
-fn pair(
+pub fn pair(
     calls: usize,
     mut prepare: impl FnMut(),
     mut serial: impl FnMut(),
@@ -41,13 +45,13 @@ fn pair(
 }
 
 /// A reproducible, well-conditioned entry.
-fn entry(i: usize, j: usize) -> f64 {
+pub fn entry(i: usize, j: usize) -> f64 {
     let h = (i as u64 * 0x9e37_79b9 + j as u64 * 0x85eb_ca6b) % 1000;
     ((i * 7 + j * 3) as f64 * 0.01).sin() + h as f64 / 1000.0 - 0.5
 }
 
 /// GEMM, LU and Cholesky (f64) at each size in `sizes`.
-pub(crate) fn rows(team: &Team, sizes: &[usize]) -> Vec<Row> {
+pub fn rows(team: &Team, sizes: &[usize]) -> Vec<Row> {
     let mut out = Vec::new();
     for &n in sizes {
         let calls = if n >= 1024 { 5 } else { 21 };

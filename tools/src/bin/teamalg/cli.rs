@@ -4,9 +4,9 @@ use std::time::Duration;
 
 use teamalg::Pool;
 
-use crate::tour::measure::Stats;
-use crate::tour::plain::{fresh_pool, inside, outside, overhead_us, widths};
-use crate::tour::team::{after_gap, team_per_call, team_sections};
+use teamalg_tools::tour::measure::Stats;
+use teamalg_tools::tour::plain::{fresh_pool, inside, outside, overhead_us, widths};
+use teamalg_tools::tour::team::{after_gap, team_per_call, team_sections};
 
 const SHARE: Duration = Duration::from_micros(10);
 const CALLS: usize = 2000;
@@ -14,7 +14,12 @@ const CALLS: usize = 2000;
 /// teamalg: linear algebra on low-latency thread teams. Without a command, prints a tour of
 /// what parallel entry and the kernels cost on this host.
 #[derive(Debug, clap::Parser)]
-#[command(name = "teamalg", version, about, long_about = None)]
+#[command(
+    name = "teamalg",
+    version,
+    about = "What teamalg costs on this host: parallel entry, waits and kernels (tour); its profile (calibrate)",
+    long_about = None
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -59,8 +64,8 @@ const DEFAULT_PROFILE: &str = "teamalg-profile.toml";
 /// `teamalg calibrate`: measures, shows what it kept beside the class rows, writes the profile.
 fn calibrate(out: &std::path::Path, quiet: bool, verbose: bool) {
     use std::io::Write;
-    use teamalg::calibrate::Measure;
     use teamalg::gates::{builtin_rate, builtin_split, DispatchCosts, HostClass};
+    use teamalg_tools::calibrate::Measure;
 
     let class = HostClass::detect();
     eprintln!(
@@ -68,7 +73,7 @@ fn calibrate(out: &std::path::Path, quiet: bool, verbose: bool) {
         teamalg::available_cpus(),
         class.name()
     );
-    let cal = teamalg::calibrate::calibrate(|step| {
+    let cal = teamalg_tools::calibrate::calibrate(|step| {
         if quiet {
             return;
         }
@@ -288,7 +293,7 @@ fn kernel_table(cpus: usize) {
         "{:>9}  {:>5}  {:>16}  {:>16}  {:>8}",
         "kernel", "n", "faer serial (ms)", "teamalg (ms)", "speedup"
     );
-    for r in crate::tour::kernels::rows(&team, &[256, 1024]) {
+    for r in teamalg_tools::tour::kernels::rows(&team, &[256, 1024]) {
         let ms = |d: Duration| d.as_secs_f64() * 1e3;
         println!(
             "{:>9}  {:>5}  {:>16.3}  {:>16.3}  {:>7.2}x",

@@ -56,8 +56,3 @@ mod imp {
 pub(crate) use imp::{enter, exit, register};
 #[cfg(feature = "ledger")]
 pub use imp::{live, max_live};
-
-/// The ledger id of a root token (0 without the `ledger` feature).
-pub fn root_of(exec: &crate::Exec<'_>) -> usize {
-    exec.root
-}

@@ -32,10 +32,11 @@
 use std::marker::PhantomData;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
-use crate::batch::Panic;
-use crate::parker::Parker;
-use crate::sync::{lock, AtomicU64, AtomicUsize, Mutex, Ordering::*};
-use crate::wait::{counters, wait_staged, Crowd, Waiter};
+use crate::runtime::counters;
+use crate::runtime::parker::Parker;
+use crate::runtime::plain::batch::Panic;
+use crate::runtime::sync::{lock, AtomicU64, AtomicUsize, Mutex, Ordering::*};
+use crate::runtime::wait::{wait_staged, Crowd, Waiter};
 
 /// Who the participants of a section are: the parker of participant `i` (0 is the leader).
 pub trait Roster: Sync {

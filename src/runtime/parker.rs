@@ -21,9 +21,9 @@
 
 use std::time::Duration;
 
-use crate::sync::AtomicUsize;
-use crate::sync::{lock, Condvar, Mutex, Ordering::*};
-use crate::wait::counters;
+use crate::runtime::counters;
+use crate::runtime::sync::AtomicUsize;
+use crate::runtime::sync::{lock, Condvar, Mutex, Ordering::*};
 
 const EMPTY: usize = 0;
 const PARKED: usize = 1;
@@ -160,9 +160,9 @@ impl Parker {
 #[cfg(not(loom))]
 fn wait<'a>(
     cvar: &Condvar,
-    guard: crate::sync::MutexGuard<'a, ()>,
+    guard: crate::runtime::sync::MutexGuard<'a, ()>,
     timeout: Option<Duration>,
-) -> (crate::sync::MutexGuard<'a, ()>, bool) {
+) -> (crate::runtime::sync::MutexGuard<'a, ()>, bool) {
     match timeout {
         None => (cvar.wait(guard).unwrap_or_else(|e| e.into_inner()), false),
         Some(t) => {
@@ -177,9 +177,9 @@ fn wait<'a>(
 #[cfg(loom)]
 fn wait<'a>(
     cvar: &Condvar,
-    guard: crate::sync::MutexGuard<'a, ()>,
+    guard: crate::runtime::sync::MutexGuard<'a, ()>,
     timeout: Option<Duration>,
-) -> (crate::sync::MutexGuard<'a, ()>, bool) {
+) -> (crate::runtime::sync::MutexGuard<'a, ()>, bool) {
     // Under the model a timed park is a park: every timed park in the executor is also
     // ended by an unpark, and a model must not spin on a timeout.
     let _ = timeout;

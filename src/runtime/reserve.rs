@@ -13,15 +13,15 @@ use std::sync::atomic::{AtomicUsize as StdAtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use crate::cpus::CpuSet;
 use crate::error::Error;
-use crate::parker::{self, Parker};
-use crate::pool::PoolShared;
-use crate::pool::SpinPlace;
-use crate::sync::{
+use crate::runtime::cpus::CpuSet;
+use crate::runtime::idle::SpinPlace;
+use crate::runtime::parker::{self, Parker};
+use crate::runtime::sync::{
     current_cpu, lock, AtomicBool, AtomicPtr, AtomicU32, Mutex, Ordering::*, NO_CPU,
 };
-use crate::wait::{wait_staged, Waiter};
+use crate::runtime::wait::{wait_staged, Waiter};
+use crate::runtime::worker::PoolShared;
 
 static SPAWNED: StdAtomicUsize = StdAtomicUsize::new(0);
 
@@ -84,7 +84,7 @@ impl IdleWorker {
                 parker::current().park();
             }
         }
-        let cpus = crate::cpus::available_cpus();
+        let cpus = crate::runtime::cpus::available_cpus();
         let spin = SpinPlace::take(if spin { RESERVE_SPIN_POLLS } else { 0 }, cpus);
         let mut polls = spin.polls();
         let full = spin.full();
@@ -115,7 +115,7 @@ static RESERVE: Mutex<Reserve> = Mutex::new(Reserve {
 });
 
 fn bound(r: &Reserve) -> usize {
-    r.widest.max(crate::cpus::available_cpus())
+    r.widest.max(crate::runtime::cpus::available_cpus())
 }
 
 /// Idle workers in the reserve now.
@@ -263,7 +263,7 @@ fn spawn(pool: Arc<PoolShared>, k: usize) -> Result<(), Error> {
 
 /// A leased worker's life: serve pools, rest in the reserve between them.
 fn run(me: Arc<IdleWorker>, first: Order) {
-    me.tid.store(crate::cpus::current_tid(), Relaxed);
+    me.tid.store(crate::runtime::cpus::current_tid(), Relaxed);
     me.parker
         .store(parker::current() as *const Parker as *mut Parker, Release);
     let mut cpus: Option<CpuSet> = None;

@@ -25,18 +25,18 @@ use std::time::{Duration, Instant};
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::traits::ComplexField;
 use faer::{c32, c64, Accum, Mat, Par};
-use teamalg_gates::trace;
-use teamalg_gates::{
+use teamalg::gates::trace;
+use teamalg::gates::{
     DispatchCosts, DispatchKind, Family, Fingerprint, HostProfile, ParThreshold, Rate, RateCurve,
     Scalar, SplitCost, Splits, WidthCosts, MAX_ANCHORS,
 };
-use teamalg_kernels::cholesky::{cholesky_in_place, cholesky_in_place_scratch, CholeskyParams};
-use teamalg_kernels::gemm::{matmul, GemmParams};
-use teamalg_kernels::lu::{lu_in_place, lu_in_place_scratch, LuParams};
-use teamalg_kernels::par::{Executor, Seq};
-use teamalg_kernels::triangular::{solve_in_place, Diag, Side, SolveParams, Triangle};
+use teamalg::kernels::cholesky::{cholesky_in_place, cholesky_in_place_scratch, CholeskyParams};
+use teamalg::kernels::gemm::{matmul, GemmParams};
+use teamalg::kernels::lu::{lu_in_place, lu_in_place_scratch, LuParams};
+use teamalg::kernels::par::{Executor, Seq};
+use teamalg::kernels::triangular::{solve_in_place, Diag, Side, SolveParams, Triangle};
 
-use crate::{Exec, Pool};
+use teamalg::{Exec, Pool};
 
 /// The share each participant runs per section.
 pub const SHARE: Duration = Duration::from_micros(10);
@@ -644,7 +644,7 @@ struct Point {
 
 /// Times `family` at each size on `team` (two wide), serial and forced parallel, calls
 /// interleaved, and fits its split cost.
-fn fit_split<T: Sample>(family: Family, team: &crate::Team) -> SplitFit {
+fn fit_split<T: Sample>(family: Family, team: &teamalg::Team) -> SplitFit {
     let mut points = Vec::new();
     for &n in split_sizes(family) {
         let mut w = Workload::<T>::new(family, n);
@@ -702,7 +702,7 @@ fn fit_split<T: Sample>(family: Family, team: &crate::Team) -> SplitFit {
         .fold(0.0, f64::max);
     SplitFit {
         family,
-        complex: matches!(T::KIND, teamalg_gates::ScalarKind::C64),
+        complex: matches!(T::KIND, teamalg::gates::ScalarKind::C64),
         cost,
         worst_error,
         points: timed,
@@ -762,7 +762,7 @@ fn fit(points: &[Point]) -> SplitCost {
 /// [`SPLIT_FAMILIES`], reporting each step to `progress`. A few seconds on an idle machine.
 pub fn calibrate(mut progress: impl FnMut(Step)) -> Calibration {
     let start = Instant::now();
-    let cpus = crate::available_cpus();
+    let cpus = teamalg::available_cpus();
     let widths = anchor_widths(cpus);
     let splits_on = cpus >= 2;
     let total = widths.len() * DispatchKind::ALL.len()

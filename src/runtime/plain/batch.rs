@@ -1,6 +1,6 @@
 //! A batch: the jobs of one `fork` / `for_ranges` call, on its caller's stack.
 //!
-//! A batch is queued in its pool's [`Queue`](crate::queue::Queue) so that idle workers can
+//! A batch is queued in its pool's [`Queue`](crate::runtime::plain::queue::Queue) so that idle workers can
 //! *attach* to it as helpers; the owner (the caller) works on it too. Jobs are claimed one index
 //! at a time from `next_job`.
 //!
@@ -13,7 +13,7 @@
 //! - `detach` (a helper, when no job is left to claim): its **final** access to the batch is
 //!   `attached.fetch_sub(1)`; the helper that takes it to zero then wakes the owner through the
 //!   owner's parker address, copied *before* the decrement (the owner may free the batch as soon as
-//!   it sees zero; parkers are never freed, see [`crate::parker::current`]).
+//!   it sees zero; parkers are never freed, see [`crate::runtime::parker::current`]).
 //! - The owner returns once the batch is *settled*: unlinked, no claim left, `attached == 0`.
 //!
 //! Why no wake is lost: the owner sleeps only after `settled()` was false, and every transition
@@ -28,8 +28,8 @@ use std::any::Any;
 use std::marker::PhantomData;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use crate::parker::Parker;
-use crate::sync::{lock, AtomicBool, AtomicPtr, AtomicUsize, Mutex, Ordering::*};
+use crate::runtime::parker::Parker;
+use crate::runtime::sync::{lock, AtomicBool, AtomicPtr, AtomicUsize, Mutex, Ordering::*};
 
 /// A panic payload caught in a job.
 pub(crate) type Panic = Box<dyn Any + Send + 'static>;

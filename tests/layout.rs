@@ -1,0 +1,113 @@
+//! The house rule of `src/`: imports between its modules run one way (no cycle), so each layer
+//! can be read without the ones above it. A `crate::a::b` in module `m` (outside comments) is
+//! an edge from `m` to the longest module prefix of `a::b`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+fn modules(dir: &Path, root: &Path, out: &mut BTreeMap<String, String>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            modules(&path, root, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let rel = path
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            let name = rel
+                .trim_end_matches("/mod.rs")
+                .trim_end_matches(".rs")
+                .replace('/', "::");
+            out.insert(name, std::fs::read_to_string(&path).unwrap());
+        }
+    }
+}
+
+fn imports(mods: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String>> {
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (m, text) in mods {
+        for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+            for (at, _) in line.match_indices("crate::") {
+                let rest = &line[at + "crate::".len()..];
+                let path: String = rest
+                    .chars()
+                    .take_while(|c| {
+                        c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_' || *c == ':'
+                    })
+                    .collect();
+                let mut parts: Vec<&str> = path.split("::").filter(|p| !p.is_empty()).collect();
+                while !parts.is_empty() && !mods.contains_key(&parts.join("::")) {
+                    parts.pop();
+                }
+                let target = parts.join("::");
+                if !target.is_empty()
+                    && target != "lib"
+                    && &target != m
+                    && !m.starts_with(&format!("{target}::"))
+                {
+                    edges.entry(m.clone()).or_default().insert(target);
+                }
+            }
+        }
+    }
+    edges
+}
+
+/// A cycle through `start`, if any (depth-first).
+fn cycle_from(start: &str, edges: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    let mut stack = vec![(start.to_string(), vec![start.to_string()])];
+    let mut seen = BTreeSet::new();
+    while let Some((node, path)) = stack.pop() {
+        for next in edges.get(&node).into_iter().flatten() {
+            if next == start {
+                let mut c = path.clone();
+                c.push(start.to_string());
+                return Some(c);
+            }
+            if seen.insert(next.clone()) {
+                let mut p = path.clone();
+                p.push(next.clone());
+                stack.push((next.clone(), p));
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn src_has_no_import_cycle() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut mods = BTreeMap::new();
+    modules(&root, &root, &mut mods);
+    let edges = imports(&mods);
+    assert!(edges
+        .get("exec")
+        .is_some_and(|e| e.contains("runtime::team::dispatch")));
+    let cycles: Vec<String> = mods
+        .keys()
+        .filter_map(|m| cycle_from(m, &edges))
+        .map(|c| c.join(" -> "))
+        .collect();
+    assert!(cycles.is_empty(), "import cycles in src/: {cycles:#?}");
+}
+
+#[test]
+fn the_checker_finds_a_cycle() {
+    let mut mods = BTreeMap::new();
+    mods.insert("a".to_string(), "use crate::b::Thing;".to_string());
+    mods.insert(
+        "b".to_string(),
+        "// crate::a in a comment is no import\nfn f() { crate::c::g() }".to_string(),
+    );
+    mods.insert("c".to_string(), "use crate::a::{x, y};".to_string());
+    let edges = imports(&mods);
+    assert_eq!(
+        cycle_from("a", &edges).unwrap().join(" -> "),
+        "a -> b -> c -> a"
+    );
+    mods.insert("c".to_string(), "use crate::b;".to_string());
+    let edges = imports(&mods);
+    assert_eq!(cycle_from("a", &edges), None);
+}

@@ -1,0 +1,6 @@
+//! What the `teamalg` program and teamalg's benchmarks share: timing helpers and the arms they
+//! time (`tour`), and the calibration that writes a host profile (`calibrate`). Not published:
+//! library users get neither.
+
+pub mod calibrate;
+pub mod tour;
