@@ -159,7 +159,8 @@ impl Kernel {
             .expect("shapes agree"),
             "lu512" => {
                 self.work.copy_from(&self.a);
-                std::hint::black_box(linalg::lu(self.work.as_mut(), exec).zero_pivot());
+                let lu = linalg::lu(self.work.as_mut(), exec).expect("finite input");
+                std::hint::black_box(lu.zero_pivot());
             }
             _ => {
                 self.work.copy_from(&self.a);
@@ -188,11 +189,7 @@ pub struct Row {
 
 /// Runs the probe and returns its rows (arms in turn, call by call).
 pub fn run(cfg: &Config) -> Result<Vec<Row>, teamalg::Error> {
-    let held = cfg
-        .builder()
-        .build()?
-        .into_team(cfg.threads)
-        .map_err(|e| e.error)?;
+    let held = cfg.builder().build()?.into_team(cfg.threads)?;
     let pool = cfg.builder().build()?;
     let mut rows = Vec::new();
     for name in &cfg.kernels {
@@ -208,11 +205,7 @@ pub fn run(cfg: &Config) -> Result<Vec<Row>, teamalg::Error> {
                         .team(|t| k.call(&t))
                         .unwrap_or_else(|_| k.call(&Exec::serial())),
                     "fresh_pool" => {
-                        let team = cfg
-                            .builder()
-                            .build()?
-                            .into_team(cfg.threads)
-                            .map_err(|e| e.error)?;
+                        let team = cfg.builder().build()?.into_team(cfg.threads)?;
                         k.call(&team);
                     }
                     _ => teamalg::with_team(cfg.threads, |team| k.call(team))?,

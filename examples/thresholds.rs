@@ -17,8 +17,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .threads(w)
         .threshold(Family::LuPartial, ParThreshold::Never)
         .build()?
-        .into_team(w)
-        .map_err(|e| e.error)?;
+        .into_team(w)?;
     let n = 512;
     let a = Mat::<f64>::from_fn(n, n, |i, j| if i == j { n as f64 } else { 0.5 });
     let mut c = Mat::<f64>::zeros(n, n);
@@ -48,11 +47,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .expect("shapes agree");
         // The pool says never for LU.
         let mut f = a.clone();
-        let _ = linalg::lu(f.as_mut(), &team);
+        linalg::lu(f.as_mut(), &team).expect("finite input");
         // A call gives LU the rule back.
         let derived = linalg::Options::new().threshold(Family::LuPartial, ParThreshold::Derived);
         let mut f = a.clone();
-        let _ = linalg::lu_with(f.as_mut(), &team, &derived);
+        linalg::lu_with(f.as_mut(), &team, &derived).expect("finite input");
     });
     println!("{decisions}");
     Ok(())

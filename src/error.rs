@@ -1,8 +1,12 @@
-//! Errors of the executor.
+//! The crate's error: what building a pool, minting a token or a linear-algebra call can
+//! refuse, with `From` conversions from each part's own error so `?` works across them.
 
 use std::fmt;
 
-/// What can go wrong when building a pool or minting a token.
+/// What can go wrong when building a pool, minting a token, forming a team, or in a
+/// linear-algebra call: the crate's one error type. The parts' own errors convert into it
+/// ([`LinalgError`](crate::linalg::LinalgError), [`Refused`], `IntoTeamError`,
+/// `ThresholdsError`, `ProfileError`), so one `?` serves a function that does all of them.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Error {
@@ -41,6 +45,11 @@ pub enum Error {
     /// `TEAMALG_PROFILE` names a profile that cannot be used (missing, malformed, or
     /// measured on another machine).
     Profile(Box<teamalg_gates::ProfileError>),
+    /// A linear-algebra call refused its input (`?` on a `linalg` call in a function that
+    /// returns this error).
+    Linalg(crate::linalg::LinalgError),
+    /// An entry that needs co-scheduled participants declined to run.
+    Refused(Refused),
 }
 
 impl fmt::Display for Error {
@@ -76,6 +85,8 @@ impl fmt::Display for Error {
             ),
             Error::Thresholds(e) => write!(f, "{}: {e}", crate::environment::THRESHOLDS_VAR),
             Error::Profile(e) => write!(f, "{}: {e}", crate::environment::PROFILE_VAR),
+            Error::Linalg(e) => write!(f, "{e}"),
+            Error::Refused(e) => write!(f, "{e}"),
         }
     }
 }
@@ -92,12 +103,26 @@ impl From<teamalg_gates::ProfileError> for Error {
     }
 }
 
+impl From<crate::linalg::LinalgError> for Error {
+    fn from(e: crate::linalg::LinalgError) -> Self {
+        Error::Linalg(e)
+    }
+}
+
+impl From<Refused> for Error {
+    fn from(e: Refused) -> Self {
+        Error::Refused(e)
+    }
+}
+
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Spawn(e) => Some(e),
             Error::Thresholds(e) => Some(e),
             Error::Profile(e) => Some(e.as_ref()),
+            Error::Linalg(e) => Some(e),
+            Error::Refused(e) => Some(e),
             _ => None,
         }
     }

@@ -221,7 +221,7 @@ impl Exec<'_> {
 /// ```
 /// use teamalg::Pool;
 ///
-/// let team = Pool::builder().threads(2).build()?.into_team(2).map_err(|e| e.error)?;
+/// let team = Pool::builder().threads(2).build()?.into_team(2)?;
 /// let total = std::sync::atomic::AtomicU64::new(0);
 /// team.exec(2).for_ranges(100, 1, |r| {
 ///     let s: u64 = r.map(|i| i as u64).sum();

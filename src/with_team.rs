@@ -38,6 +38,6 @@ use crate::team::Team;
 /// (`MembersBusy` when the members cannot be reserved in time).
 pub fn with_team<R>(width: usize, f: impl FnOnce(&Team) -> R) -> Result<R, Error> {
     let pool = Pool::builder().threads(width).build()?;
-    let team = pool.into_team(width).map_err(|e| e.error)?;
+    let team = pool.into_team(width)?;
     Ok(f(&team))
 }

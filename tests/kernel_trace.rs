@@ -98,7 +98,7 @@ fn every_region_records_its_decision() {
         linalg::solve_triangular_with(
             t.as_ref(),
             b.as_mut(),
-            linalg::Side::Left,
+            linalg::SolveSide::Left,
             linalg::Triangle::Lower,
             linalg::Diag::NonUnit,
             &team,

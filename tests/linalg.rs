@@ -5,7 +5,7 @@ use faer::linalg::matmul::matmul as faer_matmul;
 use faer::traits::math_utils::zero;
 use faer::{c64, Accum, Mat, Par};
 use teamalg::kernels::par::Executor;
-use teamalg::linalg::{self, LinalgError};
+use teamalg::linalg::{self, Dim, LinalgError};
 use teamalg::{Exec, Pool};
 
 #[path = "common/sample.rs"]
@@ -37,13 +37,13 @@ fn lu_solves<T: Sample>(exec: &impl Executor, n: usize) {
     let a = mat::<T>(n, n, 0.43);
     let b = mat::<T>(n, 5, 0.17);
     let mut f = a.clone();
-    let lu = linalg::lu(f.as_mut(), exec);
+    let lu = linalg::lu(f.as_mut(), exec).unwrap();
     assert!(!lu.is_singular());
     let x = lu.solve(b.as_ref(), exec).unwrap();
     let r = residual(&a, &x, &b);
     assert!(r <= 1e3 * T::tol(n), "{n}: residual {r}");
     // P A = L U.
-    let (l, u) = (lu.l(), lu.u());
+    let (l, u) = (lu.l().to_mat(), lu.u().to_mat());
     let mut prod = Mat::<T>::zeros(n, n);
     faer_matmul(
         prod.as_mut(),
@@ -81,6 +81,16 @@ fn lu_solves<T: Sample>(exec: &impl Executor, n: usize) {
             assert!(e <= 10.0 * T::tol(n), "{n}: reconstruct({i},{j}) = {e}");
         }
     }
+    // The owned factorization of a copy: the same factors, and `a` untouched.
+    // (Its width may differ from the first call's, and so may the rounding.)
+    let owned = linalg::Lu::new(&a, exec).unwrap();
+    assert_eq!(owned.p(), lu.p());
+    for j in 0..n {
+        for i in 0..n {
+            let e = T::err(owned.factors()[(i, j)], lu.factors()[(i, j)]);
+            assert!(e <= 10.0 * T::tol(n), "{n}: owned({i},{j}) = {e}");
+        }
+    }
 }
 
 #[test]
@@ -103,7 +113,10 @@ fn lu_determinant_matches_faer() {
         let a = mat::<f64>(n, n, 0.77);
         let want = a.determinant();
         let mut f = a.clone();
-        let got = linalg::lu(f.as_mut(), &team).determinant().unwrap();
+        let got = linalg::lu(f.as_mut(), &team)
+            .unwrap()
+            .determinant()
+            .unwrap();
         assert!(
             (got - want).abs() <= 1e-10 * want.abs().max(1.0),
             "{n}: {got} {want}"
@@ -111,7 +124,10 @@ fn lu_determinant_matches_faer() {
         let a = mat::<c64>(n, n, 0.77);
         let want = a.determinant();
         let mut f = a.clone();
-        let got = linalg::lu(f.as_mut(), &team).determinant().unwrap();
+        let got = linalg::lu(f.as_mut(), &team)
+            .unwrap()
+            .determinant()
+            .unwrap();
         assert!(
             (got - want).norm() <= 1e-10 * want.norm().max(1.0),
             "{n}: {got} {want}"
@@ -125,16 +141,31 @@ fn singular_lu_reports_and_refuses_to_solve() {
     for i in 0..6 {
         a[(i, 3)] = 0.0;
     }
-    let lu = linalg::lu(a.as_mut(), &Exec::serial());
+    let lu = linalg::lu(a.as_mut(), &Exec::serial()).unwrap();
     assert_eq!(lu.zero_pivot(), Some(3));
     assert_eq!(lu.determinant(), Ok(0.0));
     let mut b = Mat::<f64>::ones(6, 1);
     let before = b.clone();
     assert_eq!(
         lu.solve_in_place(b.as_mut(), &Exec::serial()),
-        Err(LinalgError::Singular { index: 3 })
+        Err(LinalgError::Singular {
+            op: "solve",
+            index: 3
+        })
     );
     assert_eq!(b, before, "a refused solve writes nothing");
+    assert_eq!(
+        lu.inverse(&Exec::serial()).err(),
+        Some(LinalgError::Singular {
+            op: "inverse",
+            index: 3
+        })
+    );
+    let before = b.clone();
+    assert!(lu
+        .solve_adjoint_in_place(b.as_mut(), &Exec::serial())
+        .is_err());
+    assert_eq!(b, before, "a refused adjoint solve writes nothing");
 }
 
 #[test]
@@ -143,13 +174,14 @@ fn rectangular_lu_factors_but_has_no_determinant_or_solve() {
     for (m, n) in [(9, 4), (4, 9)] {
         let a = mat::<f64>(m, n, 0.3);
         let mut f = a.clone();
-        let lu = linalg::lu(f.as_mut(), &team);
+        let lu = linalg::lu(f.as_mut(), &team).unwrap();
         assert_eq!((lu.l().nrows(), lu.l().ncols()), (m, m.min(n)));
         assert_eq!((lu.u().nrows(), lu.u().ncols()), (m.min(n), n));
         assert_eq!(
             lu.determinant(),
             Err(LinalgError::NotSquare {
                 op: "determinant",
+                operand: "A",
                 rows: m,
                 cols: n
             })
@@ -161,12 +193,18 @@ fn rectangular_lu_factors_but_has_no_determinant_or_solve() {
         ));
     }
     let mut a = mat::<f64>(5, 5, 0.3);
-    let lu = linalg::lu(a.as_mut(), &team);
+    let lu = linalg::lu(a.as_mut(), &team).unwrap();
     let b = Mat::<f64>::ones(4, 2);
-    assert!(matches!(
-        lu.solve(b.as_ref(), &team),
-        Err(LinalgError::ShapeMismatch { op: "solve", .. })
-    ));
+    assert_eq!(
+        lu.solve(b.as_ref(), &team).err(),
+        Some(LinalgError::ShapeMismatch {
+            op: "solve",
+            operand: "B",
+            dim: Dim::Rows,
+            expected: 5,
+            found: 4
+        })
+    );
 }
 
 /// `B B^H + n I`, Hermitian positive definite.
@@ -185,7 +223,27 @@ fn cholesky_solves<T: Sample>(exec: &impl Executor, n: usize) {
     let l = chol.l();
     for i in 0..n {
         for j in i + 1..n {
-            assert_eq!(T::err(l[(i, j)], zero()), 0.0);
+            assert_eq!(T::err(l.get(i, j), zero()), 0.0);
+        }
+    }
+    if n > 0 {
+        let inv = chol.inverse(exec).unwrap();
+        let eye = Mat::<T>::from_fn(n, n, |i, j| if i == j { T::one() } else { zero() });
+        let r = residual(&a, &inv, &eye);
+        assert!(r <= 1e3 * T::tol(n), "{n}: A A^-1 - I = {r}");
+    }
+    let back = chol.reconstruct();
+    for j in 0..n {
+        for i in 0..n {
+            let e = T::err(back[(i, j)], a[(i, j)]);
+            assert!(e <= 10.0 * T::tol(n), "{n}: reconstruct({i},{j}) = {e}");
+        }
+    }
+    let owned = linalg::Cholesky::new(&a, exec).unwrap();
+    for j in 0..n {
+        for i in j..n {
+            let e = T::err(owned.l().get(i, j), l.get(i, j));
+            assert!(e <= 10.0 * T::tol(n), "{n}: owned({i},{j}) = {e}");
         }
     }
 }
@@ -211,6 +269,7 @@ fn cholesky_errors_are_typed_and_keep_the_input() {
         linalg::cholesky(a.as_mut(), &team).err(),
         Some(LinalgError::NotSquare {
             op: "cholesky",
+            operand: "A",
             rows: 3,
             cols: 4
         })
@@ -222,6 +281,7 @@ fn cholesky_errors_are_typed_and_keep_the_input() {
         linalg::cholesky(a.as_mut(), &team).err(),
         Some(LinalgError::NotFinite {
             op: "cholesky",
+            operand: "A",
             row: 70,
             col: 20
         })
@@ -236,10 +296,16 @@ fn cholesky_errors_are_typed_and_keep_the_input() {
     assert!(!matches!(r, Some(LinalgError::NotFinite { .. })), "{r:?}");
     let mut a = spd::<f64>(200);
     a[(150, 150)] = -1e6;
-    assert_eq!(
-        linalg::cholesky(a.as_mut(), &team).err(),
-        Some(LinalgError::NotPositiveDefinite { index: 150 })
-    );
+    let before = a.clone();
+    let not_pd = Some(LinalgError::NotPositiveDefinite {
+        op: "cholesky",
+        index: 150,
+    });
+    // The owned factorization leaves `a` as it was; the in-place one leaves a partial factor.
+    assert_eq!(linalg::Cholesky::new(&a, &team).err(), not_pd);
+    assert_eq!(a, before);
+    assert_eq!(linalg::cholesky(a.as_mut(), &team).err(), not_pd);
+    assert_ne!(a, before);
     let mut a = spd::<f64>(10);
     let chol = linalg::cholesky(a.as_mut(), &team).unwrap();
     let b = Mat::<f64>::ones(11, 1);
@@ -249,9 +315,271 @@ fn cholesky_errors_are_typed_and_keep_the_input() {
     ));
     // Every error prints a sentence naming the operation.
     for e in [
-        LinalgError::NotPositiveDefinite { index: 3 },
-        LinalgError::Singular { index: 2 },
+        LinalgError::NotPositiveDefinite {
+            op: "cholesky",
+            index: 3,
+        },
+        LinalgError::Singular {
+            op: "solve",
+            index: 2,
+        },
     ] {
         assert!(e.to_string().contains("pivot"), "{e}");
+        assert!(e.to_string().starts_with(e.op()), "{e}");
     }
+}
+
+/// The NaN policy: every call refuses a non-finite entry of what it reads, names the operand
+/// and the entry, and writes nothing; `check_finite(false)` lets NaN through.
+#[test]
+fn every_call_refuses_non_finite_input_alike() {
+    let ex = Exec::serial();
+    let nan_at = |m: &Mat<f64>, i: usize, j: usize| {
+        let mut m = m.clone();
+        m[(i, j)] = f64::NAN;
+        m
+    };
+    let not_finite = |op, operand, row, col| {
+        Err(LinalgError::NotFinite {
+            op,
+            operand,
+            row,
+            col,
+        })
+    };
+    let a = mat::<f64>(6, 6, 0.3);
+    let b = mat::<f64>(6, 2, 0.7);
+    let mut c = Mat::<f64>::ones(6, 2);
+    let keep = c.clone();
+    let mm = |c: &mut Mat<f64>, acc, a: &Mat<f64>, b: &Mat<f64>, alpha| {
+        linalg::matmul(c, acc, a, b, alpha, &ex)
+    };
+    assert_eq!(
+        mm(&mut c, Accum::Replace, &nan_at(&a, 4, 1), &b, 1.0),
+        not_finite("matmul", "A", 4, 1)
+    );
+    assert_eq!(
+        mm(&mut c, Accum::Replace, &a, &nan_at(&b, 5, 0), 1.0),
+        not_finite("matmul", "B", 5, 0)
+    );
+    assert_eq!(
+        mm(&mut c, Accum::Replace, &a, &b, f64::INFINITY),
+        not_finite("matmul", "alpha", 0, 0)
+    );
+    let mut c_nan = nan_at(&c, 2, 1);
+    assert_eq!(
+        mm(&mut c_nan, Accum::Add, &a, &b, 1.0),
+        not_finite("matmul", "C", 2, 1)
+    );
+    assert_eq!(c, keep, "refused calls wrote nothing");
+    // C is not read when it is replaced.
+    assert_eq!(mm(&mut c_nan, Accum::Replace, &a, &b, 1.0), Ok(()));
+
+    use linalg::{Diag, SolveSide, Triangle};
+    let solve = |t: &Mat<f64>, b: &mut Mat<f64>, tri, diag| {
+        linalg::solve_triangular(t, b, SolveSide::Left, tri, diag, &ex)
+    };
+    let lower = Mat::<f64>::from_fn(6, 6, |i, j| {
+        if i == j {
+            2.0
+        } else if i > j {
+            0.1
+        } else {
+            0.0
+        }
+    });
+    let mut x = b.clone();
+    assert_eq!(
+        solve(
+            &nan_at(&lower, 3, 2),
+            &mut x,
+            Triangle::Lower,
+            Diag::NonUnit
+        ),
+        not_finite("solve_triangular", "T", 3, 2)
+    );
+    // A NaN outside the triangle read (or on a unit diagonal) is not read.
+    assert_eq!(
+        solve(
+            &nan_at(&lower, 2, 3),
+            &mut x.clone(),
+            Triangle::Lower,
+            Diag::NonUnit
+        ),
+        Ok(())
+    );
+    assert_eq!(
+        solve(
+            &nan_at(&lower, 3, 3),
+            &mut x.clone(),
+            Triangle::Lower,
+            Diag::Unit
+        ),
+        Ok(())
+    );
+    let mut xb = nan_at(&b, 1, 1);
+    assert_eq!(
+        solve(&lower, &mut xb, Triangle::Lower, Diag::NonUnit),
+        not_finite("solve_triangular", "B", 1, 1)
+    );
+    assert_eq!(x, b);
+
+    let mut f = nan_at(&a, 0, 5);
+    let keep_f = f.clone();
+    assert_eq!(
+        linalg::lu(f.as_mut(), &ex).err(),
+        not_finite("lu", "A", 0, 5).err()
+    );
+    assert_eq!(f.as_ref().col(0), keep_f.as_ref().col(0));
+    assert_eq!(
+        linalg::Lu::new(&nan_at(&a, 0, 5), &ex).err(),
+        not_finite("lu", "A", 0, 5).err()
+    );
+    let lu = linalg::Lu::new(&a, &ex).unwrap();
+    assert_eq!(
+        lu.solve(&nan_at(&b, 3, 0), &ex).err(),
+        not_finite("solve", "B", 3, 0).err()
+    );
+    assert_eq!(
+        lu.solve_transpose(&nan_at(&b, 3, 0), &ex).err(),
+        not_finite("solve_transpose", "B", 3, 0).err()
+    );
+    let spd = spd::<f64>(6);
+    let chol = linalg::Cholesky::new(&spd, &ex).unwrap();
+    assert_eq!(
+        chol.solve(&nan_at(&b, 2, 1), &ex).err(),
+        not_finite("solve", "B", 2, 1).err()
+    );
+    // Cholesky reads the lower triangle only.
+    assert!(linalg::Cholesky::new(&nan_at(&spd, 0, 4), &ex).is_ok());
+
+    // Unchecked: NaN goes through, as IEEE arithmetic carries it.
+    let unchecked = linalg::Options::new().check_finite(false);
+    let mut c = Mat::<f64>::zeros(6, 2);
+    linalg::matmul_with(
+        &mut c,
+        Accum::Replace,
+        &nan_at(&a, 4, 1),
+        &b,
+        1.0,
+        &ex,
+        &unchecked,
+    )
+    .unwrap();
+    assert!(c[(4, 0)].is_nan() && !c[(3, 0)].is_nan());
+    let lu = linalg::Lu::new_with(&nan_at(&a, 4, 1), &ex, &unchecked).unwrap();
+    assert!((0..6).any(|i| lu.factors()[(i, 5)].is_nan()));
+    let err = linalg::Cholesky::new_with(&nan_at(&spd, 0, 0), &ex, &unchecked).err();
+    assert!(
+        matches!(err, Some(LinalgError::NotPositiveDefinite { index: 0, .. })),
+        "{err:?}"
+    );
+}
+
+/// Conjugated views go in without a copy by the caller, and give what faer gives.
+#[test]
+fn conjugated_views_are_inputs() {
+    let team = team(2);
+    let a = mat::<c64>(40, 30, 0.3);
+    let b = mat::<c64>(40, 20, 0.6);
+    let mut c = Mat::<c64>::zeros(30, 20);
+    linalg::matmul(
+        &mut c,
+        Accum::Replace,
+        a.adjoint(),
+        &b,
+        c64::new(1.0, 0.0),
+        &team,
+    )
+    .unwrap();
+    let want = a.adjoint() * &b;
+    assert!((&c - &want).norm_max() < 1e-10);
+    let mut c2 = Mat::<c64>::zeros(30, 20);
+    linalg::matmul(
+        &mut c2,
+        Accum::Replace,
+        a.transpose(),
+        b.conjugate(),
+        c64::new(1.0, 0.0),
+        &team,
+    )
+    .unwrap();
+    assert!((&c2 - a.transpose() * b.conjugate()).norm_max() < 1e-10);
+
+    // A conjugated triangle: conj(T) X = B.
+    let t = Mat::<c64>::from_fn(30, 30, |i, j| match i.cmp(&j) {
+        std::cmp::Ordering::Equal => c64::new(3.0, 1.0),
+        std::cmp::Ordering::Greater => c64::new(0.1 * i as f64, -0.2),
+        std::cmp::Ordering::Less => c64::new(0.0, 0.0),
+    });
+    let rhs = mat::<c64>(30, 4, 0.2);
+    let mut x = rhs.clone();
+    use linalg::{Diag, SolveSide, Triangle};
+    linalg::solve_triangular(
+        t.conjugate(),
+        &mut x,
+        SolveSide::Left,
+        Triangle::Lower,
+        Diag::NonUnit,
+        &team,
+    )
+    .unwrap();
+    assert!((t.conjugate() * &x - &rhs).norm_max() < 1e-10);
+
+    // The owned factorizations of an adjoint: A^H = P^T L U.
+    let sq = mat::<c64>(25, 25, 0.8);
+    let lu = linalg::Lu::new(sq.adjoint(), &team).unwrap();
+    assert!((lu.reconstruct() - sq.adjoint()).norm_max() < 1e-10);
+    let x = lu.solve(rhs.subrows(0, 25).conjugate(), &team).unwrap();
+    assert!((sq.adjoint() * &x - rhs.subrows(0, 25).conjugate()).norm_max() < 1e-10);
+}
+
+/// The scratch variants factor from the caller's stack, and give what the plain calls give.
+#[test]
+fn scratch_variants_match() {
+    use faer::dyn_stack::{MemBuffer, MemStack};
+    let team = team(2);
+    let opts = linalg::Options::new();
+    let a = mat::<f64>(120, 120, 0.4);
+    let mut buf = MemBuffer::new(linalg::lu_scratch::<f64>(120, 120));
+    let (mut f1, mut f2) = (a.clone(), a.clone());
+    let lu1 = linalg::lu_with_scratch(f1.as_mut(), &team, &opts, MemStack::new(&mut buf)).unwrap();
+    let lu2 = linalg::lu(f2.as_mut(), &team).unwrap();
+    // (The two calls may run at other widths, so compare up to rounding.)
+    assert_eq!(lu1.p(), lu2.p());
+    assert!((lu1.factors() - lu2.factors()).norm_max() < 1e-10);
+    let s = spd::<f64>(120);
+    let mut buf = MemBuffer::new(linalg::cholesky_scratch::<f64>(120));
+    let (mut g1, mut g2) = (s.clone(), s.clone());
+    let c1 =
+        linalg::cholesky_with_scratch(g1.as_mut(), &team, &opts, MemStack::new(&mut buf)).unwrap();
+    let c2 = linalg::cholesky(g2.as_mut(), &team).unwrap();
+    assert!((c1.l().to_mat() - c2.l().to_mat()).norm_max() < 1e-10);
+}
+
+/// One error story: pool, team and linear-algebra errors meet in `teamalg::Error` through `?`.
+#[test]
+fn errors_convert_into_the_crate_error() {
+    fn solve_once(n: usize) -> Result<Mat<f64>, teamalg::Error> {
+        let team = Pool::builder().threads(2).build()?.into_team(2)?;
+        let a = Mat::<f64>::identity(n, n);
+        let lu = linalg::Lu::new(&a, &team)?;
+        Ok(lu.solve(Mat::<f64>::ones(3, 1), &team)?)
+    }
+    assert!(solve_once(3).is_ok());
+    let err = solve_once(4).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            teamalg::Error::Linalg(LinalgError::ShapeMismatch { found: 3, .. })
+        ),
+        "{err}"
+    );
+    assert_eq!(err.to_string(), "solve: B has 3 rows, 4 expected");
+    assert!(std::error::Error::source(&err).is_some());
+    let refused: teamalg::Error = teamalg::Refused::Busy.into();
+    assert!(matches!(
+        refused,
+        teamalg::Error::Refused(teamalg::Refused::Busy)
+    ));
 }

@@ -5,7 +5,7 @@ use faer::linalg::matmul::matmul as faer_matmul;
 use faer::{c64, Accum, Mat, Par};
 use teamalg::gates::ParThreshold;
 use teamalg::kernels::par::{Executor, Seq};
-use teamalg::kernels::triangular::{solve_in_place, Diag, Side, SolveParams, Triangle};
+use teamalg::kernels::triangular::{solve_in_place, Diag, SolveParams, SolveSide, Triangle};
 use teamalg::{Exec, Pool};
 
 /// A well-conditioned triangular matrix as it will be read (the other triangle zero, ones on
@@ -35,11 +35,18 @@ fn triangular(n: usize, triangle: Triangle, diag: Diag) -> (Mat<c64>, Mat<c64>) 
     (full, eff)
 }
 
-fn check(exec: &impl Executor, n: usize, k: usize, side: Side, triangle: Triangle, diag: Diag) {
+fn check(
+    exec: &impl Executor,
+    n: usize,
+    k: usize,
+    side: SolveSide,
+    triangle: Triangle,
+    diag: Diag,
+) {
     let (full, eff) = triangular(n, triangle, diag);
     let (r, c) = match side {
-        Side::Left => (n, k),
-        Side::Right => (k, n),
+        SolveSide::Left => (n, k),
+        SolveSide::Right => (k, n),
     };
     let b = Mat::from_fn(r, c, |i, j| {
         c64::new(((i + 2 * j) as f64).cos(), (i as f64).sin())
@@ -59,7 +66,7 @@ fn check(exec: &impl Executor, n: usize, k: usize, side: Side, triangle: Triangl
     );
     let mut back = Mat::<c64>::zeros(r, c);
     match side {
-        Side::Left => faer_matmul(
+        SolveSide::Left => faer_matmul(
             back.as_mut(),
             Accum::Replace,
             eff.as_ref(),
@@ -67,7 +74,7 @@ fn check(exec: &impl Executor, n: usize, k: usize, side: Side, triangle: Triangl
             c64::new(1.0, 0.0),
             Par::Seq,
         ),
-        Side::Right => faer_matmul(
+        SolveSide::Right => faer_matmul(
             back.as_mut(),
             Accum::Replace,
             x.as_ref(),
@@ -90,7 +97,7 @@ fn check(exec: &impl Executor, n: usize, k: usize, side: Side, triangle: Triangl
 fn all(exec: &impl Executor) {
     for n in [0, 1, 2, 3, 63, 64, 65, 129] {
         for k in [1, 3, 64, 130] {
-            for side in [Side::Left, Side::Right] {
+            for side in [SolveSide::Left, SolveSide::Right] {
                 for triangle in [Triangle::Lower, Triangle::Upper] {
                     for diag in [Diag::Unit, Diag::NonUnit] {
                         check(exec, n, k, side, triangle, diag);
@@ -140,7 +147,7 @@ fn real_types_match_the_serial_kernel() {
     solve_in_place(
         t.as_ref(),
         got.as_mut(),
-        Side::Left,
+        SolveSide::Left,
         Triangle::Lower,
         Diag::NonUnit,
         &team,
@@ -152,7 +159,7 @@ fn real_types_match_the_serial_kernel() {
     solve_in_place(
         t32.as_ref(),
         b32.as_mut(),
-        Side::Left,
+        SolveSide::Left,
         Triangle::Lower,
         Diag::NonUnit,
         &team,
@@ -175,7 +182,7 @@ fn the_facade_checks_shapes_and_writes_nothing_on_error() {
     let e = linalg::solve_triangular(
         rect.as_ref(),
         b.as_mut(),
-        Side::Left,
+        SolveSide::Left,
         Triangle::Lower,
         Diag::NonUnit,
         &Seq,
@@ -184,6 +191,7 @@ fn the_facade_checks_shapes_and_writes_nothing_on_error() {
         e,
         Err(LinalgError::NotSquare {
             op: "solve_triangular",
+            operand: "T",
             rows: 4,
             cols: 3
         })
@@ -191,18 +199,21 @@ fn the_facade_checks_shapes_and_writes_nothing_on_error() {
     let e = linalg::solve_triangular(
         t.as_ref(),
         b.as_mut(),
-        Side::Right,
+        SolveSide::Right,
         Triangle::Lower,
         Diag::NonUnit,
         &Seq,
     );
     assert!(matches!(e, Err(LinalgError::ShapeMismatch { .. })));
-    assert!(e.unwrap_err().to_string().contains("needs 4 columns"));
+    assert_eq!(
+        e.unwrap_err().to_string(),
+        "solve_triangular: B has 2 columns, 4 expected"
+    );
     assert_eq!(b, before);
     linalg::solve_triangular(
         t.as_ref(),
         b.as_mut(),
-        Side::Left,
+        SolveSide::Left,
         Triangle::Lower,
         Diag::NonUnit,
         &Exec::serial(),

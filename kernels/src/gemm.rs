@@ -6,6 +6,7 @@
 
 use faer::linalg::matmul::matmul as faer_matmul;
 use faer::traits::ComplexField;
+use faer::traits::Conjugate;
 use faer::{Accum, MatMut, MatRef, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
@@ -26,20 +27,23 @@ pub fn matmul_scratch() -> faer::dyn_stack::StackReq {
     faer::dyn_stack::StackReq::EMPTY
 }
 
-/// `C = alpha A B` (`Accum::Replace`) or `C += alpha A B` (`Accum::Add`), on `exec`.
+/// `C = alpha A B` (`Accum::Replace`) or `C += alpha A B` (`Accum::Add`), on `exec`. `A` and
+/// `B` may be conjugated views (`a.conjugate()`, `a.adjoint()`), as in faer's `matmul`.
 ///
 /// # Panics
 /// When the shapes do not agree (`teamalg::linalg::matmul` checks them and returns an error).
-pub fn matmul<T>(
+pub fn matmul<T, A, B>(
     c: MatMut<'_, T>,
     accum: Accum,
-    a: MatRef<'_, T>,
-    b: MatRef<'_, T>,
+    a: MatRef<'_, A>,
+    b: MatRef<'_, B>,
     alpha: T,
     exec: &(impl Executor + ?Sized),
     params: GemmParams,
 ) where
     T: ComplexField + Scalar + Send + Sync,
+    A: Conjugate<Canonical = T> + Sync,
+    B: Conjugate<Canonical = T> + Sync,
 {
     let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
     assert!(

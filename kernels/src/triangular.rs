@@ -11,9 +11,10 @@ use crate::gate::{self, Region, Scope};
 use crate::par::Executor;
 use crate::tiles::Tiles;
 
-/// Which side the triangular matrix is on.
+/// Which side of the unknown the triangular matrix stands on (LAPACK's `side`; named apart from
+/// `faer::Side`, which says lower or upper, as [`Triangle`] does here).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Side {
+pub enum SolveSide {
     /// `T X = B`.
     Left,
     /// `X T = B`.
@@ -68,7 +69,7 @@ fn solve_left<T: ComplexField>(t: MatRef<'_, T>, b: MatMut<'_, T>, triangle: Tri
 pub fn solve_in_place<T>(
     t: MatRef<'_, T>,
     b: MatMut<'_, T>,
-    side: Side,
+    side: SolveSide,
     triangle: Triangle,
     diag: Diag,
     exec: &(impl Executor + ?Sized),
@@ -85,8 +86,8 @@ pub fn solve_in_place<T>(
     );
     // Right: X T = B  <=>  T^T X^T = B^T, with the other triangle.
     let (t, b, triangle) = match side {
-        Side::Left => (t, b, triangle),
-        Side::Right => (
+        SolveSide::Left => (t, b, triangle),
+        SolveSide::Right => (
             t.transpose(),
             b.transpose_mut(),
             match triangle {

@@ -1,47 +1,59 @@
-//! `cholesky`: `A = L L^H` in place, and its factorization object.
+//! Cholesky, `A = L L^H`: owned ([`Cholesky::new`]) or in place ([`cholesky`]), and its solves.
 
-use faer::dyn_stack::{MemBuffer, MemStack};
-use faer::reborrow::Reborrow;
-use faer::traits::math_utils::{conj, is_finite};
-use faer::traits::ComplexField;
+use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
+use faer::mat::AsMatRef;
+use faer::traits::math_utils::{abs2, from_real, mul, one};
+use faer::traits::{ComplexField, Conjugate};
 use faer::{Mat, MatMut, MatRef};
-use teamalg_gates::Scalar;
+use teamalg_gates::{Family, Scalar};
 use teamalg_kernels::cholesky::{
     cholesky_in_place, cholesky_in_place_scratch, CholeskyParams, NonPositivePivot,
 };
 use teamalg_kernels::par::Executor;
-use teamalg_kernels::triangular::{self, Diag, Side, SolveParams, Triangle};
+use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
 
-use super::{check_rhs, lower, LinalgError, Options};
+use super::check::{self, Part};
+use super::factors::{conjugate, identity, Store};
+use super::{Dim, LinalgError, Options, TriangularView};
 
-/// The factorization `A = L L^H` of a Hermitian positive definite matrix, held in the lower
-/// triangle of the matrix it was computed in.
+/// The factorization `A = L L^H` of a Hermitian positive definite matrix, in the lower
+/// triangle of one matrix, which is the caller's ([`cholesky`], `Cholesky<'a, T>` borrows it)
+/// or the factorization's own ([`Cholesky::new`], which borrows nothing: a function can return it
+/// as `Cholesky<'static, T>`).
 ///
 /// ```
 /// use faer::Mat;
 /// use teamalg::{linalg, Exec};
 ///
-/// let mut a = Mat::<f64>::from_fn(2, 2, |i, j| [[4.0, 2.0], [2.0, 5.0]][i][j]);
-/// let chol = linalg::cholesky(a.as_mut(), &Exec::serial())?;
-/// assert_eq!(chol.l()[(1, 0)], 1.0); // L = [[2, 0], [1, 2]]
+/// let a = Mat::<f64>::from_fn(2, 2, |i, j| [[4.0, 2.0], [2.0, 5.0]][i][j]);
+/// let chol = linalg::Cholesky::new(&a, &Exec::serial())?;
+/// assert_eq!(chol.l().get(1, 0), 1.0); // L = [[2, 0], [1, 2]]
 /// let b = Mat::<f64>::from_fn(2, 1, |i, _| [6.0, 7.0][i]);
-/// let x = chol.solve(b.as_ref(), &Exec::serial())?; // A x = b
+/// let x = chol.solve(&b, &Exec::serial())?; // A x = b
 /// assert!((x[(0, 0)] - 1.0).abs() < 1e-12 && (x[(1, 0)] - 1.0).abs() < 1e-12);
+/// assert!((chol.determinant() - 16.0).abs() < 1e-12);
+/// assert!((chol.reconstruct() - &a).norm_max() < 1e-12);
 ///
-/// let mut not_pd = Mat::<f64>::from_fn(2, 2, |i, j| [[1.0, 2.0], [2.0, 1.0]][i][j]);
-/// let err = linalg::cholesky(not_pd.as_mut(), &Exec::serial()).err();
-/// assert_eq!(err, Some(linalg::LinalgError::NotPositiveDefinite { index: 1 }));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// let not_pd = Mat::<f64>::from_fn(2, 2, |i, j| [[1.0, 2.0], [2.0, 1.0]][i][j]);
+/// let err = linalg::Cholesky::new(&not_pd, &Exec::serial()).err();
+/// assert_eq!(err, Some(linalg::LinalgError::NotPositiveDefinite { op: "cholesky", index: 1 }));
+/// # Ok::<(), teamalg::linalg::LinalgError>(())
 /// ```
 #[derive(Debug)]
 pub struct Cholesky<'a, T> {
-    factors: MatMut<'a, T>,
+    factors: Store<'a, T>,
     options: Options,
+}
+
+/// The scratch [`cholesky_with_scratch`] needs for an `n x n` matrix.
+pub fn cholesky_scratch<T: ComplexField>(n: usize) -> StackReq {
+    cholesky_in_place_scratch::<T>(n)
 }
 
 /// Factors the Hermitian matrix `a` in place as `A = L L^H`, reading its lower triangle, on
 /// `exec`. Errors: [`LinalgError::NotSquare`] and [`LinalgError::NotFinite`] (checked first;
-/// `a` is unchanged), [`LinalgError::NotPositiveDefinite`] (with the column).
+/// `a` is unchanged), [`LinalgError::NotPositiveDefinite`] (with the column; `a` then holds a
+/// partial factorization, as LAPACK's `potrf` leaves it: use [`Cholesky::new`] to keep `A`).
 pub fn cholesky<'a, T>(
     a: MatMut<'a, T>,
     exec: &(impl Executor + ?Sized),
@@ -61,43 +73,95 @@ pub fn cholesky_with<'a, T>(
 where
     T: ComplexField + Scalar + Send + Sync,
 {
-    let n = a.nrows();
-    if a.ncols() != n {
-        return Err(LinalgError::NotSquare {
-            op: "cholesky",
-            rows: n,
-            cols: a.ncols(),
-        });
+    let mut buf = MemBuffer::new(cholesky_scratch::<T>(a.nrows()));
+    cholesky_with_scratch(a, exec, options, MemStack::new(&mut buf))
+}
+
+/// [`cholesky_with`] taking its scratch from `stack` (at least [`cholesky_scratch`] of the
+/// order): it allocates nothing.
+pub fn cholesky_with_scratch<'a, T>(
+    a: MatMut<'a, T>,
+    exec: &(impl Executor + ?Sized),
+    options: &Options,
+    stack: &mut MemStack,
+) -> Result<Cholesky<'a, T>, LinalgError>
+where
+    T: ComplexField + Scalar + Send + Sync,
+{
+    check_input(a.as_ref(), options)?;
+    factor(Store::Borrowed(a), exec, options, stack)
+}
+
+/// `a` square, and its lower triangle finite when the options check.
+fn check_input<T: ComplexField>(a: MatRef<'_, T>, options: &Options) -> Result<(), LinalgError> {
+    check::square("cholesky", "A", a)?;
+    if options.checks_finite() {
+        check::finite("cholesky", "A", a, Part::Lower)?;
     }
-    // A column's sum is finite when all its entries are (a NaN or infinity always makes it
-    // NaN or infinite), and faer sums contiguous columns with SIMD; only a column whose sum
-    // is not finite (a bad entry, or an overflow) is searched entry by entry.
-    for j in 0..n {
-        let col = a.rb().col(j).subrows(j, n - j);
-        if is_finite(&col.sum()) {
-            continue;
-        }
-        if let Some(i) = (j..n).find(|&i| !is_finite(&a[(i, j)])) {
-            return Err(LinalgError::NotFinite {
-                op: "cholesky",
-                row: i,
-                col: j,
-            });
-        }
-    }
-    let mut a = a;
-    let mut buf = MemBuffer::new(cholesky_in_place_scratch::<T>(n));
-    let stack = MemStack::new(&mut buf);
+    Ok(())
+}
+
+/// Factors the checked `store`.
+fn factor<'a, T>(
+    mut store: Store<'a, T>,
+    exec: &(impl Executor + ?Sized),
+    options: &Options,
+    stack: &mut MemStack,
+) -> Result<Cholesky<'a, T>, LinalgError>
+where
+    T: ComplexField + Scalar + Send + Sync,
+{
     let params = CholeskyParams {
-        threshold: options.get(teamalg_gates::Family::Cholesky),
+        threshold: options.get(Family::Cholesky),
         ..CholeskyParams::default()
     };
-    cholesky_in_place(a.as_mut(), exec, params, stack)
-        .map_err(|NonPositivePivot { index }| LinalgError::NotPositiveDefinite { index })?;
+    cholesky_in_place(store.as_mut(), exec, params, stack).map_err(
+        |NonPositivePivot { index }| LinalgError::NotPositiveDefinite {
+            op: "cholesky",
+            index,
+        },
+    )?;
     Ok(Cholesky {
-        factors: a,
+        factors: store,
         options: *options,
     })
+}
+
+impl<T> Cholesky<'_, T>
+where
+    T: ComplexField + Scalar + Send + Sync,
+{
+    /// Factors a copy of `a` (which may be a conjugated view), reading its lower triangle, on
+    /// `exec`; `a` is unchanged, also when it is not positive definite.
+    pub fn new<A>(
+        a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<Self, LinalgError>
+    where
+        A: Conjugate<Canonical = T>,
+    {
+        Self::new_with(a, exec, &Options::new())
+    }
+
+    /// [`Cholesky::new`] with the call's [`Options`] (which its solves keep).
+    pub fn new_with<A>(
+        a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
+        exec: &(impl Executor + ?Sized),
+        options: &Options,
+    ) -> Result<Self, LinalgError>
+    where
+        A: Conjugate<Canonical = T>,
+    {
+        let a = a.as_mat_ref();
+        check_input(a.canonical(), options)?;
+        let mut buf = MemBuffer::new(cholesky_scratch::<T>(a.nrows()));
+        factor(
+            Store::Owned(a.to_owned()),
+            exec,
+            options,
+            MemStack::new(&mut buf),
+        )
+    }
 }
 
 impl<T> Cholesky<'_, T>
@@ -110,9 +174,19 @@ where
         self.factors.as_ref()
     }
 
-    /// `L`, lower triangular with a real positive diagonal.
-    pub fn l(&self) -> Mat<T> {
-        lower(self.factors(), false)
+    /// `L`, lower triangular with a real positive diagonal: a view into the factors.
+    pub fn l(&self) -> TriangularView<'_, T> {
+        TriangularView::new(self.factors(), Triangle::Lower, Diag::NonUnit)
+    }
+
+    /// `det(A)`, the squared product of `L`'s diagonal (real and positive).
+    pub fn determinant(&self) -> T {
+        let f = self.factors();
+        let mut det: T = one();
+        for i in 0..f.nrows() {
+            det = mul(&det, &from_real(&abs2(&f[(i, i)])));
+        }
+        det
     }
 
     /// Overwrites `b` with the solution `X` of `A X = B`, on `exec`.
@@ -122,54 +196,45 @@ where
         exec: &(impl Executor + ?Sized),
     ) -> Result<(), LinalgError> {
         let l = self.factors();
-        check_rhs("solve", l.nrows(), &b)?;
+        check::dim("solve", "B", Dim::Rows, l.nrows(), b.nrows())?;
+        if self.options.checks_finite() {
+            check::finite("solve", "B", b.as_ref(), Part::All)?;
+        }
         let mut b = b;
         let p = SolveParams {
-            threshold: self.options.get(teamalg_gates::Family::TriangularSolve),
+            threshold: self.options.get(Family::TriangularSolve),
         };
-        triangular::solve_in_place(
-            l,
-            b.as_mut(),
-            Side::Left,
-            Triangle::Lower,
-            Diag::NonUnit,
-            exec,
-            p,
-        );
+        let (lower, non_unit) = (Triangle::Lower, Diag::NonUnit);
+        triangular::solve_in_place(l, b.as_mut(), SolveSide::Left, lower, non_unit, exec, p);
         // L^H X = Y  <=>  X^H L = Y^H: a right-side solve on the conjugate transpose.
         conjugate(b.as_mut());
-        triangular::solve_in_place(
-            l,
-            b.as_mut().transpose_mut(),
-            Side::Right,
-            Triangle::Lower,
-            Diag::NonUnit,
-            exec,
-            p,
-        );
+        let bt = b.as_mut().transpose_mut();
+        triangular::solve_in_place(l, bt, SolveSide::Right, lower, non_unit, exec, p);
         conjugate(b);
         Ok(())
     }
 
-    /// The solution `X` of `A X = B`, on `exec`.
-    pub fn solve(
+    /// The solution `X` of `A X = B` (`B` may be a conjugated view), on `exec`.
+    pub fn solve<B: Conjugate<Canonical = T>>(
         &self,
-        b: MatRef<'_, T>,
+        b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
         exec: &(impl Executor + ?Sized),
     ) -> Result<Mat<T>, LinalgError> {
-        let mut x = b.to_owned();
+        let mut x = b.as_mat_ref().to_owned();
         self.solve_in_place(x.as_mut(), exec)?;
         Ok(x)
     }
-}
 
-/// Conjugates every entry in place (nothing to do for real types, which the compiler sees).
-fn conjugate<T: ComplexField>(mut b: MatMut<'_, T>) {
-    if !T::IS_REAL {
-        for j in 0..b.ncols() {
-            for i in 0..b.nrows() {
-                b[(i, j)] = conj(&b[(i, j)]);
-            }
-        }
+    /// `A^-1`, solving against the identity on `exec`.
+    pub fn inverse(&self, exec: &(impl Executor + ?Sized)) -> Result<Mat<T>, LinalgError> {
+        let mut x = identity::<T>(self.factors().nrows());
+        self.solve_in_place(x.as_mut(), exec)?;
+        Ok(x)
+    }
+
+    /// `A` again, from the factor: `L L^H` (serially; a check, not a kernel).
+    pub fn reconstruct(&self) -> Mat<T> {
+        let l = self.l().to_mat();
+        &l * l.adjoint()
     }
 }

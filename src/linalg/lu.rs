@@ -1,48 +1,63 @@
-//! `lu`: LU with partial pivoting, in place, and its factorization object.
+//! LU with partial pivoting: owned ([`Lu::new`]) or in place ([`lu`]), and its solves.
 
-use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
+use faer::mat::AsMatRef;
 use faer::traits::math_utils::{mul, neg, one, zero};
-use faer::traits::ComplexField;
+use faer::traits::{ComplexField, Conjugate};
 use faer::{Mat, MatMut, MatRef};
-use teamalg_gates::Scalar;
+use teamalg_gates::{Family, Scalar};
 use teamalg_kernels::lu::{apply_swaps, lu_in_place, lu_in_place_scratch, LuInfo, LuParams};
 use teamalg_kernels::par::Executor;
-use teamalg_kernels::triangular::{self, Diag, Side, SolveParams, Triangle};
+use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
 
-use super::{check_rhs, lower, LinalgError, Options};
+use super::check::{self, Part};
+use super::factors::{conjugate, identity, Store};
+use super::{Dim, LinalgError, Options, TriangularView};
 
-/// The factorization `P A = L U` of an `m x n` matrix, held in the matrix it was computed in
-/// (`L` below the diagonal with an implicit unit diagonal, `U` on and above it).
+/// The factorization `P A = L U` of an `m x n` matrix with partial pivoting: `L` below the
+/// diagonal with an implicit unit diagonal, `U` on and above it, in one matrix, which is the
+/// caller's ([`lu`], `Lu<'a, T>` borrows it) or the factorization's own ([`Lu::new`],
+/// which borrows nothing: a function can return it as `Lu<'static, T>`).
 ///
 /// ```
 /// use faer::Mat;
-/// use teamalg::{linalg, Pool};
+/// use teamalg::{linalg::Lu, Pool};
 ///
-/// let team = Pool::builder().threads(2).build()?.into_team(2).map_err(|e| e.error)?;
-/// let mut a = Mat::<f64>::from_fn(3, 3, |i, j| [[2.0, 1.0, 1.0], [4.0, 3.0, 3.0], [8.0, 7.0, 9.0]][i][j]);
-/// let lu = linalg::lu(a.as_mut(), &team);
+/// let team = Pool::builder().threads(2).build()?.into_team(2)?;
+/// let a = Mat::<f64>::from_fn(3, 3, |i, j| [[2.0, 1.0, 1.0], [4.0, 3.0, 3.0], [8.0, 7.0, 9.0]][i][j]);
+/// let lu = Lu::new(&a, &team)?; // a is copied, and unchanged
 /// assert_eq!(lu.zero_pivot(), None);
 /// assert!((lu.determinant()? - 4.0).abs() < 1e-12);
 /// let b = Mat::<f64>::from_fn(3, 1, |i, _| [4.0, 10.0, 24.0][i]);
-/// let x = lu.solve(b.as_ref(), &team)?; // A x = b
+/// let x = lu.solve(&b, &team)?; // A x = b
 /// assert!((x[(0, 0)] - 1.0).abs() < 1e-12 && (x[(1, 0)] - 1.0).abs() < 1e-12);
 /// // P A = L U, with P given as a row order: row i of P A is row p[i] of A.
 /// assert_eq!(lu.p(), &[2, 0, 1]);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// assert_eq!(lu.l().get(1, 0), 0.25); // L and U are views into the factors
+/// assert!((lu.reconstruct() - &a).norm_max() < 1e-12);
+/// # Ok::<(), teamalg::Error>(())
 /// ```
 #[derive(Debug)]
 pub struct Lu<'a, T> {
-    factors: MatMut<'a, T>,
+    factors: Store<'a, T>,
     swaps: Vec<usize>,
     perm: Vec<usize>,
     info: LuInfo,
     options: Options,
 }
 
+/// The scratch [`lu_with_scratch`] needs for an `m x n` matrix.
+pub fn lu_scratch<T: ComplexField>(m: usize, n: usize) -> StackReq {
+    lu_in_place_scratch::<T>(m, n)
+}
+
 /// Factors `a` in place as `P A = L U` with partial pivoting, on `exec`. Any shape works; a
-/// singular matrix is factored too and reported by [`Lu::zero_pivot`]. NaN input gives NaN
-/// factors.
-pub fn lu<'a, T>(a: MatMut<'a, T>, exec: &(impl Executor + ?Sized)) -> Lu<'a, T>
+/// singular matrix is factored too and reported by [`Lu::zero_pivot`]. Errors:
+/// [`LinalgError::NotFinite`] (checked first; `a` is unchanged).
+pub fn lu<'a, T>(
+    a: MatMut<'a, T>,
+    exec: &(impl Executor + ?Sized),
+) -> Result<Lu<'a, T>, LinalgError>
 where
     T: ComplexField + Scalar + Send + Sync,
 {
@@ -54,34 +69,107 @@ pub fn lu_with<'a, T>(
     a: MatMut<'a, T>,
     exec: &(impl Executor + ?Sized),
     options: &Options,
+) -> Result<Lu<'a, T>, LinalgError>
+where
+    T: ComplexField + Scalar + Send + Sync,
+{
+    let mut buf = MemBuffer::new(lu_scratch::<T>(a.nrows(), a.ncols()));
+    lu_with_scratch(a, exec, options, MemStack::new(&mut buf))
+}
+
+/// [`lu_with`] taking its scratch from `stack` (at least [`lu_scratch`] of the shape): it
+/// allocates only its pivots.
+///
+/// ```
+/// use faer::dyn_stack::{MemBuffer, MemStack};
+/// use faer::Mat;
+/// use teamalg::{linalg, Exec};
+///
+/// let mut buf = MemBuffer::new(linalg::lu_scratch::<f64>(64, 64));
+/// for k in 0..3 {
+///     let mut a = Mat::<f64>::from_fn(64, 64, |i, j| if i == j { 64.0 + k as f64 } else { 1.0 });
+///     let lu = linalg::lu_with_scratch(a.as_mut(), &Exec::serial(), &linalg::Options::new(), MemStack::new(&mut buf))?;
+///     assert!(!lu.is_singular());
+/// }
+/// # Ok::<(), teamalg::linalg::LinalgError>(())
+/// ```
+pub fn lu_with_scratch<'a, T>(
+    a: MatMut<'a, T>,
+    exec: &(impl Executor + ?Sized),
+    options: &Options,
+    stack: &mut MemStack,
+) -> Result<Lu<'a, T>, LinalgError>
+where
+    T: ComplexField + Scalar + Send + Sync,
+{
+    if options.checks_finite() {
+        check::finite("lu", "A", a.as_ref(), Part::All)?;
+    }
+    Ok(factor(Store::Borrowed(a), exec, options, stack))
+}
+
+/// Factors the checked `store`.
+fn factor<'a, T>(
+    mut store: Store<'a, T>,
+    exec: &(impl Executor + ?Sized),
+    options: &Options,
+    stack: &mut MemStack,
 ) -> Lu<'a, T>
 where
     T: ComplexField + Scalar + Send + Sync,
 {
-    let (m, n) = (a.nrows(), a.ncols());
-    let mut a = a;
-    let mut swaps = vec![0; m.min(n)];
-    let mut buf = MemBuffer::new(lu_in_place_scratch::<T>(m, n));
-    let info = lu_in_place(
-        a.as_mut(),
-        &mut swaps,
-        exec,
-        LuParams {
-            threshold: options.get(teamalg_gates::Family::LuPartial),
-            ..LuParams::default()
-        },
-        MemStack::new(&mut buf),
-    );
+    let m = store.as_ref().nrows();
+    let mut swaps = vec![0; m.min(store.as_ref().ncols())];
+    let params = LuParams {
+        threshold: options.get(Family::LuPartial),
+        ..LuParams::default()
+    };
+    let info = lu_in_place(store.as_mut(), &mut swaps, exec, params, stack);
     let mut perm: Vec<usize> = (0..m).collect();
     for (j, &s) in swaps.iter().enumerate() {
         perm.swap(j, s);
     }
     Lu {
-        factors: a,
+        factors: store,
         swaps,
         perm,
         info,
         options: *options,
+    }
+}
+
+impl<T> Lu<'_, T>
+where
+    T: ComplexField + Scalar + Send + Sync,
+{
+    /// Factors a copy of `a` (which may be a conjugated view), on `exec`; `a` is unchanged.
+    /// Errors: [`LinalgError::NotFinite`].
+    pub fn new<A>(
+        a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<Self, LinalgError>
+    where
+        A: Conjugate<Canonical = T>,
+    {
+        Self::new_with(a, exec, &Options::new())
+    }
+
+    /// [`Lu::new`] with the call's [`Options`] (which its solves keep).
+    pub fn new_with<A>(
+        a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
+        exec: &(impl Executor + ?Sized),
+        options: &Options,
+    ) -> Result<Self, LinalgError>
+    where
+        A: Conjugate<Canonical = T>,
+    {
+        let a = a.as_mat_ref();
+        if options.checks_finite() {
+            check::finite("lu", "A", a.canonical(), Part::All)?;
+        }
+        let mut buf = MemBuffer::new(lu_scratch::<T>(a.nrows(), a.ncols()));
+        let store = Store::Owned(a.to_owned());
+        Ok(factor(store, exec, options, MemStack::new(&mut buf)))
     }
 }
 
@@ -94,23 +182,18 @@ where
         self.factors.as_ref()
     }
 
-    /// `L`, `m x min(m, n)`, unit lower triangular.
-    pub fn l(&self) -> Mat<T> {
-        let f = self.factors();
-        lower(f.subcols(0, f.nrows().min(f.ncols())), true)
-    }
-
-    /// `U`, `min(m, n) x n`, upper triangular.
-    pub fn u(&self) -> Mat<T> {
+    /// `L`, `m x min(m, n)`, unit lower triangular: a view into the factors.
+    pub fn l(&self) -> TriangularView<'_, T> {
         let f = self.factors();
         let s = f.nrows().min(f.ncols());
-        Mat::from_fn(s, f.ncols(), |i, j| {
-            if i <= j {
-                f[(i, j)].clone()
-            } else {
-                zero()
-            }
-        })
+        TriangularView::new(f.subcols(0, s), Triangle::Lower, Diag::Unit)
+    }
+
+    /// `U`, `min(m, n) x n`, upper triangular: a view into the factors.
+    pub fn u(&self) -> TriangularView<'_, T> {
+        let f = self.factors();
+        let s = f.nrows().min(f.ncols());
+        TriangularView::new(f.subrows(0, s), Triangle::Upper, Diag::NonUnit)
     }
 
     /// `P` as a row order: row `i` of `P A` is row `p()[i]` of `A`.
@@ -136,21 +219,15 @@ where
     }
 
     /// `det(A)`: the product of `U`'s diagonal, negated for an odd number of row exchanges;
-    /// exactly zero when a pivot is.
+    /// exactly zero when a pivot is. Errors: [`LinalgError::NotSquare`].
     pub fn determinant(&self) -> Result<T, LinalgError> {
-        let f = self.factors();
-        if f.nrows() != f.ncols() {
-            return Err(LinalgError::NotSquare {
-                op: "determinant",
-                rows: f.nrows(),
-                cols: f.ncols(),
-            });
-        }
+        let n = check::square("determinant", "A", self.factors())?;
         if self.is_singular() {
             return Ok(zero());
         }
+        let f = self.factors();
         let mut det: T = one();
-        for i in 0..f.nrows() {
+        for i in 0..n {
             det = mul(&det, &f[(i, i)]);
         }
         if self.info.transpositions % 2 == 1 {
@@ -160,27 +237,24 @@ where
     }
 
     /// The factors and the solves' parameters, once the factorization is square and
-    /// nonsingular and `b` has its rows; else the error `op` reports.
+    /// nonsingular and `b` is a finite right-hand side with its rows; else the error `op`
+    /// reports.
     fn ready(
         &self,
         op: &'static str,
         b: &MatMut<'_, T>,
     ) -> Result<(MatRef<'_, T>, SolveParams), LinalgError> {
         let f = self.factors();
-        let n = f.nrows();
-        if f.ncols() != n {
-            return Err(LinalgError::NotSquare {
-                op,
-                rows: n,
-                cols: f.ncols(),
-            });
-        }
-        check_rhs(op, n, b)?;
+        let n = check::square(op, "A", f)?;
+        check::dim(op, "B", Dim::Rows, n, b.nrows())?;
         if let Some(index) = self.zero_pivot() {
-            return Err(LinalgError::Singular { index });
+            return Err(LinalgError::Singular { op, index });
+        }
+        if self.options.checks_finite() {
+            check::finite(op, "B", b.as_ref(), Part::All)?;
         }
         let p = SolveParams {
-            threshold: self.options.get(teamalg_gates::Family::TriangularSolve),
+            threshold: self.options.get(Family::TriangularSolve),
         };
         Ok((f, p))
     }
@@ -194,19 +268,19 @@ where
         let (f, p) = self.ready("solve", &b)?;
         let mut b = b;
         apply_swaps(b.as_mut(), 0, &self.swaps);
-        let (left, lower, upper) = (Side::Left, Triangle::Lower, Triangle::Upper);
+        let (left, lower, upper) = (SolveSide::Left, Triangle::Lower, Triangle::Upper);
         triangular::solve_in_place(f, b.as_mut(), left, lower, Diag::Unit, exec, p);
         triangular::solve_in_place(f, b, left, upper, Diag::NonUnit, exec, p);
         Ok(())
     }
 
-    /// The solution `X` of `A X = B`, on `exec`.
-    pub fn solve(
+    /// The solution `X` of `A X = B` (`B` may be a conjugated view), on `exec`.
+    pub fn solve<B: Conjugate<Canonical = T>>(
         &self,
-        b: MatRef<'_, T>,
+        b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
         exec: &(impl Executor + ?Sized),
     ) -> Result<Mat<T>, LinalgError> {
-        let mut x = b.to_owned();
+        let mut x = b.as_mat_ref().to_owned();
         self.solve_in_place(x.as_mut(), exec)?;
         Ok(x)
     }
@@ -216,18 +290,16 @@ where
     ///
     /// ```
     /// use faer::Mat;
-    /// use teamalg::{linalg, Exec};
+    /// use teamalg::{linalg::Lu, Exec};
     ///
     /// let a = Mat::<f64>::from_fn(3, 3, |i, j| [[2.0, 1.0, 1.0], [4.0, 3.0, 3.0], [8.0, 7.0, 9.0]][i][j]);
-    /// let mut f = a.clone();
-    /// let lu = linalg::lu(f.as_mut(), &Exec::serial());
+    /// let lu = Lu::new(&a, &Exec::serial())?;
     /// let b = Mat::<f64>::from_fn(3, 1, |i, _| [1.0, 2.0, 3.0][i]);
-    /// let x = lu.solve_transpose(b.as_ref(), &Exec::serial())?;
+    /// let x = lu.solve_transpose(&b, &Exec::serial())?;
     /// assert!((a.transpose() * &x - &b).norm_max() < 1e-12);
     /// let inv = lu.inverse(&Exec::serial())?;
     /// assert!((&a * &inv - Mat::<f64>::identity(3, 3)).norm_max() < 1e-12);
-    /// assert!((lu.reconstruct() - &a).norm_max() < 1e-12);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # Ok::<(), teamalg::linalg::LinalgError>(())
     /// ```
     pub fn solve_transpose_in_place(
         &self,
@@ -236,7 +308,7 @@ where
     ) -> Result<(), LinalgError> {
         let (f, p) = self.ready("solve_transpose", &b)?;
         let mut b = b;
-        let (left, lower, upper) = (Side::Left, Triangle::Lower, Triangle::Upper);
+        let (left, lower, upper) = (SolveSide::Left, Triangle::Lower, Triangle::Upper);
         let ft = f.transpose();
         triangular::solve_in_place(ft, b.as_mut(), left, lower, Diag::NonUnit, exec, p);
         triangular::solve_in_place(ft, b.as_mut(), left, upper, Diag::Unit, exec, p);
@@ -254,12 +326,12 @@ where
     }
 
     /// The solution `X` of `A^T X = B`, on `exec`.
-    pub fn solve_transpose(
+    pub fn solve_transpose<B: Conjugate<Canonical = T>>(
         &self,
-        b: MatRef<'_, T>,
+        b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
         exec: &(impl Executor + ?Sized),
     ) -> Result<Mat<T>, LinalgError> {
-        let mut x = b.to_owned();
+        let mut x = b.as_mat_ref().to_owned();
         self.solve_transpose_in_place(x.as_mut(), exec)?;
         Ok(x)
     }
@@ -272,6 +344,8 @@ where
         exec: &(impl Executor + ?Sized),
     ) -> Result<(), LinalgError> {
         let mut b = b;
+        // Checked before the conjugation, so a refused call leaves `b` as it was.
+        self.ready("solve_adjoint", &b)?;
         conjugate(b.as_mut());
         let r = self.solve_transpose_in_place(b.as_mut(), exec);
         conjugate(b);
@@ -279,34 +353,33 @@ where
     }
 
     /// The solution `X` of `A^H X = B`, on `exec`.
-    pub fn solve_adjoint(
+    pub fn solve_adjoint<B: Conjugate<Canonical = T>>(
         &self,
-        b: MatRef<'_, T>,
+        b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
         exec: &(impl Executor + ?Sized),
     ) -> Result<Mat<T>, LinalgError> {
-        let mut x = b.to_owned();
+        let mut x = b.as_mat_ref().to_owned();
         self.solve_adjoint_in_place(x.as_mut(), exec)?;
         Ok(x)
     }
 
     /// `A^-1`, solving against the identity on `exec` (`NotSquare`, `Singular`).
     pub fn inverse(&self, exec: &(impl Executor + ?Sized)) -> Result<Mat<T>, LinalgError> {
-        let n = self.factors().nrows();
-        let mut x = Mat::<T>::from_fn(n, n, |i, j| if i == j { one() } else { zero() });
-        if self.factors().ncols() != n {
-            return Err(LinalgError::NotSquare {
+        let n = check::square("inverse", "A", self.factors())?;
+        let mut x = identity::<T>(n);
+        self.solve_in_place(x.as_mut(), exec).map_err(|e| match e {
+            LinalgError::Singular { index, .. } => LinalgError::Singular {
                 op: "inverse",
-                rows: n,
-                cols: self.factors().ncols(),
-            });
-        }
-        self.solve_in_place(x.as_mut(), exec)?;
+                index,
+            },
+            e => e,
+        })?;
         Ok(x)
     }
 
     /// `A` again, from the factors: `P^T L U` (serially; a check, not a kernel).
     pub fn reconstruct(&self) -> Mat<T> {
-        let lu = self.l() * self.u();
+        let lu = self.l().to_mat() * self.u().to_mat();
         let mut a = Mat::<T>::zeros(lu.nrows(), lu.ncols());
         for (i, &pi) in self.perm.iter().enumerate() {
             for j in 0..lu.ncols() {
@@ -314,15 +387,5 @@ where
             }
         }
         a
-    }
-}
-
-/// Conjugates every entry of `m` in place.
-fn conjugate<T: ComplexField>(m: MatMut<'_, T>) {
-    let mut m = m;
-    for j in 0..m.ncols() {
-        for i in 0..m.nrows() {
-            m[(i, j)] = faer::traits::math_utils::conj(&m[(i, j)]);
-        }
     }
 }

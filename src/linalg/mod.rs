@@ -1,46 +1,76 @@
 //! The user-facing facade: faer-like calls that take the executor last and check their input.
 //!
-//! [`matmul`], [`solve_triangular`], [`lu`] (returning an [`Lu`] with `L`, `U`, `P`, `solve`
-//! and `determinant`) and [`cholesky`] (returning a [`Cholesky`] with `L` and `solve`). The
-//! executor argument is anything that runs kernels: a `&Team`, a token, or
-//! `&Exec::serial()`. User errors are [`LinalgError`]s, checked before anything is written.
+//! - [`matmul`]: `C = alpha A B` or `C += alpha A B`;
+//! - [`solve_triangular`]: `T X = B` or `X T = B` with a triangle of `T`;
+//! - [`Lu`] (owned, [`Lu::new`]) and [`lu`] (in place): `P A = L U`, with solves (plain,
+//!   transposed, adjoint), `inverse`, `determinant`, `reconstruct`;
+//! - [`Cholesky`] (owned, [`Cholesky::new`]) and [`cholesky`] (in place): `A = L L^H`, with
+//!   `solve`, `inverse`, `determinant`, `reconstruct`.
+//!
+//! The executor argument is anything that runs kernels: a `&Team`, a token, or
+//! `&Exec::serial()`. Inputs are anything faer's `AsMatRef` takes (`&Mat`, `MatRef`, `MatMut`),
+//! conjugated views included (`a.adjoint()` of a complex matrix). Each call has a `_with`
+//! variant taking [`Options`] (thresholds per kernel family, the finiteness check); the
+//! in-place factorizations also have a `_with_scratch` variant taking a `MemStack`, sized by
+//! [`lu_scratch`] and [`cholesky_scratch`], so a loop of factorizations allocates only its
+//! pivots.
+//!
+//! # Errors and the NaN policy
+//!
+//! Every call checks what it reads before it writes anything and returns a [`LinalgError`]:
+//! shapes ([`LinalgError::ShapeMismatch`], [`LinalgError::NotSquare`]), and **finiteness**:
+//! a NaN or an infinity in any matrix or scalar a call reads gives
+//! [`LinalgError::NotFinite`] naming the operand and the entry, in every call alike (`matmul`
+//! reads `C` only for `Accum::Add`; a triangular solve reads only its triangle). A caller that
+//! knows its data is finite can skip the check with [`Options::check_finite`]; NaN then
+//! propagates as IEEE arithmetic does (an LU's factors turn NaN; a Cholesky whose pivot turns
+//! NaN reports [`LinalgError::NotPositiveDefinite`]). The check costs about one read of the
+//! input (`docs/perf/kernels.md`).
 //!
 //! ```
 //! use faer::{Accum, Mat};
 //! use teamalg::{linalg, Pool};
 //!
-//! let team = Pool::builder().threads(2).build()?.into_team(2).map_err(|e| e.error)?;
+//! let team = Pool::builder().threads(2).build()?.into_team(2)?;
 //! let a = Mat::<f64>::from_fn(300, 200, |i, j| (i + j) as f64);
 //! let b = Mat::<f64>::from_fn(200, 100, |i, j| (i * j) as f64);
 //! let mut c = Mat::<f64>::zeros(300, 100);
-//! linalg::matmul(c.as_mut(), Accum::Replace, a.as_ref(), b.as_ref(), 1.0, &team)?;
+//! linalg::matmul(&mut c, Accum::Replace, &a, &b, 1.0, &team)?;
 //! // The same call serially, or on a plain token:
 //! linalg::matmul(c.as_mut(), Accum::Replace, a.as_ref(), b.as_ref(), 1.0, &teamalg::Exec::serial())?;
 //! // Shapes are checked:
-//! let err = linalg::matmul(c.as_mut(), Accum::Replace, b.as_ref(), a.as_ref(), 1.0, &team);
+//! let err = linalg::matmul(&mut c, Accum::Replace, &b, &a, 1.0, &team);
 //! assert!(matches!(err, Err(linalg::LinalgError::ShapeMismatch { .. })));
-//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! // So is finiteness:
+//! let mut nan = a.clone();
+//! nan[(7, 3)] = f64::NAN;
+//! let err = linalg::matmul(&mut c, Accum::Replace, &nan, &b, 1.0, &team).unwrap_err();
+//! assert_eq!(err.to_string(), "matmul: A[(7, 3)] is not finite");
+//! # Ok::<(), teamalg::Error>(())
 //! ```
 
-use std::fmt;
+use teamalg_gates::{Family, ParThreshold, Source, Thresholds};
 
-use faer::traits::ComplexField;
-use faer::{Accum, MatMut, MatRef};
-use teamalg_gates::{Family, ParThreshold, Scalar, Source, Thresholds};
-use teamalg_kernels::gemm::{self, GemmParams};
-use teamalg_kernels::par::Executor;
-use teamalg_kernels::triangular::{self, SolveParams};
-
+mod check;
 mod cholesky;
+mod error;
+mod factors;
 mod lu;
+mod matmul;
+mod triangular;
 
-pub use cholesky::{cholesky, cholesky_with, Cholesky};
-pub use lu::{lu, lu_with, Lu};
-pub use teamalg_kernels::triangular::{Diag, Side, Triangle};
+pub use cholesky::{cholesky, cholesky_scratch, cholesky_with, cholesky_with_scratch, Cholesky};
+pub use error::{Dim, LinalgError};
+pub use lu::{lu, lu_scratch, lu_with, lu_with_scratch, Lu};
+pub use matmul::{matmul, matmul_with};
+pub use teamalg_kernels::triangular::{Diag, SolveSide, Triangle};
+pub use triangular::{solve_triangular, solve_triangular_with, TriangularView};
 
 /// Options of one call: a threshold per kernel family, which wins over the pool's
-/// (`PoolBuilder::threshold`) and the environment's (`TEAMALG_THRESHOLDS`); families it does
-/// not set keep theirs. A factorization's options also apply to the solves of its object.
+/// (`PoolBuilder::threshold`) and the environment's (`TEAMALG_THRESHOLDS`), families it does
+/// not set keeping theirs; and whether the inputs are checked for NaN and infinities (yes by
+/// default, see the module's NaN policy). A factorization's options also apply to the solves of
+/// its object.
 ///
 /// ```
 /// use faer::{Accum, Mat};
@@ -48,24 +78,35 @@ pub use teamalg_kernels::triangular::{Diag, Side, Triangle};
 /// use teamalg::gates::{Family, ParThreshold};
 /// use teamalg::{linalg, Pool};
 ///
-/// let team = Pool::builder().threads(2).build()?.into_team(2).map_err(|e| e.error)?;
+/// let team = Pool::builder().threads(2).build()?.into_team(2)?;
 /// let a = Mat::<f64>::ones(512, 512);
 /// let mut c = Mat::<f64>::zeros(512, 512);
 /// let serial = linalg::Options::new().threshold(Family::Gemm, ParThreshold::Never);
 /// let (r, why) = trace::collect(|| {
-///     linalg::matmul_with(c.as_mut(), Accum::Replace, a.as_ref(), a.as_ref(), 1.0, &team, &serial)
+///     linalg::matmul_with(&mut c, Accum::Replace, &a, &a, 1.0, &team, &serial)
 /// });
 /// r?;
 /// assert_eq!((why[0].width, why[0].reason), (1, Reason::Never));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # Ok::<(), teamalg::Error>(())
 /// ```
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Options {
     thresholds: Thresholds,
+    check_finite: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            thresholds: Thresholds::default(),
+            check_finite: true,
+        }
+    }
 }
 
 impl Options {
-    /// No family set: every region follows the pool, the environment, then the rule.
+    /// No family set (every region follows the pool, the environment, then the rule); inputs
+    /// checked for finiteness.
     pub fn new() -> Self {
         Self::default()
     }
@@ -80,216 +121,29 @@ impl Options {
     pub fn get(&self, family: Family) -> Option<ParThreshold> {
         self.thresholds.get(family).map(|(t, _)| t)
     }
-}
 
-/// What a linear-algebra call can refuse. A call that fails its checks (`ShapeMismatch`,
-/// `NotSquare`, `NotFinite`) writes nothing; `NotPositiveDefinite` is found while factoring and
-/// leaves the partial factorization (see the variant).
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum LinalgError {
-    /// The operands' shapes do not fit together.
-    ShapeMismatch {
-        /// The operation.
-        op: &'static str,
-        /// What was expected, in words.
-        expected: String,
-    },
-    /// A matrix that must be square is not.
-    NotSquare {
-        /// The operation.
-        op: &'static str,
-        /// Its rows.
-        rows: usize,
-        /// Its columns.
-        cols: usize,
-    },
-    /// The input holds a NaN or an infinity where the operation reads it (the input is
-    /// unchanged).
-    NotFinite {
-        /// The operation.
-        op: &'static str,
-        /// The row of the first such entry found.
-        row: usize,
-        /// Its column.
-        col: usize,
-    },
-    /// Cholesky: the matrix is not positive definite; the pivot of column `index` was not
-    /// positive. The matrix holds the factorization of its leading `index` columns and an
-    /// updated remainder (as LAPACK's `potrf`).
-    NotPositiveDefinite {
-        /// The column whose pivot failed.
-        index: usize,
-    },
-    /// A solve with a singular LU factorization: `U[(index, index)]` is zero.
-    Singular {
-        /// The first zero pivot.
-        index: usize,
-    },
-}
-
-impl fmt::Display for LinalgError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            LinalgError::ShapeMismatch { op, expected } => {
-                write!(f, "{op}: shape mismatch: {expected}")
-            }
-            LinalgError::NotSquare { op, rows, cols } => {
-                write!(f, "{op}: the matrix must be square, it is {rows}x{cols}")
-            }
-            LinalgError::NotFinite { op, row, col } => {
-                write!(f, "{op}: entry ({row}, {col}) is not finite")
-            }
-            LinalgError::NotPositiveDefinite { index } => write!(
-                f,
-                "cholesky: the matrix is not positive definite (pivot {index} is not positive)"
-            ),
-            LinalgError::Singular { index } => {
-                write!(f, "solve: the matrix is singular (pivot {index} is zero)")
-            }
-        }
+    /// Whether the call checks its inputs for NaN and infinities (`true` by default). With
+    /// `false` it skips the check and NaN propagates (see the module's NaN policy).
+    ///
+    /// ```
+    /// use faer::Mat;
+    /// use teamalg::{linalg, Exec};
+    ///
+    /// let mut a = Mat::<f64>::identity(2, 2);
+    /// a[(1, 0)] = f64::NAN;
+    /// let unchecked = linalg::Options::new().check_finite(false);
+    /// let lu = linalg::Lu::new_with(&a, &Exec::serial(), &unchecked)?;
+    /// assert!(lu.factors()[(1, 1)].is_nan());
+    /// assert!(linalg::Lu::new(&a, &Exec::serial()).is_err());
+    /// # Ok::<(), teamalg::linalg::LinalgError>(())
+    /// ```
+    pub fn check_finite(mut self, check: bool) -> Self {
+        self.check_finite = check;
+        self
     }
-}
 
-impl std::error::Error for LinalgError {}
-
-/// `C = alpha A B` (`Accum::Replace`) or `C += alpha A B` (`Accum::Add`) on `exec` (a `&Team`,
-/// a token, or `&Exec::serial()`).
-pub fn matmul<T>(
-    c: MatMut<'_, T>,
-    accum: Accum,
-    a: MatRef<'_, T>,
-    b: MatRef<'_, T>,
-    alpha: T,
-    exec: &(impl Executor + ?Sized),
-) -> Result<(), LinalgError>
-where
-    T: ComplexField + Scalar + Send + Sync,
-{
-    matmul_with(c, accum, a, b, alpha, exec, &Options::new())
-}
-
-/// [`matmul`] with the call's [`Options`].
-pub fn matmul_with<T>(
-    c: MatMut<'_, T>,
-    accum: Accum,
-    a: MatRef<'_, T>,
-    b: MatRef<'_, T>,
-    alpha: T,
-    exec: &(impl Executor + ?Sized),
-    options: &Options,
-) -> Result<(), LinalgError>
-where
-    T: ComplexField + Scalar + Send + Sync,
-{
-    if a.nrows() != c.nrows() || b.ncols() != c.ncols() || a.ncols() != b.nrows() {
-        return Err(LinalgError::ShapeMismatch {
-            op: "matmul",
-            expected: format!(
-                "C ({}x{}) = A ({}x{}) B ({}x{}) needs A: {}xk, B: kx{}",
-                c.nrows(),
-                c.ncols(),
-                a.nrows(),
-                a.ncols(),
-                b.nrows(),
-                b.ncols(),
-                c.nrows(),
-                c.ncols()
-            ),
-        });
+    /// Whether the inputs are checked for finiteness.
+    pub fn checks_finite(&self) -> bool {
+        self.check_finite
     }
-    let params = GemmParams {
-        threshold: options.get(Family::Gemm),
-    };
-    gemm::matmul(c, accum, a, b, alpha, exec, params);
-    Ok(())
-}
-
-/// The lower triangle of `f` (ones on the diagonal when `unit`), zeros above it.
-fn lower<T: ComplexField>(f: MatRef<'_, T>, unit: bool) -> faer::Mat<T> {
-    use faer::traits::math_utils::{one, zero};
-    faer::Mat::from_fn(f.nrows(), f.ncols(), |i, j| match i.cmp(&j) {
-        std::cmp::Ordering::Greater => f[(i, j)].clone(),
-        std::cmp::Ordering::Equal if unit => one(),
-        std::cmp::Ordering::Equal => f[(i, j)].clone(),
-        std::cmp::Ordering::Less => zero(),
-    })
-}
-
-/// Checks that `b` has `n` rows for a solve with an `n x n` factorization.
-fn check_rhs<T>(op: &'static str, n: usize, b: &MatMut<'_, T>) -> Result<(), LinalgError> {
-    if b.nrows() == n {
-        return Ok(());
-    }
-    Err(LinalgError::ShapeMismatch {
-        op,
-        expected: format!(
-            "the matrix is {n}x{n}, so B ({}x{}) needs {n} rows",
-            b.nrows(),
-            b.ncols()
-        ),
-    })
-}
-
-/// Overwrites `b` with the solution of `T X = B` (`Side::Left`) or `X T = B` (`Side::Right`),
-/// reading `triangle` of `t` (with ones on the diagonal for `Diag::Unit`), on `exec`.
-pub fn solve_triangular<T>(
-    t: MatRef<'_, T>,
-    b: MatMut<'_, T>,
-    side: Side,
-    triangle: Triangle,
-    diag: Diag,
-    exec: &(impl Executor + ?Sized),
-) -> Result<(), LinalgError>
-where
-    T: ComplexField + Scalar + Send + Sync,
-{
-    solve_triangular_with(t, b, side, triangle, diag, exec, &Options::new())
-}
-
-/// [`solve_triangular`] with the call's [`Options`].
-pub fn solve_triangular_with<T>(
-    t: MatRef<'_, T>,
-    b: MatMut<'_, T>,
-    side: Side,
-    triangle: Triangle,
-    diag: Diag,
-    exec: &(impl Executor + ?Sized),
-    options: &Options,
-) -> Result<(), LinalgError>
-where
-    T: ComplexField + Scalar + Send + Sync,
-{
-    if t.nrows() != t.ncols() {
-        return Err(LinalgError::NotSquare {
-            op: "solve_triangular",
-            rows: t.nrows(),
-            cols: t.ncols(),
-        });
-    }
-    let along = match side {
-        Side::Left => b.nrows(),
-        Side::Right => b.ncols(),
-    };
-    if along != t.nrows() {
-        return Err(LinalgError::ShapeMismatch {
-            op: "solve_triangular",
-            expected: format!(
-                "T is {n}x{n}, so B ({}x{}) needs {n} {}",
-                b.nrows(),
-                b.ncols(),
-                if side == Side::Left {
-                    "rows"
-                } else {
-                    "columns"
-                },
-                n = t.nrows()
-            ),
-        });
-    }
-    let params = SolveParams {
-        threshold: options.get(Family::TriangularSolve),
-    };
-    triangular::solve_in_place(t, b, side, triangle, diag, exec, params);
-    Ok(())
 }

@@ -34,7 +34,7 @@ use teamalg::kernels::cholesky::{cholesky_in_place, cholesky_in_place_scratch, C
 use teamalg::kernels::gemm::{matmul, GemmParams};
 use teamalg::kernels::lu::{lu_in_place, lu_in_place_scratch, LuParams};
 use teamalg::kernels::par::{Executor, Seq};
-use teamalg::kernels::triangular::{solve_in_place, Diag, Side, SolveParams, Triangle};
+use teamalg::kernels::triangular::{solve_in_place, Diag, SolveParams, SolveSide, Triangle};
 
 use teamalg::{Exec, Pool};
 
@@ -552,7 +552,7 @@ impl<T: Sample> Workload<T> {
                 solve_in_place(
                     self.a.as_ref(),
                     self.c.as_mut(),
-                    Side::Left,
+                    SolveSide::Left,
                     Triangle::Lower,
                     Diag::NonUnit,
                     exec,

@@ -109,7 +109,7 @@ pub fn rows(team: &Team, sizes: &[usize]) -> Vec<Row> {
                 lu_in_place(w.as_mut(), &mut perm, &mut perm_inv, Par::Seq, stack, p);
             },
             || {
-                linalg::lu(work.borrow_mut().as_mut(), team);
+                linalg::lu(work.borrow_mut().as_mut(), team).expect("finite input");
             },
         );
         out.push(Row {

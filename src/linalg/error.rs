@@ -1,0 +1,149 @@
+//! What a linear-algebra call can refuse, with every field a value a program can act on.
+
+use std::fmt;
+
+/// Which dimension of an operand a [`LinalgError::ShapeMismatch`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dim {
+    /// Its number of rows.
+    Rows,
+    /// Its number of columns.
+    Cols,
+}
+
+impl fmt::Display for Dim {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Dim::Rows => "rows",
+            Dim::Cols => "columns",
+        })
+    }
+}
+
+/// What a linear-algebra call can refuse. Every variant names the operation (`op`, also
+/// [`LinalgError::op`]); those about an input name the operand as the call's documentation
+/// does (`"A"`, `"B"`, `"C"`, `"alpha"`).
+///
+/// The checks (`ShapeMismatch`, `NotSquare`, `NotFinite`, `Singular`) run before anything is
+/// written: the call then changed nothing. `NotPositiveDefinite` is found while factoring; an
+/// in-place Cholesky then leaves a partial factorization (see the variant), the owned
+/// [`Cholesky::new`](super::Cholesky::new) leaves the input as it was.
+///
+/// ```
+/// use faer::{Accum, Mat};
+/// use teamalg::linalg::{self, Dim, LinalgError};
+/// use teamalg::Exec;
+///
+/// let (a, b) = (Mat::<f64>::ones(3, 4), Mat::<f64>::ones(5, 2));
+/// let mut c = Mat::<f64>::zeros(3, 2);
+/// let err = linalg::matmul(c.as_mut(), Accum::Replace, a.as_ref(), b.as_ref(), 1.0, &Exec::serial());
+/// assert_eq!(
+///     err,
+///     Err(LinalgError::ShapeMismatch { op: "matmul", operand: "B", dim: Dim::Rows, expected: 4, found: 5 })
+/// );
+/// assert_eq!(err.unwrap_err().to_string(), "matmul: B has 5 rows, 4 expected");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LinalgError {
+    /// An operand's dimension does not fit the others'.
+    ShapeMismatch {
+        /// The operation.
+        op: &'static str,
+        /// The operand.
+        operand: &'static str,
+        /// Which of its dimensions.
+        dim: Dim,
+        /// What the other operands need.
+        expected: usize,
+        /// What it has.
+        found: usize,
+    },
+    /// A matrix that must be square is not.
+    NotSquare {
+        /// The operation.
+        op: &'static str,
+        /// The operand.
+        operand: &'static str,
+        /// Its rows.
+        rows: usize,
+        /// Its columns.
+        cols: usize,
+    },
+    /// An input holds a NaN or an infinity where the operation reads it (see the module's NaN
+    /// policy).
+    NotFinite {
+        /// The operation.
+        op: &'static str,
+        /// The operand.
+        operand: &'static str,
+        /// The row of the first such entry found (0 for a scalar).
+        row: usize,
+        /// Its column (0 for a scalar).
+        col: usize,
+    },
+    /// Cholesky: the matrix is not positive definite; the pivot of column `index` was not
+    /// positive. An in-place factorization holds the factor of its leading `index` columns and
+    /// an updated remainder (as LAPACK's `potrf`).
+    NotPositiveDefinite {
+        /// The operation.
+        op: &'static str,
+        /// The column whose pivot failed.
+        index: usize,
+    },
+    /// A solve (or inverse) with a singular LU factorization: `U[(index, index)]` is zero.
+    Singular {
+        /// The operation.
+        op: &'static str,
+        /// The first zero pivot.
+        index: usize,
+    },
+}
+
+impl LinalgError {
+    /// The operation that refused.
+    pub fn op(&self) -> &'static str {
+        match *self {
+            LinalgError::ShapeMismatch { op, .. }
+            | LinalgError::NotSquare { op, .. }
+            | LinalgError::NotFinite { op, .. }
+            | LinalgError::NotPositiveDefinite { op, .. }
+            | LinalgError::Singular { op, .. } => op,
+        }
+    }
+}
+
+impl fmt::Display for LinalgError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            LinalgError::ShapeMismatch {
+                op,
+                operand,
+                dim,
+                expected,
+                found,
+            } => write!(f, "{op}: {operand} has {found} {dim}, {expected} expected"),
+            LinalgError::NotSquare {
+                op,
+                operand,
+                rows,
+                cols,
+            } => write!(f, "{op}: {operand} must be square, it is {rows}x{cols}"),
+            LinalgError::NotFinite {
+                op,
+                operand,
+                row,
+                col,
+            } => write!(f, "{op}: {operand}[({row}, {col})] is not finite"),
+            LinalgError::NotPositiveDefinite { op, index } => write!(
+                f,
+                "{op}: the matrix is not positive definite (pivot {index} is not positive)"
+            ),
+            LinalgError::Singular { op, index } => {
+                write!(f, "{op}: the matrix is singular (pivot {index} is zero)")
+            }
+        }
+    }
+}
+
+impl std::error::Error for LinalgError {}

@@ -1,0 +1,76 @@
+//! `matmul`: `C = alpha A B` or `C += alpha A B`, checked.
+
+use faer::mat::{AsMatMut, AsMatRef};
+use faer::traits::{ComplexField, Conjugate};
+use faer::Accum;
+use teamalg_gates::{Family, Scalar};
+use teamalg_kernels::gemm::{self, GemmParams};
+use teamalg_kernels::par::Executor;
+
+use super::check::{self, Part};
+use super::{Dim, LinalgError, Options};
+
+/// `C = alpha A B` (`Accum::Replace`) or `C += alpha A B` (`Accum::Add`) on `exec` (a `&Team`,
+/// a token, or `&Exec::serial()`). `A` and `B` may be conjugated views.
+///
+/// ```
+/// use faer::{c64, Accum, Mat};
+/// use teamalg::{linalg, Exec};
+///
+/// let a = Mat::<c64>::from_fn(3, 2, |i, j| c64::new(i as f64, j as f64));
+/// let mut g = Mat::<c64>::zeros(2, 2);
+/// // The Gram matrix A^H A, with A^H a view (no copy):
+/// linalg::matmul(&mut g, Accum::Replace, a.adjoint(), &a, c64::new(1.0, 0.0), &Exec::serial())?;
+/// assert!((&g - a.adjoint() * &a).norm_max() < 1e-12);
+/// # Ok::<(), teamalg::linalg::LinalgError>(())
+/// ```
+pub fn matmul<T, A, B>(
+    c: impl AsMatMut<T = T, Rows = usize, Cols = usize>,
+    accum: Accum,
+    a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
+    b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
+    alpha: T,
+    exec: &(impl Executor + ?Sized),
+) -> Result<(), LinalgError>
+where
+    T: ComplexField + Scalar + Send + Sync,
+    A: Conjugate<Canonical = T>,
+    B: Conjugate<Canonical = T>,
+{
+    matmul_with(c, accum, a, b, alpha, exec, &Options::new())
+}
+
+/// [`matmul`] with the call's [`Options`].
+pub fn matmul_with<T, A, B>(
+    mut c: impl AsMatMut<T = T, Rows = usize, Cols = usize>,
+    accum: Accum,
+    a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
+    b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
+    alpha: T,
+    exec: &(impl Executor + ?Sized),
+    options: &Options,
+) -> Result<(), LinalgError>
+where
+    T: ComplexField + Scalar + Send + Sync,
+    A: Conjugate<Canonical = T>,
+    B: Conjugate<Canonical = T>,
+{
+    const OP: &str = "matmul";
+    let (a, b, c) = (a.as_mat_ref(), b.as_mat_ref(), c.as_mat_mut());
+    check::dim(OP, "A", Dim::Rows, c.nrows(), a.nrows())?;
+    check::dim(OP, "B", Dim::Cols, c.ncols(), b.ncols())?;
+    check::dim(OP, "B", Dim::Rows, a.ncols(), b.nrows())?;
+    if options.checks_finite() {
+        check::finite(OP, "A", a.canonical(), Part::All)?;
+        check::finite(OP, "B", b.canonical(), Part::All)?;
+        check::finite_scalar(OP, "alpha", &alpha)?;
+        if accum == Accum::Add {
+            check::finite(OP, "C", c.as_ref(), Part::All)?;
+        }
+    }
+    let params = GemmParams {
+        threshold: options.get(Family::Gemm),
+    };
+    gemm::matmul(c, accum, a, b, alpha, exec, params);
+    Ok(())
+}

@@ -1,0 +1,242 @@
+//! `solve_triangular`, and the view of a triangular factor that factorizations hand out.
+
+use std::fmt;
+
+use faer::mat::AsMatRef;
+use faer::traits::math_utils::{one, zero};
+use faer::traits::{ComplexField, Conjugate};
+use faer::{Mat, MatMut, MatRef};
+use teamalg_gates::{Family, Scalar};
+use teamalg_kernels::par::Executor;
+use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
+
+use super::check::{self, Part};
+use super::factors::conjugate;
+use super::{Dim, LinalgError, Options};
+
+/// Overwrites `b` with the solution of `T X = B` (`SolveSide::Left`) or `X T = B`
+/// (`SolveSide::Right`), reading `triangle` of `t` (with ones on the diagonal for
+/// `Diag::Unit`), on `exec`. `t` may be a conjugated view.
+///
+/// ```
+/// use faer::Mat;
+/// use teamalg::linalg::{self, Diag, SolveSide, Triangle};
+/// use teamalg::Exec;
+///
+/// let t = Mat::<f64>::from_fn(3, 3, |i, j| if i >= j { 1.0 + i as f64 } else { f64::NAN });
+/// let mut b = Mat::<f64>::ones(3, 2);
+/// // Only the lower triangle is read: the NaNs above it do not matter.
+/// linalg::solve_triangular(&t, &mut b, SolveSide::Left, Triangle::Lower, Diag::NonUnit, &Exec::serial())?;
+/// assert_eq!(b[(0, 0)], 1.0);
+/// # Ok::<(), teamalg::linalg::LinalgError>(())
+/// ```
+pub fn solve_triangular<T, A>(
+    t: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
+    b: impl faer::mat::AsMatMut<T = T, Rows = usize, Cols = usize>,
+    side: SolveSide,
+    triangle: Triangle,
+    diag: Diag,
+    exec: &(impl Executor + ?Sized),
+) -> Result<(), LinalgError>
+where
+    T: ComplexField + Scalar + Send + Sync,
+    A: Conjugate<Canonical = T>,
+{
+    solve_triangular_with(t, b, side, triangle, diag, exec, &Options::new())
+}
+
+/// [`solve_triangular`] with the call's [`Options`].
+pub fn solve_triangular_with<T, A>(
+    t: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
+    mut b: impl faer::mat::AsMatMut<T = T, Rows = usize, Cols = usize>,
+    side: SolveSide,
+    triangle: Triangle,
+    diag: Diag,
+    exec: &(impl Executor + ?Sized),
+    options: &Options,
+) -> Result<(), LinalgError>
+where
+    T: ComplexField + Scalar + Send + Sync,
+    A: Conjugate<Canonical = T>,
+{
+    let t = t.as_mat_ref();
+    let conj = !A::IS_CANONICAL;
+    solve(
+        "solve_triangular",
+        t.canonical(),
+        conj,
+        b.as_mat_mut(),
+        side,
+        triangle,
+        diag,
+        exec,
+        options,
+    )
+}
+
+/// The checked solve with `t` (conjugated when `conj`): conj(T) X = B is T conj(X) = conj(B).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn solve<T>(
+    op: &'static str,
+    t: MatRef<'_, T>,
+    conj: bool,
+    mut b: MatMut<'_, T>,
+    side: SolveSide,
+    triangle: Triangle,
+    diag: Diag,
+    exec: &(impl Executor + ?Sized),
+    options: &Options,
+) -> Result<(), LinalgError>
+where
+    T: ComplexField + Scalar + Send + Sync,
+{
+    let n = check::square(op, "T", t)?;
+    match side {
+        SolveSide::Left => check::dim(op, "B", Dim::Rows, n, b.nrows())?,
+        SolveSide::Right => check::dim(op, "B", Dim::Cols, n, b.ncols())?,
+    }
+    if options.checks_finite() {
+        let part = match (triangle, diag) {
+            (Triangle::Lower, Diag::NonUnit) => Part::Lower,
+            (Triangle::Lower, Diag::Unit) => Part::StrictLower,
+            (Triangle::Upper, Diag::NonUnit) => Part::Upper,
+            (Triangle::Upper, Diag::Unit) => Part::StrictUpper,
+        };
+        check::finite(op, "T", t, part)?;
+        check::finite(op, "B", b.as_ref(), Part::All)?;
+    }
+    let params = SolveParams {
+        threshold: options.get(Family::TriangularSolve),
+    };
+    if conj {
+        conjugate(b.as_mut());
+    }
+    triangular::solve_in_place(t, b.as_mut(), side, triangle, diag, exec, params);
+    if conj {
+        conjugate(b);
+    }
+    Ok(())
+}
+
+/// A triangular factor read in place from a factorization's storage: `L` of an [`Lu`](super::Lu)
+/// (unit diagonal) or of a [`Cholesky`](super::Cholesky), `U` of an `Lu`. No copy is made:
+/// [`get`](Self::get) reads an entry (zero outside the triangle, one on a unit diagonal),
+/// [`solve_in_place`](Self::solve_in_place) solves with it, [`to_mat`](Self::to_mat) copies
+/// it out.
+///
+/// ```
+/// use faer::Mat;
+/// use teamalg::linalg::{self, Triangle};
+/// use teamalg::Exec;
+///
+/// let a = Mat::<f64>::from_fn(2, 2, |i, j| [[4.0, 2.0], [2.0, 5.0]][i][j]);
+/// let chol = linalg::Cholesky::new(&a, &Exec::serial())?;
+/// let l = chol.l(); // L = [[2, 0], [1, 2]], a view
+/// assert_eq!((l.triangle(), l.get(1, 0), l.get(0, 1)), (Triangle::Lower, 1.0, 0.0));
+/// assert!((l.to_mat() * l.to_mat().transpose() - &a).norm_max() < 1e-12);
+/// # Ok::<(), teamalg::linalg::LinalgError>(())
+/// ```
+#[derive(Clone, Copy)]
+pub struct TriangularView<'a, T> {
+    packed: MatRef<'a, T>,
+    triangle: Triangle,
+    diag: Diag,
+}
+
+impl<T> fmt::Debug for TriangularView<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TriangularView")
+            .field("rows", &self.packed.nrows())
+            .field("cols", &self.packed.ncols())
+            .field("triangle", &self.triangle)
+            .field("diag", &self.diag)
+            .finish()
+    }
+}
+
+impl<'a, T: ComplexField> TriangularView<'a, T> {
+    pub(crate) fn new(packed: MatRef<'a, T>, triangle: Triangle, diag: Diag) -> Self {
+        TriangularView {
+            packed,
+            triangle,
+            diag,
+        }
+    }
+
+    /// Its rows.
+    pub fn nrows(&self) -> usize {
+        self.packed.nrows()
+    }
+
+    /// Its columns.
+    pub fn ncols(&self) -> usize {
+        self.packed.ncols()
+    }
+
+    /// Which triangle holds it.
+    pub fn triangle(&self) -> Triangle {
+        self.triangle
+    }
+
+    /// Whether its diagonal is implicit ones.
+    pub fn diag(&self) -> Diag {
+        self.diag
+    }
+
+    /// The storage it is read from: its triangle, and beyond it entries of another factor (or
+    /// unspecified ones). The kernels take it with [`triangle`](Self::triangle) and
+    /// [`diag`](Self::diag).
+    pub fn packed(&self) -> MatRef<'a, T> {
+        self.packed
+    }
+
+    /// Entry `(i, j)`: zero outside the triangle, one on a unit diagonal.
+    ///
+    /// # Panics
+    /// When `(i, j)` is out of bounds.
+    pub fn get(&self, i: usize, j: usize) -> T {
+        assert!(
+            i < self.nrows() && j < self.ncols(),
+            "({i}, {j}) out of bounds"
+        );
+        let inside = match self.triangle {
+            Triangle::Lower => i >= j,
+            Triangle::Upper => i <= j,
+        };
+        match (inside, i == j && self.diag == Diag::Unit) {
+            (_, true) => one(),
+            (true, false) => self.packed[(i, j)].clone(),
+            (false, false) => zero(),
+        }
+    }
+
+    /// A copy as a full matrix, zeros outside the triangle.
+    pub fn to_mat(&self) -> Mat<T> {
+        Mat::from_fn(self.nrows(), self.ncols(), |i, j| self.get(i, j))
+    }
+
+    /// Overwrites `b` with the solution of `F X = B` (`SolveSide::Left`) or `X F = B`
+    /// (`SolveSide::Right`) for this factor `F`, on `exec` (as [`solve_triangular`]).
+    pub fn solve_in_place(
+        &self,
+        b: MatMut<'_, T>,
+        side: SolveSide,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<(), LinalgError>
+    where
+        T: Scalar + Send + Sync,
+    {
+        let options = Options::new();
+        solve(
+            "solve_in_place",
+            self.packed,
+            false,
+            b,
+            side,
+            self.triangle,
+            self.diag,
+            exec,
+            &options,
+        )
+    }
+}
