@@ -9,11 +9,16 @@
 //! teamalg from outside the pool and from one of its workers, rayon `install` + `scope` from
 //! outside and `scope` from inside a held `ThreadPool` of the same width, and a pool built and
 //! dropped per call (teamalg leases workers from its reserve; rayon spawns threads).
+//!
+//! Why not criterion: the arms are compared side by side in one process with their threads
+//! still warm from the arm before (what users meet), and the table needs p90, max and how many
+//! calls ran alone; criterion times one function at a time after a warm-up of its own. The
+//! plain regression benches (`benches/gates.rs`) use criterion.
 
 use std::time::Duration;
 
 use teamalg_tools::tour::measure::{busy, time_calls, Stats};
-use teamalg_tools::tour::plain::{fresh_pool, inside, outside, overhead_us, widths};
+use teamalg_tools::tour::plain::{fresh_pool, inside, outside, overhead_us, widths, Entry};
 
 fn rayon_pool(w: usize) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new()
@@ -31,12 +36,15 @@ fn rayon_region(w: usize, share: Duration) {
     });
 }
 
-fn row(name: &str, w: usize, s: &Stats, share: Duration, base: Option<f64>) {
+/// One arm's row: overhead median, p90 and max, its ratio to rayon install's median, and
+/// (teamalg's plain tokens) the calls whose caller ran a worker's share.
+fn row(name: &str, w: usize, s: &Stats, share: Duration, base: Option<f64>, alone: Option<&Entry>) {
     let med = overhead_us(s, share);
     let p90 = s.p90.as_secs_f64() * 1e6 - share.as_secs_f64() * 1e6;
     let max = s.max.as_secs_f64() * 1e6 - share.as_secs_f64() * 1e6;
-    let ratio = base.map_or(String::new(), |b| format!("{:>8.2}x", med / b));
-    println!("{name:<34} {w:>5} {med:>12.2} {p90:>12.2} {max:>12.1} {ratio}");
+    let ratio = base.map_or("-".to_string(), |b| format!("{:.2}x", med / b));
+    let alone = alone.map_or("-".to_string(), |e| format!("{} of {}", e.alone, e.calls));
+    println!("{name:<34} {w:>5} {med:>12.2} {p90:>12.2} {max:>12.1} {ratio:>9} {alone:>14}");
 }
 
 fn main() {
@@ -61,12 +69,12 @@ fn main() {
         "entry cost, {} CPUs, {calls} calls of one {share_us} us share per participant",
         teamalg::available_cpus()
     );
+    println!("overhead = call time - share, in us; ratio = this arm's median overhead / rayon");
+    println!("install's; ran alone = calls whose caller ran a worker's share (no worker came in");
+    println!("time; a plain token never waits for one, so such a call takes two shares)\n");
     println!(
-        "overhead = call time - share; ratio = this arm's median overhead / rayon install's\n"
-    );
-    println!(
-        "{:<34} {:>5} {:>12} {:>12}",
-        "arm", "width", "median (us)", "p90 (us)"
+        "{:<34} {:>5} {:>12} {:>12} {:>12} {:>9} {:>14}",
+        "arm", "width", "median", "p90", "max", "ratio", "ran alone"
     );
     for w in widths() {
         let tpool = teamalg::Pool::builder().threads(w).build().unwrap();
@@ -85,20 +93,43 @@ fn main() {
             drop(p);
         });
         let base = overhead_us(&r_out, share);
+        let b = Some(base);
+        row("rayon install + scope (outside)", w, &r_out, share, b, None);
+        row("rayon scope (inside)", w, &r_in, share, b, None);
         row(
-            "rayon install + scope (outside)",
+            "teamalg for_ranges (outside)",
             w,
-            &r_out,
+            &t_out.stats,
             share,
-            Some(base),
+            b,
+            Some(&t_out),
         );
-        row("rayon scope (inside)", w, &r_in, share, Some(base));
-        row("teamalg for_ranges (outside)", w, &t_out, share, Some(base));
-        row("teamalg for_ranges (in pool)", w, &t_in, share, Some(base));
-        row("teamalg held pool (outside)", w, &t_held, share, None);
-        row("teamalg pool per call", w, &t_fresh, share, None);
-        row("rayon pool per call", w, &r_fresh, share, None);
-        let extra = (t_fresh.median.as_secs_f64() - t_held.median.as_secs_f64()) * 1e6;
+        row(
+            "teamalg for_ranges (in pool)",
+            w,
+            &t_in.stats,
+            share,
+            b,
+            Some(&t_in),
+        );
+        row(
+            "teamalg held pool (outside)",
+            w,
+            &t_held.stats,
+            share,
+            None,
+            Some(&t_held),
+        );
+        row(
+            "teamalg pool per call",
+            w,
+            &t_fresh.stats,
+            share,
+            None,
+            Some(&t_fresh),
+        );
+        row("rayon pool per call", w, &r_fresh, share, None, None);
+        let extra = (t_fresh.stats.median.as_secs_f64() - t_held.stats.median.as_secs_f64()) * 1e6;
         println!(
             "{:<34} {w:>5} {extra:>12.2}",
             "teamalg per call - held (us)"

@@ -2,8 +2,18 @@
 //!
 //! ```text
 //! cargo bench --bench kernels -- [--sizes 32,64,...] [--width W] [--kernels gemm,lu,cholesky]
-//!     [--settled] [--inside-rayon] [--audit]
+//!     [--settled] [--inside-rayon] [--audit] [--csv FILE]
 //! ```
+//!
+//! `--csv FILE` appends one row per kernel, size and arm of the interleaved table to `FILE`
+//! (`kernel,scalar,n,width,arm,median_us,p90_us,max_us,ratio_to_serial`, the header when the
+//! file is new): the data of the plots in `docs/perf/` (`cargo run --release -p teamalg-tools
+//! --bin plots`).
+//!
+//! Why not criterion: the arms are compared inside a round (one call of each, back to back),
+//! because this host's speed drifts by tens of percent over seconds; criterion times one
+//! function at a time, so its ratios would carry the drift, and it pauses between benchmarks,
+//! which hides what one arm's spinning threads do to the next.
 //!
 //! `--audit` runs the gate audit instead (`kernels/audit.rs`): per cell, forced serial, forced
 //! parallel and the gate's choice, interleaved (kernels `gemm,trsm,lu,cholesky` by default).
@@ -41,6 +51,7 @@ use teamalg::kernels::gemm::{matmul, GemmParams};
 use teamalg::kernels::lu::{self, LuParams};
 use teamalg::kernels::par::Executor;
 use teamalg::Pool;
+use teamalg_tools::csv::Csv;
 
 #[path = "kernels/audit.rs"]
 mod audit;
@@ -204,6 +215,34 @@ fn stats(v: &[f64]) -> (f64, f64) {
     (at(0.5), at(0.9))
 }
 
+/// Where `--csv` rows go.
+static CSV: std::sync::OnceLock<std::sync::Mutex<Csv>> = std::sync::OnceLock::new();
+
+/// Appends the arms of one interleaved cell to the `--csv` file, if any.
+fn csv_rows(name: &str, n: usize, w: usize, times: &[Vec<f64>]) {
+    let Some(csv) = CSV.get() else { return };
+    let (kernel, scalar) = name.split_once(' ').unwrap_or((name, ""));
+    let arms = ["faer_serial", "faer_rayon", "teamalg_team", "team_per_call"];
+    let mut csv = csv.lock().unwrap();
+    for (arm, t) in arms.iter().zip(times) {
+        let (med, p90) = stats(t);
+        let max = t.iter().copied().fold(0.0, f64::max);
+        let r = ratio(t, &times[0]);
+        let us = |x: f64| format!("{:.3}", x * 1e6);
+        csv.row(&[
+            kernel,
+            scalar,
+            &n.to_string(),
+            &w.to_string(),
+            arm,
+            &us(med),
+            &us(p90),
+            &us(max),
+            &format!("{r:.4}"),
+        ]);
+    }
+}
+
 /// The median over rounds of `num / den`.
 fn ratio(num: &[f64], den: &[f64]) -> f64 {
     mid(num.iter().zip(den).map(|(a, b)| a / b).collect())
@@ -267,6 +306,7 @@ fn rows(
             &mut [&mut seq, &mut rayon, &mut held, &mut per_call],
             budget,
         );
+        csv_rows(name, n, w, &t);
         let (s, _) = stats(&t[0]);
         let (ray, held_t, fresh) = (stats(&t[1]).0, stats(&t[2]), stats(&t[3]));
         println!(
@@ -408,6 +448,12 @@ fn main() {
             "--width" => w = args.next().expect("--width").parse().unwrap(),
             "--settled" => settled = true,
             "--inside-rayon" => inside_rayon = true,
+            "--csv" => {
+                let path = args.next().expect("--csv FILE");
+                let header = "kernel,scalar,n,width,arm,median_us,p90_us,max_us,ratio_to_serial";
+                let csv = Csv::append(&path, header).expect("--csv FILE: cannot open");
+                CSV.set(std::sync::Mutex::new(csv)).ok();
+            }
             "--bench" => {}
             other => panic!("unknown option {other}"),
         }

@@ -8,6 +8,8 @@
 # Builds both commits in temporary worktrees (release), runs ROUNDS rounds (odd rounds BASE
 # first, even rounds HEAD first), collects every row in one CSV, then prints per cell the median
 # over rounds of each side's median and the HEAD/BASE ratio (below 1: HEAD is faster).
+# AB_BASE_BIN and AB_HEAD_BIN name wait_scenarios binaries already built for the two commits
+# (then nothing is built; BASE and HEAD only label the sides).
 set -euo pipefail
 if [ $# -lt 3 ]; then
   echo "usage: $0 BASE HEAD ROUNDS [wait_scenarios options...]" >&2
@@ -25,7 +27,13 @@ cleanup() {
 trap cleanup EXIT
 
 declare -A bin
+if [ -n "${AB_BASE_BIN:-}" ] && [ -n "${AB_HEAD_BIN:-}" ]; then
+  bin[base]=$AB_BASE_BIN
+  bin[head]=$AB_HEAD_BIN
+  mkdir -p "$work/base" "$work/head"
+fi
 for side in base head; do
+  [ -n "${bin[$side]:-}" ] && continue
   rev=$([ "$side" = base ] && echo "$base" || echo "$head")
   git -C "$root" worktree add --detach "$work/$side" "$rev" >/dev/null 2>&1
   echo "building $side ($(git -C "$root" rev-parse --short "$rev"))" >&2

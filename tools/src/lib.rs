@@ -3,4 +3,6 @@
 //! library users get neither.
 
 pub mod calibrate;
+pub mod csv;
+pub mod plots;
 pub mod tour;

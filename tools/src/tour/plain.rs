@@ -1,34 +1,78 @@
 //! What plain-token entries cost: from outside a pool, from a worker, with a pool per call.
 
-use std::time::Duration;
+use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::time::{Duration, Instant};
 
 use teamalg::{Exec, Pool};
 
-use super::measure::{busy, time_calls, Stats};
+use super::measure::{busy, Stats};
+
+/// An entry arm's calls: their times, and how many of them ran another participant's share on
+/// the caller (no worker took it in time: a plain token never waits for one, so such a call
+/// takes two shares or more, and its "overhead" is mostly a share).
+#[derive(Debug, Clone, Copy)]
+pub struct Entry {
+    /// The call times.
+    pub stats: Stats,
+    /// Calls timed.
+    pub calls: usize,
+    /// Of those, calls in which the caller ran a share besides its own.
+    pub alone: usize,
+}
+
+/// Times `calls` calls of `call` after `calls / 10` unmeasured ones; `call` runs its region
+/// with the body it is given (one `share` per range).
+fn timed(
+    calls: usize,
+    share: Duration,
+    mut call: impl FnMut(&(dyn Fn(Range<usize>) + Sync)),
+) -> Entry {
+    let caller = std::thread::current().id();
+    let took_other = AtomicBool::new(false);
+    let body = |r: Range<usize>| {
+        if r.start > 0 && std::thread::current().id() == caller {
+            took_other.store(true, Relaxed);
+        }
+        busy(share);
+    };
+    for _ in 0..calls / 10 {
+        call(&body);
+    }
+    let (mut v, mut alone) = (Vec::with_capacity(calls), 0);
+    for _ in 0..calls {
+        took_other.store(false, Relaxed);
+        let t = Instant::now();
+        call(&body);
+        v.push(t.elapsed());
+        alone += usize::from(took_other.load(Relaxed));
+    }
+    Entry {
+        stats: Stats::of(v),
+        calls,
+        alone,
+    }
+}
 
 /// `for_ranges` of width `w` (one `share` per participant) from a thread outside the pool.
-pub fn outside(pool: &Pool, w: usize, share: Duration, calls: usize) -> Stats {
-    time_calls(calls, || {
-        Exec::new(pool, w)
-            .unwrap()
-            .for_ranges(w, 1, |_| busy(share))
+pub fn outside(pool: &Pool, w: usize, share: Duration, calls: usize) -> Entry {
+    timed(calls, share, |body| {
+        Exec::new(pool, w).unwrap().for_ranges(w, 1, body)
     })
 }
 
 /// The same from a worker of the pool (entered once with `install`).
-pub fn inside(pool: &Pool, w: usize, share: Duration, calls: usize) -> Stats {
+pub fn inside(pool: &Pool, w: usize, share: Duration, calls: usize) -> Entry {
     Exec::new(pool, w)
         .unwrap()
-        .install(|mut e| time_calls(calls, || e.reborrow().for_ranges(w, 1, |_| busy(share))))
+        .install(|mut e| timed(calls, share, |body| e.reborrow().for_ranges(w, 1, body)))
 }
 
 /// A pool of width `w` built, used once and dropped per call.
-pub fn fresh_pool(w: usize, share: Duration, calls: usize) -> Stats {
-    time_calls(calls, || {
+pub fn fresh_pool(w: usize, share: Duration, calls: usize) -> Entry {
+    timed(calls, share, |body| {
         let pool = Pool::builder().threads(w).build().unwrap();
-        Exec::new(&pool, w)
-            .unwrap()
-            .for_ranges(w, 1, |_| busy(share));
+        Exec::new(&pool, w).unwrap().for_ranges(w, 1, body);
         drop(pool);
     })
 }

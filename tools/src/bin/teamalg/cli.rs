@@ -200,41 +200,54 @@ fn calibrate(out: &std::path::Path, quiet: bool, verbose: bool) {
 fn tour() {
     let cpus = teamalg::available_cpus();
     println!("teamalg executor tour: {cpus} CPUs in the affinity set");
-    println!("for_ranges with one 10 us share per participant, back to back, {CALLS} calls");
-    println!("overhead per call = median call time - 10 us\n");
+    println!("plain tokens: for_ranges with one 10 us share per participant, calls back to back");
+    println!("overhead = call time - 10 us (the share), in us; \"caller ran a worker's share\":");
+    println!("calls in which no worker took a share in time, so the caller ran it (a plain token");
+    println!(
+        "never waits for a worker): those calls take two shares, and their overhead is ~10 us\n"
+    );
     if cpus < 2 {
         println!("(one CPU: every entry runs inline; nothing to measure)");
         return;
     }
     println!(
-        "{:>5}  {:>14}  {:>14}  {:>14}  {:>14}  {:>14}",
-        "width", "outside (us)", "outside p90", "in pool (us)", "held (us)", "per-call (us)"
+        "{:>5}  {:<34}  {:>6}  {:>8}  {:>8}  {:>8}  {:>26}",
+        "width", "arm", "calls", "median", "p90", "max", "caller ran a worker's share"
     );
     for w in widths() {
         let pool = Pool::builder().threads(w).build().expect("pool");
-        let out = outside(&pool, w, SHARE, CALLS);
-        let ins = inside(&pool, w, SHARE, CALLS);
-        let held = outside(&pool, w, SHARE, CALLS / 4);
+        let arms = [
+            (
+                "outside the pool (held pool)",
+                outside(&pool, w, SHARE, CALLS),
+            ),
+            ("from a worker of the pool", inside(&pool, w, SHARE, CALLS)),
+            (
+                "outside again, after the worker",
+                outside(&pool, w, SHARE, CALLS / 4),
+            ),
+        ];
         drop(pool);
-        let fresh = fresh_pool(w, SHARE, CALLS / 4);
-        let p90 = out.p90.as_secs_f64() * 1e6 - SHARE.as_secs_f64() * 1e6;
-        println!(
-            "{:>5}  {:>14.2}  {:>14.2}  {:>14.2}  {:>14.2}  {:>14.2}",
-            w,
-            overhead_us(&out, SHARE),
-            p90,
-            overhead_us(&ins, SHARE),
-            overhead_us(&held, SHARE),
-            overhead_us(&fresh, SHARE),
+        let fresh = (
+            "pool built and dropped per call",
+            fresh_pool(w, SHARE, CALLS / 4),
         );
+        for (name, e) in arms.iter().chain([&fresh]) {
+            let us = |d: Duration| d.as_secs_f64() * 1e6 - SHARE.as_secs_f64() * 1e6;
+            println!(
+                "{:>5}  {:<34}  {:>6}  {:>8.2}  {:>8.2}  {:>8.1}  {:>17} ({:>5.1} %)",
+                w,
+                name,
+                e.calls,
+                overhead_us(&e.stats, SHARE),
+                us(e.stats.p90),
+                us(e.stats.max),
+                e.alone,
+                100.0 * e.alone as f64 / e.calls as f64
+            );
+        }
     }
-    println!("\nheld: a pool held across calls, entered from outside; per-call: a pool built,");
-    println!("used once and dropped per call (workers leased from the reserve). Every column is");
-    println!(
-        "an overhead (call time - 10 us). A value near 10 us is not a dispatch: in those calls"
-    );
-    println!("the pool's worker was not there in time and the caller ran both shares itself (a");
-    println!("plain token never waits for a worker), so the call took two shares.");
+    println!("\nper call: workers are leased from the process-wide reserve, so no thread starts.");
     println!("\nhot teams: one 10 us share per participant and section");
     println!(
         "{:>5}  {:>16}  {:>22}  {:>22}  {:>16}",
