@@ -2,8 +2,11 @@
 //!
 //! ```text
 //! cargo bench --bench kernels -- [--sizes 32,64,...] [--width W] [--kernels gemm,lu,cholesky]
-//!     [--settled] [--inside-rayon] [--audit] [--csv FILE]
+//!     [--settled] [--inside-rayon] [--audit] [--finite-check] [--csv FILE]
 //! ```
+//!
+//! `--finite-check` measures what the facade's finiteness check costs (checked against
+//! `Options::check_finite(false)`, alternated, GEMM, LU and Cholesky at each size).
 //!
 //! `--csv FILE` appends one row per kernel, size and arm of the interleaved table to `FILE`
 //! (`kernel,scalar,n,width,arm,median_us,p90_us,max_us,ratio_to_serial`, the header when the
@@ -355,6 +358,64 @@ fn spd<T: ComplexField + Copy>(n: usize, f: impl Fn(usize, usize) -> T) -> Mat<T
 /// Four rayon workers on this host's CPUs each run 8 GEMMs of 256 through plain tokens (budget
 /// `w`) of one shared teamalg pool of `w`, against the same loop with serial tokens; rounds of
 /// the two loops alternate. Prints each loop's median and p90 time and the median ratio.
+/// `--finite-check`: what the facade's finiteness check costs. Per kernel and size, the facade
+/// call with the check (the default) against the same call with `check_finite(false)`,
+/// alternated call by call on a held team of `w`; prints both medians and the median ratio.
+fn finite_check_cost(w: usize, sizes: &[usize]) {
+    use teamalg::linalg::{self, Options};
+    let team = Pool::builder()
+        .threads(w)
+        .build()
+        .unwrap()
+        .into_team(w)
+        .unwrap();
+    let (on, off) = (Options::new(), Options::new().check_finite(false));
+    println!("the finiteness check, held team of {w}; times in us, medians; ratio = checked / unchecked\n");
+    println!(
+        "{:<10} {:>5} {:>10} {:>10} {:>8}",
+        "kernel", "n", "unchecked", "checked", "ratio"
+    );
+    for &n in sizes {
+        let a = Mat::from_fn(n, n, re);
+        let b = Mat::from_fn(n, n, |i, j| re(j, i));
+        let spd = spd(n, re);
+        let budget = Duration::from_millis(400);
+        let c = std::cell::RefCell::new(Mat::<f64>::zeros(n, n));
+        let work = std::cell::RefCell::new(a.clone());
+        let mm = |o: &Options| {
+            linalg::matmul_with(&mut *c.borrow_mut(), Accum::Replace, &a, &b, 1.0, &team, o)
+                .unwrap()
+        };
+        let (t_off, t_on, r) = pairs(|| {}, || mm(&off), || mm(&on), budget);
+        println!(
+            "{:<10} {n:>5} {:>10.2} {:>10.2} {r:>8.3}",
+            "gemm",
+            t_off * 1e6,
+            t_on * 1e6
+        );
+        let prep = || work.borrow_mut().copy_from(&a);
+        let lu = |o: &Options| drop(linalg::lu_with(work.borrow_mut().as_mut(), &team, o).unwrap());
+        let (t_off, t_on, r) = pairs(prep, || lu(&off), || lu(&on), budget);
+        println!(
+            "{:<10} {n:>5} {:>10.2} {:>10.2} {r:>8.3}",
+            "lu",
+            t_off * 1e6,
+            t_on * 1e6
+        );
+        let prep = || work.borrow_mut().copy_from(&spd);
+        let ch = |o: &Options| {
+            drop(linalg::cholesky_with(work.borrow_mut().as_mut(), &team, o).unwrap())
+        };
+        let (t_off, t_on, r) = pairs(prep, || ch(&off), || ch(&on), budget);
+        println!(
+            "{:<10} {n:>5} {:>10.2} {:>10.2} {r:>8.3}",
+            "cholesky",
+            t_off * 1e6,
+            t_on * 1e6
+        );
+    }
+}
+
 fn inside_rayon_pool(w: usize) {
     use rayon::prelude::*;
     let n = 256;
@@ -429,6 +490,7 @@ fn main() {
     let mut kernels = vec!["gemm".to_string(), "lu".into(), "cholesky".into()];
     let mut w = teamalg::available_cpus().max(2);
     let (mut settled, mut inside_rayon, mut audit) = (false, false, false);
+    let mut finite_check = false;
     let mut kernels_named = false;
     let mut args = std::env::args().skip(1);
     let list = |s: String| s.split(',').map(str::to_string).collect::<Vec<_>>();
@@ -448,6 +510,7 @@ fn main() {
             "--width" => w = args.next().expect("--width").parse().unwrap(),
             "--settled" => settled = true,
             "--inside-rayon" => inside_rayon = true,
+            "--finite-check" => finite_check = true,
             "--csv" => {
                 let path = args.next().expect("--csv FILE");
                 let header = "kernel,scalar,n,width,arm,median_us,p90_us,max_us,ratio_to_serial";
@@ -460,6 +523,9 @@ fn main() {
     }
     if inside_rayon {
         return inside_rayon_pool(w);
+    }
+    if finite_check {
+        return finite_check_cost(w, &sizes);
     }
     if audit {
         if !kernels_named {

@@ -3,7 +3,9 @@
 use faer::traits::math_utils::is_finite;
 use faer::traits::ComplexField;
 use faer::MatRef;
+use teamalg_gates::Scalar;
 
+use super::scan::all_finite;
 use super::{Dim, LinalgError};
 
 /// The part of a matrix an operation reads.
@@ -72,24 +74,33 @@ pub(crate) fn square<T>(
     })
 }
 
-/// The `part` of `m` must hold no NaN and no infinity.
-///
-/// A column's sum is finite when all its entries are (a NaN or infinity always makes it NaN or
-/// infinite), and faer sums a contiguous column with SIMD; only a column whose sum is not
-/// finite (a bad entry, or an overflow) is searched entry by entry. So the check costs about a
-/// read of the input: 1 to 3 % of a GEMM of 64, less above (`docs/perf/kernels.md`).
-pub(crate) fn finite<T: ComplexField>(
+/// The `part` of `m` must hold no NaN and no infinity. A contiguous column is scanned at
+/// about the speed of reading it (`scan.rs`); only a column found to hold a bad entry is
+/// searched for it.
+pub(crate) fn finite<T: ComplexField + Scalar>(
     op: &'static str,
     operand: &'static str,
     m: MatRef<'_, T>,
     part: Part,
 ) -> Result<(), LinalgError> {
+    // A matrix stored as one run (a whole `Mat`, the common case) is scanned in one pass:
+    // when all of it is finite, so is every part of it.
+    if let Some(run) = as_run(m) {
+        if all_finite(run) {
+            return Ok(());
+        }
+    }
     for j in 0..m.ncols() {
         let (r0, r1) = part.rows(j, m.nrows());
         if r0 >= r1 {
             continue;
         }
-        if is_finite(&m.col(j).subrows(r0, r1 - r0).sum()) {
+        let col = m.col(j).subrows(r0, r1 - r0);
+        let clean = match col.try_as_col_major() {
+            Some(c) => all_finite(c.as_slice()),
+            None => (0..col.nrows()).all(|i| is_finite(&col[i])),
+        };
+        if clean {
             continue;
         }
         if let Some(row) = (r0..r1).find(|&i| !is_finite(&m[(i, j)])) {
@@ -102,6 +113,19 @@ pub(crate) fn finite<T: ComplexField>(
         }
     }
     Ok(())
+}
+
+/// The entries of `m` as one slice, when it is stored column after column with no gap.
+fn as_run<'a, T>(m: MatRef<'a, T>) -> Option<&'a [T]> {
+    let (rows, cols) = (m.nrows(), m.ncols());
+    let packed = m.row_stride() == 1 && m.col_stride() == rows as isize;
+    if !packed || rows == 0 || cols == 0 {
+        return None;
+    }
+    // SAFETY: with a row stride of 1 and a column stride of `rows`, entry (i, j) lies at
+    // offset i + j * rows from `as_ptr`, so the view covers exactly `rows * cols` consecutive
+    // initialized `T`s, which it borrows for 'a; a shared slice of them for 'a is valid.
+    Some(unsafe { std::slice::from_raw_parts(m.as_ptr(), rows * cols) })
 }
 
 /// A scalar operand must be finite.
@@ -149,6 +173,66 @@ mod tests {
         assert!(finite("t", "A", m.as_ref(), Part::StrictUpper).is_ok());
         assert!(finite("t", "A", m.as_ref(), Part::StrictLower).is_ok());
         assert!(finite("t", "A", m.as_ref(), Part::Lower).is_err());
+    }
+
+    #[test]
+    fn strided_and_complex_inputs_are_checked() {
+        let mut m = Mat::<f64>::ones(4, 3);
+        m[(2, 1)] = f64::NEG_INFINITY;
+        let t = m.transpose(); // rows are columns now: not contiguous
+        let err = finite("t", "A", t, Part::All).unwrap_err();
+        assert!(
+            matches!(err, LinalgError::NotFinite { row: 1, col: 2, .. }),
+            "{err:?}"
+        );
+        let mut z = Mat::<faer::c64>::zeros(3, 3);
+        z[(1, 2)] = faer::c64::new(0.0, f64::NAN);
+        let err = finite("t", "A", z.as_ref(), Part::All).unwrap_err();
+        assert!(
+            matches!(err, LinalgError::NotFinite { row: 1, col: 2, .. }),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn every_kind_finds_infinities_and_nans() {
+        fn check<T: ComplexField + Scalar + Copy>(bad: T, good: T) {
+            let mut m = Mat::<T>::from_fn(5, 4, |_, _| good);
+            assert!(finite("t", "A", m.as_ref(), Part::All).is_ok());
+            m[(4, 3)] = bad;
+            let err = finite("t", "A", m.as_ref(), Part::All).unwrap_err();
+            assert!(
+                matches!(err, LinalgError::NotFinite { row: 4, col: 3, .. }),
+                "{err:?}"
+            );
+        }
+        check(f64::NAN, 1.0);
+        check(f64::NEG_INFINITY, f64::MAX);
+        check(f32::INFINITY, f32::MIN_POSITIVE);
+        check(
+            faer::c64::new(1.0, f64::INFINITY),
+            faer::c64::new(-0.0, 1e300),
+        );
+        check(faer::c32::new(f32::NAN, 0.0), faer::c32::new(1.0, -1.0));
+    }
+
+    #[test]
+    fn a_view_is_one_run_only_when_it_has_no_gap() {
+        let data: Vec<f64> = (0..24).map(f64::from).collect();
+        let whole = MatRef::from_column_major_slice(&data, 6, 4);
+        assert_eq!(as_run(whole).map(<[f64]>::len), Some(24));
+        assert!(
+            as_run(whole.subrows(1, 4)).is_none(),
+            "a gap below each column"
+        );
+        assert!(as_run(whole.transpose()).is_none());
+        let m = Mat::<f64>::from_fn(6, 4, |i, j| (i + 10 * j) as f64);
+        let mut bad = m.clone();
+        bad[(5, 0)] = f64::NAN;
+        // A NaN outside the part read passes, inside it is found, with or without the run.
+        assert!(finite("t", "A", bad.as_ref(), Part::Upper).is_ok());
+        assert!(finite("t", "A", bad.as_ref(), Part::Lower).is_err());
+        assert!(finite("t", "A", bad.as_ref().subrows(1, 5), Part::All).is_err());
     }
 
     #[test]

@@ -93,7 +93,10 @@ where
 }
 
 /// `a` square, and its lower triangle finite when the options check.
-fn check_input<T: ComplexField>(a: MatRef<'_, T>, options: &Options) -> Result<(), LinalgError> {
+fn check_input<T: ComplexField + Scalar>(
+    a: MatRef<'_, T>,
+    options: &Options,
+) -> Result<(), LinalgError> {
     check::square("cholesky", "A", a)?;
     if options.checks_finite() {
         check::finite("cholesky", "A", a, Part::Lower)?;

@@ -57,6 +57,7 @@ mod error;
 mod factors;
 mod lu;
 mod matmul;
+mod scan;
 mod triangular;
 
 pub use cholesky::{cholesky, cholesky_scratch, cholesky_with, cholesky_with_scratch, Cholesky};
