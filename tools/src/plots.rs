@@ -136,25 +136,30 @@ pub fn kernels_svg(rows: &[KernelRow]) -> Result<String, PlotError> {
                 .iter()
                 .filter(|r| &r.kernel == kernel && &r.scalar == scalar)
                 .collect();
+            // x is log2(n), labelled with n at the whole powers of two.
             let (lo, hi) = cell.iter().fold((f64::MAX, 0f64), |(lo, hi), r| {
-                (lo.min(r.n as f64), hi.max(r.n as f64))
+                let x = (r.n as f64).log2();
+                (lo.min(x), hi.max(x))
             });
+            let (lo, hi) = (lo - 0.3, hi + 0.3);
             let top = cell.iter().map(|r| 1.0 / r.ratio).fold(1.5f64, f64::max) * 1.1;
             let mut chart = ChartBuilder::on(area)
                 .caption(format!("{kernel} {scalar}"), ("sans-serif", 18))
                 .margin(8)
                 .x_label_area_size(32)
                 .y_label_area_size(44)
-                .build_cartesian_2d((lo * 0.8..hi * 1.25).log_scale(), 0f64..top)
+                .build_cartesian_2d(lo..hi, 0f64..top)
                 .map_err(err)?;
             chart
                 .configure_mesh()
+                .light_line_style(TRANSPARENT)
+                .x_labels(((hi - lo) as usize + 1) * 4)
+                .x_label_formatter(&|x| power_of_two(*x))
                 .x_desc("n")
                 .y_desc("speedup over faer serial")
-                .x_label_formatter(&|x| format!("{x:.0}"))
                 .draw()
                 .map_err(err)?;
-            let serial = [(lo * 0.8, 1.0), (hi * 1.25, 1.0)];
+            let serial = [(lo, 1.0), (hi, 1.0)];
             chart
                 .draw_series(LineSeries::new(serial, BLACK.mix(0.4)))
                 .map_err(err)?
@@ -164,7 +169,7 @@ pub fn kernels_svg(rows: &[KernelRow]) -> Result<String, PlotError> {
                 let mut pts: Vec<(f64, f64)> = cell
                     .iter()
                     .filter(|r| r.arm == *arm)
-                    .map(|r| (r.n as f64, 1.0 / r.ratio))
+                    .map(|r| ((r.n as f64).log2(), 1.0 / r.ratio))
                     .collect();
                 pts.sort_by(|a, b| a.0.total_cmp(&b.0));
                 let c = color(i);
@@ -179,7 +184,7 @@ pub fn kernels_svg(rows: &[KernelRow]) -> Result<String, PlotError> {
             }
             chart
                 .configure_series_labels()
-                .position(SeriesLabelPosition::UpperLeft)
+                .position(SeriesLabelPosition::LowerRight)
                 .background_style(WHITE.mix(0.8))
                 .border_style(BLACK)
                 .draw()
@@ -189,6 +194,52 @@ pub fn kernels_svg(rows: &[KernelRow]) -> Result<String, PlotError> {
     }
     Ok(svg)
 }
+
+/// `2^x` as a label when `x` is a whole number, else nothing.
+fn power_of_two(x: f64) -> String {
+    let r = x.round();
+    if (x - r).abs() < 1e-6 && r >= 0.0 {
+        format!("{}", 1u64 << r as u32)
+    } else {
+        String::new()
+    }
+}
+
+/// One panel of the waits figure: the rows of `scenario` whose case `pick` keeps, under the
+/// label it returns, joined by lines when the cases are ordered (a size, a gap).
+struct Panel {
+    title: &'static str,
+    scenario: &'static str,
+    pick: fn(&str) -> Option<String>,
+    ordered: bool,
+}
+
+const PANELS: [Panel; 4] = [
+    Panel {
+        title: "200 sections of a held team, by share",
+        scenario: "sections",
+        pick: |c| Some(c.to_string()),
+        ordered: true,
+    },
+    Panel {
+        title: "first section after an idle gap, by gap",
+        scenario: "gaps",
+        pick: |c| c.strip_suffix("/first").map(str::to_string),
+        ordered: true,
+    },
+    Panel {
+        title: "50 sections: held team, team per call, pool per call",
+        scenario: "acquire",
+        pick: |c| (!c.contains('/')).then(|| c.to_string()),
+        ordered: false,
+    },
+    Panel {
+        title: "four arms alone and mixed in one process",
+        scenario: "mixed",
+        pick: |c| Some(c.replace('/', " ")),
+        ordered: false,
+    },
+];
 
 /// The kernels table, from the same rows: per kernel, scalar and n, each arm's median (us),
 /// its speedup over faer serial, p90 and max.
@@ -225,64 +276,71 @@ pub fn kernels_table(rows: &[KernelRow]) -> String {
     out
 }
 
-/// The waits figure: median time per call against the case, per scenario (log scale), one
-/// line per implementation, at `width`.
+/// The waits figure: median time per call (log scale) of each case, one panel per scenario
+/// (`PANELS`), one series per implementation, at `width`.
 pub fn waits_svg(rows: &[WaitRow], width: usize) -> Result<String, PlotError> {
     let rows: Vec<&WaitRow> = rows.iter().filter(|r| r.width == width).collect();
-    let mut scenarios: Vec<String> = Vec::new();
-    for r in &rows {
-        if !scenarios.contains(&r.scenario) {
-            scenarios.push(r.scenario.clone());
-        }
-    }
     let impls: BTreeSet<&str> = rows.iter().map(|r| r.imp.as_str()).collect();
-    let cols = 2;
-    let lines = scenarios.len().div_ceil(cols).max(1);
+    let panels: Vec<&Panel> = PANELS
+        .iter()
+        .filter(|p| rows.iter().any(|r| r.scenario == p.scenario))
+        .collect();
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (900, 300 * lines as u32)).into_drawing_area();
+        let height = 280 * panels.len().max(1) as u32;
+        let root = SVGBackend::with_string(&mut svg, (900, height)).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
-        let areas = root.split_evenly((lines, cols));
-        for (scenario, area) in scenarios.iter().zip(areas.iter()) {
-            let mut cases: Vec<&str> = Vec::new();
-            for r in rows.iter().filter(|r| &r.scenario == scenario) {
-                if !cases.contains(&r.case.as_str()) {
-                    cases.push(&r.case);
+        let areas = root.split_evenly((panels.len().max(1), 1));
+        for (panel, area) in panels.iter().zip(areas.iter()) {
+            // (label, row) for the rows the panel keeps, in the order they were measured.
+            let kept: Vec<(String, &WaitRow)> = rows
+                .iter()
+                .filter(|r| r.scenario == panel.scenario)
+                .filter_map(|r| (panel.pick)(&r.case).map(|l| (l, *r)))
+                .collect();
+            let mut cases: Vec<String> = Vec::new();
+            for (l, _) in &kept {
+                if !cases.contains(l) {
+                    cases.push(l.clone());
                 }
             }
-            let in_scenario = || rows.iter().filter(|r| &r.scenario == scenario);
-            let lo = in_scenario()
-                .map(|r| r.median_us)
+            let lo = kept
+                .iter()
+                .map(|(_, r)| r.median_us)
                 .fold(f64::MAX, f64::min)
                 .max(0.01);
-            let hi = in_scenario()
-                .map(|r| r.median_us)
+            let hi = kept
+                .iter()
+                .map(|(_, r)| r.median_us)
                 .fold(0.0, f64::max)
                 .max(lo * 2.0);
             let labels = cases.clone();
             let mut chart = ChartBuilder::on(area)
-                .caption(format!("{scenario}, width {width}"), ("sans-serif", 18))
+                .caption(
+                    format!("{}, width {width}", panel.title),
+                    ("sans-serif", 17),
+                )
                 .margin(8)
-                .x_label_area_size(40)
-                .y_label_area_size(52)
+                .x_label_area_size(28)
+                .y_label_area_size(60)
                 .build_cartesian_2d(
                     -0.5f64..cases.len() as f64 - 0.5,
-                    (lo * 0.7..hi * 1.5).log_scale(),
+                    (lo * 0.6..hi * 1.8).log_scale(),
                 )
                 .map_err(err)?;
             chart
                 .configure_mesh()
-                .x_labels(cases.len())
+                .light_line_style(TRANSPARENT)
+                .x_labels(cases.len() * 2 + 1)
                 .x_label_formatter(&|x| {
                     let i = x.round();
                     if (x - i).abs() < 1e-6 && i >= 0.0 {
-                        labels
-                            .get(i as usize)
-                            .map_or(String::new(), |s| s.to_string())
+                        labels.get(i as usize).cloned().unwrap_or_default()
                     } else {
                         String::new()
                     }
                 })
+                .y_label_formatter(&|y| format!("{y}"))
                 .y_desc("median per call (us)")
                 .draw()
                 .map_err(err)?;
@@ -291,23 +349,25 @@ pub fn waits_svg(rows: &[WaitRow], width: usize) -> Result<String, PlotError> {
                     .iter()
                     .enumerate()
                     .filter_map(|(k, case)| {
-                        in_scenario()
-                            .find(|r| r.imp == *imp && r.case == *case)
-                            .map(|r| (k as f64, r.median_us))
+                        kept.iter()
+                            .find(|(l, r)| r.imp == *imp && l == case)
+                            .map(|(_, r)| (k as f64, r.median_us))
                     })
                     .collect();
                 if pts.is_empty() {
                     continue;
                 }
                 let c = color(i);
-                chart
-                    .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))
-                    .map_err(err)?
-                    .label(*imp)
-                    .legend(move |(x, y)| PathElement::new([(x, y), (x + 18, y)], c));
-                chart
-                    .draw_series(pts.into_iter().map(|p| Circle::new(p, 3, c.filled())))
+                let dots = chart
+                    .draw_series(pts.iter().map(|&p| Circle::new(p, 4, c.filled())))
                     .map_err(err)?;
+                dots.label(*imp)
+                    .legend(move |(x, y)| Circle::new((x + 9, y), 4, c.filled()));
+                if panel.ordered {
+                    chart
+                        .draw_series(LineSeries::new(pts, c.stroke_width(2)))
+                        .map_err(err)?;
+                }
             }
             chart
                 .configure_series_labels()
@@ -403,7 +463,9 @@ mod tests {
         let rows = wait_rows(text);
         assert_eq!(rows.len(), 5);
         let svg = waits_svg(&rows, 2).unwrap();
-        assert!(svg.contains("sections, width 2") && svg.contains("omp"));
+        assert!(
+            svg.contains("200 sections of a held team, by share, width 2") && svg.contains("omp")
+        );
         let table = waits_table(&rows, 2);
         assert!(
             table.contains("| sections | 5us | 8.0 / 9.0 / 12.0 | 6.0 / 7.0 / 9.0 |"),
