@@ -55,6 +55,7 @@ use teamalg::kernels::lu::{self, LuParams};
 use teamalg::kernels::par::Executor;
 use teamalg::Pool;
 use teamalg_tools::csv::Csv;
+use teamalg_tools::tour::team::held_team;
 
 #[path = "kernels/audit.rs"]
 mod audit;
@@ -258,12 +259,7 @@ fn rows(
     settled: bool,
     mut case: impl FnMut(usize) -> Box<dyn Case>,
 ) {
-    let team = Pool::builder()
-        .threads(w)
-        .build()
-        .unwrap()
-        .into_team(w)
-        .unwrap();
+    let team = held_team(w);
     for &n in sizes {
         let c = std::cell::RefCell::new(case(n));
         let prepare = || c.borrow_mut().prepare();
@@ -273,12 +269,7 @@ fn rows(
         let mut held = || c.borrow_mut().teamalg(&team);
         // The pool and team are built and dropped inside the timed call.
         let mut per_call = || {
-            let t = Pool::builder()
-                .threads(w)
-                .build()
-                .unwrap()
-                .into_team(w)
-                .unwrap();
+            let t = held_team(w);
             c.borrow_mut().teamalg(&t);
         };
         let us = |t: f64| t * 1e6;
@@ -363,12 +354,7 @@ fn spd<T: ComplexField + Copy>(n: usize, f: impl Fn(usize, usize) -> T) -> Mat<T
 /// alternated call by call on a held team of `w`; prints both medians and the median ratio.
 fn finite_check_cost(w: usize, sizes: &[usize]) {
     use teamalg::linalg::{self, Options};
-    let team = Pool::builder()
-        .threads(w)
-        .build()
-        .unwrap()
-        .into_team(w)
-        .unwrap();
+    let team = held_team(w);
     let (on, off) = (Options::new(), Options::new().check_finite(false));
     println!("the finiteness check, held team of {w}; times in us, medians; ratio = checked / unchecked\n");
     println!(

@@ -1,8 +1,15 @@
-//! teamalg: dense linear algebra on low-latency thread teams.
+//! teamalg: dense linear algebra (GEMM, triangular solve, LU, Cholesky) on low-latency thread
+//! teams.
 //!
-//! This crate is the executor: pools of teamalg's own worker threads, a process-wide reserve of
-//! idle workers (so a pool built per call starts no thread), budget tokens that make nested
-//! parallelism conserve threads, and libgomp-style staged waits (spin, yield, sleep).
+//! Two layers:
+//! - the executor: pools of teamalg's own worker threads, a process-wide reserve of idle
+//!   workers (so a pool built per call starts no thread), budget tokens that make nested
+//!   parallelism conserve threads, hot teams whose sections cost well under a microsecond,
+//!   and libgomp-style staged waits (spin, yield, sleep);
+//! - [`linalg`], the facade: faer-like calls that take the executor last, check their input
+//!   and decide per region, with the cost model of [`gates`], whether going parallel pays.
+//!
+//! QR, the SVD, the self-adjoint EVD and sparse products are not written yet.
 //!
 //! ```
 //! use teamalg::{Exec, Pool};
@@ -22,28 +29,30 @@
 //! # Ok::<(), teamalg::Error>(())
 //! ```
 //!
-//! The design record is `docs/executor.md`.
+//! The design records are `docs/executor.md` (the executor and the layout of `src/`),
+//! `docs/waiting.md` (teams and waits), `docs/gates.md` and `docs/kernels.md`.
 
 #![cfg_attr(loom, allow(dead_code, unused_imports))]
 
+/// Items that the loom models do not build (they test the protocols alone).
+macro_rules! not_under_loom {
+    ($($item:item)*) => {
+        $(#[cfg(not(loom))] $item)*
+    };
+}
+
 mod runtime;
 
-#[cfg(not(loom))]
-mod environment;
-#[cfg(not(loom))]
-mod error;
-#[cfg(not(loom))]
-mod exec;
-#[cfg(not(loom))]
-mod kernel_exec;
-#[cfg(not(loom))]
-pub mod linalg;
-#[cfg(not(loom))]
-mod pool;
-#[cfg(not(loom))]
-mod team;
-#[cfg(not(loom))]
-mod with_team;
+not_under_loom! {
+    mod environment;
+    mod error;
+    mod exec;
+    mod kernel_exec;
+    pub mod linalg;
+    mod pool;
+    mod team;
+    mod with_team;
+}
 
 /// The staged waits' defaults and their counters.
 pub mod wait {

@@ -11,6 +11,16 @@ pub struct Part<'a> {
     barrier: Option<&'a dyn Fn()>,
 }
 
+impl std::fmt::Debug for Part<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Part")
+            .field("index", &self.index)
+            .field("width", &self.width)
+            .field("barrier", &self.barrier.is_some())
+            .finish()
+    }
+}
+
 impl<'a> Part<'a> {
     /// Participant `index` of `width`, with the executor's barrier when it has one.
     pub fn new(index: usize, width: usize, barrier: Option<&'a dyn Fn()>) -> Self {

@@ -13,8 +13,8 @@ use teamalg_kernels::par::Executor;
 use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
 
 use super::check::{self, Part};
-use super::factors::{conjugate, identity, Store};
-use super::{Dim, LinalgError, Options, TriangularView};
+use super::factors::{conjugate, identity, owned_constructors, Store};
+use super::{Dim, Field, LinalgError, Options, TriangularView};
 
 /// The factorization `A = L L^H` of a Hermitian positive definite matrix, in the lower
 /// triangle of one matrix, which is the caller's ([`cholesky`], `Cholesky<'a, T>` borrows it)
@@ -54,40 +54,31 @@ pub fn cholesky_scratch<T: ComplexField>(n: usize) -> StackReq {
 /// `exec`. Errors: [`LinalgError::NotSquare`] and [`LinalgError::NotFinite`] (checked first;
 /// `a` is unchanged), [`LinalgError::NotPositiveDefinite`] (with the column; `a` then holds a
 /// partial factorization, as LAPACK's `potrf` leaves it: use [`Cholesky::new`] to keep `A`).
-pub fn cholesky<'a, T>(
+pub fn cholesky<'a, T: Field>(
     a: MatMut<'a, T>,
     exec: &(impl Executor + ?Sized),
-) -> Result<Cholesky<'a, T>, LinalgError>
-where
-    T: ComplexField + Scalar + Send + Sync,
-{
+) -> Result<Cholesky<'a, T>, LinalgError> {
     cholesky_with(a, exec, &Options::new())
 }
 
 /// [`cholesky`] with the call's [`Options`] (which its solves keep).
-pub fn cholesky_with<'a, T>(
+pub fn cholesky_with<'a, T: Field>(
     a: MatMut<'a, T>,
     exec: &(impl Executor + ?Sized),
     options: &Options,
-) -> Result<Cholesky<'a, T>, LinalgError>
-where
-    T: ComplexField + Scalar + Send + Sync,
-{
+) -> Result<Cholesky<'a, T>, LinalgError> {
     let mut buf = MemBuffer::new(cholesky_scratch::<T>(a.nrows()));
     cholesky_with_scratch(a, exec, options, MemStack::new(&mut buf))
 }
 
 /// [`cholesky_with`] taking its scratch from `stack` (at least [`cholesky_scratch`] of the
 /// order): it allocates nothing.
-pub fn cholesky_with_scratch<'a, T>(
+pub fn cholesky_with_scratch<'a, T: Field>(
     a: MatMut<'a, T>,
     exec: &(impl Executor + ?Sized),
     options: &Options,
     stack: &mut MemStack,
-) -> Result<Cholesky<'a, T>, LinalgError>
-where
-    T: ComplexField + Scalar + Send + Sync,
-{
+) -> Result<Cholesky<'a, T>, LinalgError> {
     check_input(a.as_ref(), options)?;
     factor(Store::Borrowed(a), exec, options, stack)
 }
@@ -105,15 +96,12 @@ fn check_input<T: ComplexField + Scalar>(
 }
 
 /// Factors the checked `store`.
-fn factor<'a, T>(
+fn factor<'a, T: Field>(
     mut store: Store<'a, T>,
     exec: &(impl Executor + ?Sized),
     options: &Options,
     stack: &mut MemStack,
-) -> Result<Cholesky<'a, T>, LinalgError>
-where
-    T: ComplexField + Scalar + Send + Sync,
-{
+) -> Result<Cholesky<'a, T>, LinalgError> {
     let params = CholeskyParams {
         threshold: options.get(Family::Cholesky),
         ..CholeskyParams::default()
@@ -130,47 +118,29 @@ where
     })
 }
 
-impl<T> Cholesky<'_, T>
-where
-    T: ComplexField + Scalar + Send + Sync,
-{
-    /// Factors a copy of `a` (which may be a conjugated view), reading its lower triangle, on
-    /// `exec`; `a` is unchanged, also when it is not positive definite.
-    pub fn new<A>(
-        a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
-        exec: &(impl Executor + ?Sized),
-    ) -> Result<Self, LinalgError>
-    where
-        A: Conjugate<Canonical = T>,
-    {
-        Self::new_with(a, exec, &Options::new())
+owned_constructors!(
+    Cholesky,
+    "Factors a copy of `a` (which may be a conjugated view), reading its lower triangle, on\n`exec`; `a` is unchanged, also when it is not positive definite."
+);
+
+impl<T: Field> Cholesky<'_, T> {
+    /// What the owned constructors check (as the in-place call does).
+    fn check(a: MatRef<'_, T>, options: &Options) -> Result<(), LinalgError> {
+        check_input(a, options)
     }
 
-    /// [`Cholesky::new`] with the call's [`Options`] (which its solves keep).
-    pub fn new_with<A>(
-        a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
+    /// The owned constructors' factorization of their checked copy.
+    fn factor_copy(
+        a: Mat<T>,
         exec: &(impl Executor + ?Sized),
         options: &Options,
-    ) -> Result<Self, LinalgError>
-    where
-        A: Conjugate<Canonical = T>,
-    {
-        let a = a.as_mat_ref();
-        check_input(a.canonical(), options)?;
+    ) -> Result<Self, LinalgError> {
         let mut buf = MemBuffer::new(cholesky_scratch::<T>(a.nrows()));
-        factor(
-            Store::Owned(a.to_owned()),
-            exec,
-            options,
-            MemStack::new(&mut buf),
-        )
+        factor(Store::Owned(a), exec, options, MemStack::new(&mut buf))
     }
 }
 
-impl<T> Cholesky<'_, T>
-where
-    T: ComplexField + Scalar + Send + Sync,
-{
+impl<T: Field> Cholesky<'_, T> {
     /// The factored matrix: `L` in its lower triangle (the strict upper triangle holds
     /// unspecified values).
     pub fn factors(&self) -> MatRef<'_, T> {

@@ -47,3 +47,33 @@ pub(crate) fn conjugate<T: ComplexField>(mut m: MatMut<'_, T>) {
 pub(crate) fn identity<T: ComplexField>(n: usize) -> Mat<T> {
     Mat::from_fn(n, n, |i, j| if i == j { one() } else { zero() })
 }
+
+/// The owned constructors of a factorization type, `new` and `new_with`: they take any
+/// `AsMatRef` input (conjugated views included), check it with the type's `check`, then factor
+/// a canonical copy with its `factor_copy`.
+macro_rules! owned_constructors {
+    ($ty:ident, $doc:literal) => {
+        impl<T: Field> $ty<'_, T> {
+            #[doc = $doc]
+            pub fn new<A: Conjugate<Canonical = T>>(
+                a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
+                exec: &(impl Executor + ?Sized),
+            ) -> Result<Self, LinalgError> {
+                Self::new_with(a, exec, &Options::new())
+            }
+
+            #[doc = concat!("[`", stringify!($ty), "::new`] with the call's [`Options`] (which its solves keep).")]
+            pub fn new_with<A: Conjugate<Canonical = T>>(
+                a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
+                exec: &(impl Executor + ?Sized),
+                options: &Options,
+            ) -> Result<Self, LinalgError> {
+                let a = a.as_mat_ref();
+                Self::check(a.canonical(), options)?;
+                Self::factor_copy(a.to_owned(), exec, options)
+            }
+        }
+    };
+}
+
+pub(crate) use owned_constructors;

@@ -5,14 +5,14 @@ use faer::mat::AsMatRef;
 use faer::traits::math_utils::{mul, neg, one, zero};
 use faer::traits::{ComplexField, Conjugate};
 use faer::{Mat, MatMut, MatRef};
-use teamalg_gates::{Family, Scalar};
+use teamalg_gates::Family;
 use teamalg_kernels::lu::{apply_swaps, lu_in_place, lu_in_place_scratch, LuInfo, LuParams};
 use teamalg_kernels::par::Executor;
 use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
 
 use super::check::{self, Part};
-use super::factors::{conjugate, identity, Store};
-use super::{Dim, LinalgError, Options, TriangularView};
+use super::factors::{conjugate, identity, owned_constructors, Store};
+use super::{Dim, Field, LinalgError, Options, TriangularView};
 
 /// The factorization `P A = L U` of an `m x n` matrix with partial pivoting: `L` below the
 /// diagonal with an implicit unit diagonal, `U` on and above it, in one matrix, which is the
@@ -54,25 +54,19 @@ pub fn lu_scratch<T: ComplexField>(m: usize, n: usize) -> StackReq {
 /// Factors `a` in place as `P A = L U` with partial pivoting, on `exec`. Any shape works; a
 /// singular matrix is factored too and reported by [`Lu::zero_pivot`]. Errors:
 /// [`LinalgError::NotFinite`] (checked first; `a` is unchanged).
-pub fn lu<'a, T>(
+pub fn lu<'a, T: Field>(
     a: MatMut<'a, T>,
     exec: &(impl Executor + ?Sized),
-) -> Result<Lu<'a, T>, LinalgError>
-where
-    T: ComplexField + Scalar + Send + Sync,
-{
+) -> Result<Lu<'a, T>, LinalgError> {
     lu_with(a, exec, &Options::new())
 }
 
 /// [`lu`] with the call's [`Options`] (which its solves keep).
-pub fn lu_with<'a, T>(
+pub fn lu_with<'a, T: Field>(
     a: MatMut<'a, T>,
     exec: &(impl Executor + ?Sized),
     options: &Options,
-) -> Result<Lu<'a, T>, LinalgError>
-where
-    T: ComplexField + Scalar + Send + Sync,
-{
+) -> Result<Lu<'a, T>, LinalgError> {
     let mut buf = MemBuffer::new(lu_scratch::<T>(a.nrows(), a.ncols()));
     lu_with_scratch(a, exec, options, MemStack::new(&mut buf))
 }
@@ -93,15 +87,12 @@ where
 /// }
 /// # Ok::<(), teamalg::linalg::LinalgError>(())
 /// ```
-pub fn lu_with_scratch<'a, T>(
+pub fn lu_with_scratch<'a, T: Field>(
     a: MatMut<'a, T>,
     exec: &(impl Executor + ?Sized),
     options: &Options,
     stack: &mut MemStack,
-) -> Result<Lu<'a, T>, LinalgError>
-where
-    T: ComplexField + Scalar + Send + Sync,
-{
+) -> Result<Lu<'a, T>, LinalgError> {
     if options.checks_finite() {
         check::finite("lu", "A", a.as_ref(), Part::All)?;
     }
@@ -109,15 +100,12 @@ where
 }
 
 /// Factors the checked `store`.
-fn factor<'a, T>(
+fn factor<'a, T: Field>(
     mut store: Store<'a, T>,
     exec: &(impl Executor + ?Sized),
     options: &Options,
     stack: &mut MemStack,
-) -> Lu<'a, T>
-where
-    T: ComplexField + Scalar + Send + Sync,
-{
+) -> Lu<'a, T> {
     let m = store.as_ref().nrows();
     let mut swaps = vec![0; m.min(store.as_ref().ncols())];
     let params = LuParams {
@@ -138,45 +126,32 @@ where
     }
 }
 
-impl<T> Lu<'_, T>
-where
-    T: ComplexField + Scalar + Send + Sync,
-{
-    /// Factors a copy of `a` (which may be a conjugated view), on `exec`; `a` is unchanged.
-    /// Errors: [`LinalgError::NotFinite`].
-    pub fn new<A>(
-        a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
-        exec: &(impl Executor + ?Sized),
-    ) -> Result<Self, LinalgError>
-    where
-        A: Conjugate<Canonical = T>,
-    {
-        Self::new_with(a, exec, &Options::new())
+owned_constructors!(
+    Lu,
+    "Factors a copy of `a` (which may be a conjugated view), on `exec`; `a` is unchanged.\nErrors: [`LinalgError::NotFinite`]."
+);
+
+impl<T: Field> Lu<'_, T> {
+    /// What the owned constructors check: finiteness, when the options ask.
+    fn check(a: MatRef<'_, T>, options: &Options) -> Result<(), LinalgError> {
+        match options.checks_finite() {
+            true => check::finite("lu", "A", a, Part::All),
+            false => Ok(()),
+        }
     }
 
-    /// [`Lu::new`] with the call's [`Options`] (which its solves keep).
-    pub fn new_with<A>(
-        a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
+    /// The owned constructors' factorization of their checked copy.
+    fn factor_copy(
+        a: Mat<T>,
         exec: &(impl Executor + ?Sized),
         options: &Options,
-    ) -> Result<Self, LinalgError>
-    where
-        A: Conjugate<Canonical = T>,
-    {
-        let a = a.as_mat_ref();
-        if options.checks_finite() {
-            check::finite("lu", "A", a.canonical(), Part::All)?;
-        }
+    ) -> Result<Self, LinalgError> {
         let mut buf = MemBuffer::new(lu_scratch::<T>(a.nrows(), a.ncols()));
-        let store = Store::Owned(a.to_owned());
-        Ok(factor(store, exec, options, MemStack::new(&mut buf)))
+        Ok(factor(Store::Owned(a), exec, options, MemStack::new(&mut buf)))
     }
 }
 
-impl<T> Lu<'_, T>
-where
-    T: ComplexField + Scalar + Send + Sync,
-{
+impl<T: Field> Lu<'_, T> {
     /// The factored matrix: `L` strictly below the diagonal, `U` on and above it.
     pub fn factors(&self) -> MatRef<'_, T> {
         self.factors.as_ref()

@@ -1,14 +1,14 @@
 //! `matmul`: `C = alpha A B` or `C += alpha A B`, checked.
 
 use faer::mat::{AsMatMut, AsMatRef};
-use faer::traits::{ComplexField, Conjugate};
+use faer::traits::Conjugate;
 use faer::Accum;
-use teamalg_gates::{Family, Scalar};
+use teamalg_gates::Family;
 use teamalg_kernels::gemm::{self, GemmParams};
 use teamalg_kernels::par::Executor;
 
 use super::check::{self, Part};
-use super::{Dim, LinalgError, Options};
+use super::{Dim, Field, LinalgError, Options};
 
 /// `C = alpha A B` (`Accum::Replace`) or `C += alpha A B` (`Accum::Add`) on `exec` (a `&Team`,
 /// a token, or `&Exec::serial()`). `A` and `B` may be conjugated views.
@@ -24,24 +24,19 @@ use super::{Dim, LinalgError, Options};
 /// assert!((&g - a.adjoint() * &a).norm_max() < 1e-12);
 /// # Ok::<(), teamalg::linalg::LinalgError>(())
 /// ```
-pub fn matmul<T, A, B>(
+pub fn matmul<T: Field, A: Conjugate<Canonical = T>, B: Conjugate<Canonical = T>>(
     c: impl AsMatMut<T = T, Rows = usize, Cols = usize>,
     accum: Accum,
     a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
     b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
     alpha: T,
     exec: &(impl Executor + ?Sized),
-) -> Result<(), LinalgError>
-where
-    T: ComplexField + Scalar + Send + Sync,
-    A: Conjugate<Canonical = T>,
-    B: Conjugate<Canonical = T>,
-{
+) -> Result<(), LinalgError> {
     matmul_with(c, accum, a, b, alpha, exec, &Options::new())
 }
 
 /// [`matmul`] with the call's [`Options`].
-pub fn matmul_with<T, A, B>(
+pub fn matmul_with<T: Field, A: Conjugate<Canonical = T>, B: Conjugate<Canonical = T>>(
     mut c: impl AsMatMut<T = T, Rows = usize, Cols = usize>,
     accum: Accum,
     a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
@@ -49,12 +44,7 @@ pub fn matmul_with<T, A, B>(
     alpha: T,
     exec: &(impl Executor + ?Sized),
     options: &Options,
-) -> Result<(), LinalgError>
-where
-    T: ComplexField + Scalar + Send + Sync,
-    A: Conjugate<Canonical = T>,
-    B: Conjugate<Canonical = T>,
-{
+) -> Result<(), LinalgError> {
     const OP: &str = "matmul";
     let (a, b, c) = (a.as_mat_ref(), b.as_mat_ref(), c.as_mat_mut());
     check::dim(OP, "A", Dim::Rows, c.nrows(), a.nrows())?;

@@ -49,7 +49,8 @@
 //! # Ok::<(), teamalg::Error>(())
 //! ```
 
-use teamalg_gates::{Family, ParThreshold, Source, Thresholds};
+use faer::traits::ComplexField;
+use teamalg_gates::{Family, ParThreshold, Scalar, Source, Thresholds};
 
 mod check;
 mod cholesky;
@@ -66,6 +67,13 @@ pub use lu::{lu, lu_scratch, lu_with, lu_with_scratch, Lu};
 pub use matmul::{matmul, matmul_with};
 pub use teamalg_kernels::triangular::{Diag, SolveSide, Triangle};
 pub use triangular::{solve_triangular, solve_triangular_with, TriangularView};
+
+/// The scalar types the facade computes in: `f32`, `f64`, `c32` and `c64` (faer's
+/// `ComplexField` with teamalg's sealed `Scalar`, shareable between threads). Every such type
+/// has it; it only names the bound once.
+pub trait Field: ComplexField + Scalar + Send + Sync {}
+
+impl<T: ComplexField + Scalar + Send + Sync> Field for T {}
 
 /// Options of one call: a threshold per kernel family, which wins over the pool's
 /// (`PoolBuilder::threshold`) and the environment's (`TEAMALG_THRESHOLDS`), families it does

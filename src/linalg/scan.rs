@@ -66,35 +66,28 @@ mod x86 {
     wide!(f32s_avx512, "avx512f", super::f32s_portable, f32);
 }
 
-fn f64s(s: &[f64]) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the CPU has AVX-512F (detected just above).
-            return unsafe { x86::f64s_avx512(s) };
+/// The run-time pick of the widest loop the CPU has, for one float type.
+macro_rules! pick {
+    ($name:ident, $float:ty, $portable:ident, $avx2:ident, $avx512:ident) => {
+        fn $name(s: &[$float]) -> bool {
+            #[cfg(target_arch = "x86_64")]
+            {
+                if std::is_x86_feature_detected!("avx512f") {
+                    // SAFETY: the CPU has AVX-512F (detected just above).
+                    return unsafe { x86::$avx512(s) };
+                }
+                if std::is_x86_feature_detected!("avx2") {
+                    // SAFETY: the CPU has AVX2 (detected just above).
+                    return unsafe { x86::$avx2(s) };
+                }
+            }
+            $portable(s)
         }
-        if std::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2 (detected just above).
-            return unsafe { x86::f64s_avx2(s) };
-        }
-    }
-    f64s_portable(s)
+    };
 }
 
-fn f32s(s: &[f32]) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the CPU has AVX-512F (detected just above).
-            return unsafe { x86::f32s_avx512(s) };
-        }
-        if std::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2 (detected just above).
-            return unsafe { x86::f32s_avx2(s) };
-        }
-    }
-    f32s_portable(s)
-}
+pick!(f64s, f64, f64s_portable, f64s_avx2, f64s_avx512);
+pick!(f32s, f32, f32s_portable, f32s_avx2, f32s_avx512);
 
 #[cfg(test)]
 mod tests {

@@ -12,7 +12,7 @@ use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
 
 use super::check::{self, Part};
 use super::factors::conjugate;
-use super::{Dim, LinalgError, Options};
+use super::{Dim, Field, LinalgError, Options};
 
 /// Overwrites `b` with the solution of `T X = B` (`SolveSide::Left`) or `X T = B`
 /// (`SolveSide::Right`), reading `triangle` of `t` (with ones on the diagonal for
@@ -30,23 +30,19 @@ use super::{Dim, LinalgError, Options};
 /// assert_eq!(b[(0, 0)], 1.0);
 /// # Ok::<(), teamalg::linalg::LinalgError>(())
 /// ```
-pub fn solve_triangular<T, A>(
+pub fn solve_triangular<T: Field, A: Conjugate<Canonical = T>>(
     t: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
     b: impl faer::mat::AsMatMut<T = T, Rows = usize, Cols = usize>,
     side: SolveSide,
     triangle: Triangle,
     diag: Diag,
     exec: &(impl Executor + ?Sized),
-) -> Result<(), LinalgError>
-where
-    T: ComplexField + Scalar + Send + Sync,
-    A: Conjugate<Canonical = T>,
-{
+) -> Result<(), LinalgError> {
     solve_triangular_with(t, b, side, triangle, diag, exec, &Options::new())
 }
 
 /// [`solve_triangular`] with the call's [`Options`].
-pub fn solve_triangular_with<T, A>(
+pub fn solve_triangular_with<T: Field, A: Conjugate<Canonical = T>>(
     t: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
     mut b: impl faer::mat::AsMatMut<T = T, Rows = usize, Cols = usize>,
     side: SolveSide,
@@ -54,42 +50,49 @@ pub fn solve_triangular_with<T, A>(
     diag: Diag,
     exec: &(impl Executor + ?Sized),
     options: &Options,
-) -> Result<(), LinalgError>
-where
-    T: ComplexField + Scalar + Send + Sync,
-    A: Conjugate<Canonical = T>,
-{
+) -> Result<(), LinalgError> {
     let t = t.as_mat_ref();
-    let conj = !A::IS_CANONICAL;
-    solve(
-        "solve_triangular",
-        t.canonical(),
-        conj,
-        b.as_mat_mut(),
+    let how = How {
         side,
         triangle,
         diag,
+        conj: !A::IS_CANONICAL,
+    };
+    solve(
+        "solve_triangular",
+        t.canonical(),
+        b.as_mat_mut(),
+        how,
         exec,
         options,
     )
 }
 
-/// The checked solve with `t` (conjugated when `conj`): conj(T) X = B is T conj(X) = conj(B).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn solve<T>(
-    op: &'static str,
-    t: MatRef<'_, T>,
-    conj: bool,
-    mut b: MatMut<'_, T>,
+/// Which solve: the side, the triangle read, its diagonal, and whether `T` is conjugated.
+#[derive(Clone, Copy)]
+struct How {
     side: SolveSide,
     triangle: Triangle,
     diag: Diag,
+    conj: bool,
+}
+
+/// The checked solve with `t` (conjugated when `how.conj`: conj(T) X = B is
+/// T conj(X) = conj(B)).
+fn solve<T: Field>(
+    op: &'static str,
+    t: MatRef<'_, T>,
+    mut b: MatMut<'_, T>,
+    how: How,
     exec: &(impl Executor + ?Sized),
     options: &Options,
-) -> Result<(), LinalgError>
-where
-    T: ComplexField + Scalar + Send + Sync,
-{
+) -> Result<(), LinalgError> {
+    let How {
+        side,
+        triangle,
+        diag,
+        conj,
+    } = how;
     let n = check::square(op, "T", t)?;
     match side {
         SolveSide::Left => check::dim(op, "B", Dim::Rows, n, b.nrows())?,
@@ -226,17 +229,12 @@ impl<'a, T: ComplexField> TriangularView<'a, T> {
     where
         T: Scalar + Send + Sync,
     {
-        let options = Options::new();
-        solve(
-            "solve_in_place",
-            self.packed,
-            false,
-            b,
+        let how = How {
             side,
-            self.triangle,
-            self.diag,
-            exec,
-            &options,
-        )
+            triangle: self.triangle,
+            diag: self.diag,
+            conj: false,
+        };
+        solve("solve_in_place", self.packed, b, how, exec, &Options::new())
     }
 }

@@ -11,17 +11,12 @@ pub(crate) mod sync;
 pub(crate) mod team;
 pub(crate) mod wait;
 
-#[cfg(not(loom))]
-pub(crate) mod cpus;
-#[cfg(not(loom))]
-pub(crate) mod idle;
-#[cfg(not(loom))]
-pub(crate) mod join;
-#[cfg(not(loom))]
-pub(crate) mod ledger;
-#[cfg(not(loom))]
-pub(crate) mod reserve;
-#[cfg(not(loom))]
-pub(crate) mod serve;
-#[cfg(not(loom))]
-pub(crate) mod worker;
+not_under_loom! {
+    pub(crate) mod cpus;
+    pub(crate) mod idle;
+    pub(crate) mod join;
+    pub(crate) mod ledger;
+    pub(crate) mod reserve;
+    pub(crate) mod serve;
+    pub(crate) mod worker;
+}

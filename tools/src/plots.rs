@@ -9,6 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
+use plotters::coord::CoordTranslate;
 use plotters::prelude::*;
 
 use crate::csv;
@@ -182,17 +183,29 @@ pub fn kernels_svg(rows: &[KernelRow]) -> Result<String, PlotError> {
                     .draw_series(pts.into_iter().map(|p| Circle::new(p, 3, c.filled())))
                     .map_err(err)?;
             }
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::LowerRight)
-                .background_style(WHITE.mix(0.8))
-                .border_style(BLACK)
-                .draw()
-                .map_err(err)?;
+            legend(&mut chart, SeriesLabelPosition::LowerRight)?;
         }
         root.present().map_err(err)?;
     }
     Ok(svg)
+}
+
+/// Draws a chart's legend at `position`, boxed on a light background.
+fn legend<'a, DB, CT>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    position: SeriesLabelPosition,
+) -> Result<(), PlotError>
+where
+    DB: DrawingBackend + 'a,
+    CT: CoordTranslate,
+{
+    chart
+        .configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(err)
 }
 
 /// `2^x` as a label when `x` is a whole number, else nothing.
@@ -369,13 +382,7 @@ pub fn waits_svg(rows: &[WaitRow], width: usize) -> Result<String, PlotError> {
                         .map_err(err)?;
                 }
             }
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperLeft)
-                .background_style(WHITE.mix(0.8))
-                .border_style(BLACK)
-                .draw()
-                .map_err(err)?;
+            legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
         }
         root.present().map_err(err)?;
     }

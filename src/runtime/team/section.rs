@@ -82,6 +82,15 @@ pub struct Participant<'s> {
     _section: PhantomData<&'s ()>,
 }
 
+impl std::fmt::Debug for Participant<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Participant")
+            .field("index", &self.index)
+            .field("width", &self.width())
+            .finish()
+    }
+}
+
 impl Participant<'_> {
     /// This participant's index: 0 is the leader, members are `1..width`.
     #[inline]

@@ -9,6 +9,7 @@ use faer::{Accum, Mat, Par};
 use teamalg::{linalg, Team};
 
 /// A kernel's serial faer call and its teamalg call on a team, each on fresh input.
+#[derive(Debug, Clone, Copy)]
 pub struct Row {
     /// The kernel's name.
     pub kernel: &'static str,

@@ -6,6 +6,19 @@ use teamalg::Pool;
 
 use super::measure::{busy, time_calls, Stats};
 
+/// A pool of `w` threads and a team of all of them, built with the defaults.
+///
+/// # Panics
+/// When the pool or the team cannot be formed (a benchmark cannot go on without it).
+pub fn held_team(w: usize) -> teamalg::Team {
+    Pool::builder()
+        .threads(w)
+        .build()
+        .expect("pool")
+        .into_team(w)
+        .expect("team")
+}
+
 /// Sections of one `share` per participant on a held team of width `w`.
 pub fn team_sections(team: &teamalg::Team, w: usize, share: Duration, calls: usize) -> Stats {
     team.exec(w)
@@ -38,12 +51,7 @@ pub fn after_gap(
 /// A pool and team of width `w` built, used for one section and dropped, per call.
 pub fn team_per_call(w: usize, share: Duration, calls: usize) -> Stats {
     time_calls(calls, || {
-        let team = Pool::builder()
-            .threads(w)
-            .build()
-            .unwrap()
-            .into_team(w)
-            .unwrap();
+        let team = held_team(w);
         team.exec(w).team(|t| t.run(|_| busy(share))).unwrap();
     })
 }

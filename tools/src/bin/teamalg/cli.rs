@@ -6,7 +6,7 @@ use teamalg::Pool;
 
 use teamalg_tools::tour::measure::Stats;
 use teamalg_tools::tour::plain::{fresh_pool, inside, outside, overhead_us, widths};
-use teamalg_tools::tour::team::{after_gap, team_per_call, team_sections};
+use teamalg_tools::tour::team::{after_gap, held_team, team_per_call, team_sections};
 
 const SHARE: Duration = Duration::from_micros(10);
 const CALLS: usize = 2000;
@@ -254,12 +254,7 @@ fn tour() {
         "width", "held team (us)", "after 1 ms gap", "after 10 ms gap", "per call (us)"
     );
     for w in widths() {
-        let team = Pool::builder()
-            .threads(w)
-            .build()
-            .expect("pool")
-            .into_team(w)
-            .expect("team");
+        let team = held_team(w);
         let held = team_sections(&team, w, SHARE, CALLS);
         let gap1 = after_gap(&team, w, SHARE, Duration::from_millis(1), 50);
         let gap10 = after_gap(&team, w, SHARE, Duration::from_millis(10), 30);
@@ -293,12 +288,7 @@ fn tour() {
 
 /// Prints the short kernel table: faer serial against teamalg on a held team of all CPUs.
 fn kernel_table(cpus: usize) {
-    let team = Pool::builder()
-        .threads(cpus)
-        .build()
-        .expect("pool")
-        .into_team(cpus)
-        .expect("team");
+    let team = held_team(cpus);
     println!(
         "\nkernels (f64, n x n): faer serial against teamalg::linalg on a held team of {cpus}"
     );
