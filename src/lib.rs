@@ -32,7 +32,7 @@
 //! The design records are `docs/executor.md` (the executor and the layout of `src/`),
 //! `docs/waiting.md` (teams and waits), `docs/gates.md` and `docs/kernels.md`.
 
-#![cfg_attr(loom, allow(dead_code, unused_imports))]
+#![cfg_attr(loom, allow(dead_code, unused_imports, missing_debug_implementations))]
 
 /// Items that the loom models do not build (they test the protocols alone).
 macro_rules! not_under_loom {
