@@ -133,3 +133,56 @@ fn warm_entries_allocate_nothing() {
     assert_eq!(allocs, 0, "allocations in warm entries");
     assert!(sink.load(Relaxed) > 0);
 }
+
+/// The facade's calls allocate only what their documentation says: `matmul` and
+/// `solve_triangular` nothing, `cholesky_with_scratch` nothing, `lu_with_scratch` its two
+/// pivot vectors (the scratch comes from the caller's `MemStack`).
+#[test]
+fn the_facade_allocates_only_its_pivots() {
+    use faer::dyn_stack::{MemBuffer, MemStack};
+    use faer::{Accum, Mat};
+    use teamalg::linalg::{self, Diag, Options, SolveSide, Triangle};
+
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let team = Pool::builder()
+        .threads(2)
+        .build()
+        .unwrap()
+        .into_team(2)
+        .unwrap();
+    let n = 96;
+    let a = Mat::<f64>::from_fn(n, n, |i, j| {
+        if i == j {
+            2.0 * n as f64
+        } else {
+            1.0 / (1 + i + j) as f64
+        }
+    });
+    let mut c = Mat::<f64>::zeros(n, n);
+    let mut b = Mat::<f64>::ones(n, 4);
+    let mut work = a.clone();
+    let opts = Options::new();
+    let mut buf =
+        MemBuffer::new(linalg::lu_scratch::<f64>(n, n).or(linalg::cholesky_scratch::<f64>(n)));
+    let products = count(|| {
+        linalg::matmul(&mut c, Accum::Replace, &a, &a, 1.0, &team).unwrap();
+        let (left, lower, non_unit) = (SolveSide::Left, Triangle::Lower, Diag::NonUnit);
+        linalg::solve_triangular(&a, &mut b, left, lower, non_unit, &team).unwrap();
+    });
+    assert_eq!(products, 0, "allocations in matmul and solve_triangular");
+    let cholesky = count(|| {
+        work.copy_from(&a);
+        let stack = MemStack::new(&mut buf);
+        linalg::cholesky_with_scratch(work.as_mut(), &team, &opts, stack).unwrap();
+    });
+    assert_eq!(cholesky, 0, "allocations in cholesky_with_scratch");
+    let lu = count(|| {
+        work.copy_from(&a);
+        let stack = MemStack::new(&mut buf);
+        linalg::lu_with_scratch(work.as_mut(), &team, &opts, stack).unwrap();
+    });
+    assert_eq!(
+        lu, 2,
+        "lu_with_scratch allocates its swaps and its row order, nothing else"
+    );
+}

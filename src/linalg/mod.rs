@@ -12,8 +12,9 @@
 //! conjugated views included (`a.adjoint()` of a complex matrix). Each call has a `_with`
 //! variant taking [`Options`] (thresholds per kernel family, the finiteness check); the
 //! in-place factorizations also have a `_with_scratch` variant taking a `MemStack`, sized by
-//! [`lu_scratch`] and [`cholesky_scratch`], so a loop of factorizations allocates only its
-//! pivots.
+//! [`lu_scratch`] and [`cholesky_scratch`]: with them a Cholesky allocates nothing and an LU
+//! only its two pivot vectors, and `matmul` and `solve_triangular` allocate nothing at all
+//! (`tests/alloc_free.rs` counts).
 //!
 //! # Errors and the NaN policy
 //!
