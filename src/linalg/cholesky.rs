@@ -73,6 +73,25 @@ pub fn cholesky_with<'a, T: Field>(
 
 /// [`cholesky_with`] taking its scratch from `stack` (at least [`cholesky_scratch`] of the
 /// order): it allocates nothing.
+///
+/// ```
+/// use faer::dyn_stack::{MemBuffer, MemStack};
+/// use faer::Mat;
+/// use teamalg::{linalg, Exec};
+///
+/// let n = 50;
+/// let mut buf = MemBuffer::new(linalg::cholesky_scratch::<f64>(n));
+/// let spd = Mat::<f64>::from_fn(n, n, |i, j| if i == j { n as f64 } else { 1.0 });
+/// let mut a = spd.clone();
+/// let opts = linalg::Options::new();
+/// let chol = linalg::cholesky_with_scratch(a.as_mut(), &Exec::serial(), &opts, MemStack::new(&mut buf))?;
+/// let inv = chol.inverse(&Exec::serial())?;
+/// assert!((&spd * &inv - Mat::<f64>::identity(n, n)).norm_max() < 1e-12);
+/// // The owned form with options: the same factor, `spd` untouched.
+/// let owned = linalg::Cholesky::new_with(&spd, &Exec::serial(), &opts)?;
+/// assert!((owned.l().to_mat() - chol.l().to_mat()).norm_max() < 1e-12);
+/// # Ok::<(), teamalg::linalg::LinalgError>(())
+/// ```
 pub fn cholesky_with_scratch<'a, T: Field>(
     a: MatMut<'a, T>,
     exec: &(impl Executor + ?Sized),

@@ -313,6 +313,18 @@ impl<T: Field> Lu<'_, T> {
 
     /// Overwrites `b` with the solution `X` of `A^H X = B` (the conjugate of the transposed
     /// solve of the conjugate: `A^T conj(X) = conj(B)`), on `exec`.
+    ///
+    /// ```
+    /// use faer::{c64, Mat};
+    /// use teamalg::{linalg::Lu, Exec};
+    ///
+    /// let a = Mat::<c64>::from_fn(3, 3, |i, j| c64::new((i + 2 * j) as f64, if i == j { 4.0 } else { 0.5 }));
+    /// let lu = Lu::new(&a, &Exec::serial())?;
+    /// let b = Mat::<c64>::from_fn(3, 2, |i, j| c64::new(i as f64, j as f64));
+    /// let x = lu.solve_adjoint(&b, &Exec::serial())?;
+    /// assert!((a.adjoint() * &x - &b).norm_max() < 1e-12);
+    /// # Ok::<(), teamalg::linalg::LinalgError>(())
+    /// ```
     pub fn solve_adjoint_in_place(
         &self,
         b: MatMut<'_, T>,

@@ -220,6 +220,19 @@ impl<'a, T: ComplexField> TriangularView<'a, T> {
 
     /// Overwrites `b` with the solution of `F X = B` (`SolveSide::Left`) or `X F = B`
     /// (`SolveSide::Right`) for this factor `F`, on `exec` (as [`solve_triangular`]).
+    ///
+    /// ```
+    /// use faer::Mat;
+    /// use teamalg::linalg::{Lu, SolveSide};
+    /// use teamalg::Exec;
+    ///
+    /// let a = Mat::<f64>::from_fn(4, 4, |i, j| if i == j { 5.0 } else { (i * j) as f64 * 0.1 });
+    /// let lu = Lu::new(&a, &Exec::serial())?;
+    /// let mut y = Mat::<f64>::ones(4, 1);
+    /// lu.l().solve_in_place(y.as_mut(), SolveSide::Left, &Exec::serial())?; // L y = 1
+    /// assert!((lu.l().to_mat() * &y - Mat::<f64>::ones(4, 1)).norm_max() < 1e-12);
+    /// # Ok::<(), teamalg::linalg::LinalgError>(())
+    /// ```
     pub fn solve_in_place(
         &self,
         b: MatMut<'_, T>,
