@@ -583,3 +583,26 @@ fn errors_convert_into_the_crate_error() {
         teamalg::Error::Refused(teamalg::Refused::Busy)
     ));
 }
+
+/// A factorization is `Sync`: threads share one and solve with it at once, each on its own
+/// executor (a team is led by one thread at a time, so each thread brings its own).
+#[test]
+fn one_factorization_solves_on_many_threads() {
+    let a = mat::<f64>(80, 80, 0.5);
+    let lu = linalg::Lu::new(&a, &Exec::serial()).unwrap();
+    let chol = linalg::Cholesky::new(&spd::<f64>(80), &Exec::serial()).unwrap();
+    std::thread::scope(|s| {
+        for k in 0..3 {
+            let (lu, chol, a) = (&lu, &chol, &a);
+            s.spawn(move || {
+                let team = team(2);
+                let b = mat::<f64>(80, 2, 0.1 * k as f64);
+                for _ in 0..20 {
+                    let x = lu.solve(&b, &team).unwrap();
+                    assert!(residual(a, &x, &b) < 1e-9);
+                    chol.solve(&b, &Exec::serial()).unwrap();
+                }
+            });
+        }
+    });
+}

@@ -39,6 +39,8 @@ use super::{Dim, Field, LinalgError, Options, TriangularView};
 /// assert_eq!(err, Some(linalg::LinalgError::NotPositiveDefinite { op: "cholesky", index: 1 }));
 /// # Ok::<(), teamalg::linalg::LinalgError>(())
 /// ```
+// `Send` and `Sync` are automatic and sound, as for `Lu`: a `MatMut` or a `Mat` and the
+// options; a shared `&Cholesky` only reads its factor.
 #[derive(Debug)]
 pub struct Cholesky<'a, T> {
     factors: Store<'a, T>,

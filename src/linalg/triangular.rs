@@ -139,6 +139,8 @@ fn solve<T: Field>(
 /// assert!((l.to_mat() * l.to_mat().transpose() - &a).norm_max() < 1e-12);
 /// # Ok::<(), teamalg::linalg::LinalgError>(())
 /// ```
+// `Send` and `Sync` are automatic and sound: a `MatRef` (both when `T: Sync`) and two enums;
+// the view only reads.
 #[derive(Clone, Copy)]
 pub struct TriangularView<'a, T> {
     packed: MatRef<'a, T>,
