@@ -5,7 +5,7 @@ use faer::mat::AsMatRef;
 use faer::traits::math_utils::{abs2, from_real, mul, one};
 use faer::traits::{ComplexField, Conjugate};
 use faer::{Mat, MatMut, MatRef};
-use teamalg_gates::{Family, Scalar};
+use teamalg_gates::Family;
 use teamalg_kernels::cholesky::{
     cholesky_in_place, cholesky_in_place_scratch, CholeskyParams, NonPositivePivot,
 };
@@ -100,20 +100,8 @@ pub fn cholesky_with_scratch<'a, T: Field>(
     options: &Options,
     stack: &mut MemStack,
 ) -> Result<Cholesky<'a, T>, LinalgError> {
-    check_input(a.as_ref(), options)?;
+    Cholesky::check(a.as_ref(), options)?;
     factor(Store::Borrowed(a), exec, options, stack)
-}
-
-/// `a` square, and its lower triangle finite when the options check.
-fn check_input<T: ComplexField + Scalar>(
-    a: MatRef<'_, T>,
-    options: &Options,
-) -> Result<(), LinalgError> {
-    check::square("cholesky", "A", a)?;
-    if options.checks_finite() {
-        check::finite("cholesky", "A", a, Part::Lower)?;
-    }
-    Ok(())
 }
 
 /// Factors the checked `store`.
@@ -145,9 +133,14 @@ owned_constructors!(
 );
 
 impl<T: Field> Cholesky<'_, T> {
-    /// What the owned constructors check (as the in-place call does).
+    /// What every Cholesky checks before it writes: squareness, and the lower triangle's
+    /// finiteness when the options ask.
     fn check(a: MatRef<'_, T>, options: &Options) -> Result<(), LinalgError> {
-        check_input(a, options)
+        check::square("cholesky", "A", a)?;
+        if options.checks_finite() {
+            check::finite("cholesky", "A", a, Part::Lower)?;
+        }
+        Ok(())
     }
 
     /// The owned constructors' factorization of their checked copy.

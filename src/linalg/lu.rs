@@ -97,9 +97,7 @@ pub fn lu_with_scratch<'a, T: Field>(
     options: &Options,
     stack: &mut MemStack,
 ) -> Result<Lu<'a, T>, LinalgError> {
-    if options.checks_finite() {
-        check::finite("lu", "A", a.as_ref(), Part::All)?;
-    }
+    Lu::check(a.as_ref(), options)?;
     Ok(factor(Store::Borrowed(a), exec, options, stack))
 }
 
@@ -136,12 +134,12 @@ owned_constructors!(
 );
 
 impl<T: Field> Lu<'_, T> {
-    /// What the owned constructors check: finiteness, when the options ask.
+    /// What every LU checks before it writes: finiteness, when the options ask.
     fn check(a: MatRef<'_, T>, options: &Options) -> Result<(), LinalgError> {
-        match options.checks_finite() {
-            true => check::finite("lu", "A", a, Part::All),
-            false => Ok(()),
+        if options.checks_finite() {
+            check::finite("lu", "A", a, Part::All)?;
         }
+        Ok(())
     }
 
     /// The owned constructors' factorization of their checked copy.
