@@ -27,15 +27,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let a = &inputs[i];
         let mut c = outputs[i].lock().expect("one job per output");
         println!("job {i}: a budget of {} of the pool's {w}", child.budget());
-        linalg::matmul(
-            c.as_mut(),
-            Accum::Replace,
-            a.as_ref(),
-            a.as_ref(),
-            1.0,
-            &child,
-        )
-        .expect("shapes agree");
+        linalg::matmul(c.as_mut(), Accum::Replace, &a, &a, 1.0, &child).expect("shapes agree");
     });
     let sums: Vec<f64> = outputs
         .iter()

@@ -24,27 +24,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let ((), decisions) = trace::collect(|| {
         // Derived (or the environment's): the rule decides.
-        linalg::matmul(
-            c.as_mut(),
-            Accum::Replace,
-            a.as_ref(),
-            a.as_ref(),
-            1.0,
-            &team,
-        )
-        .expect("shapes agree");
+        linalg::matmul(&mut c, Accum::Replace, &a, &a, 1.0, &team).expect("shapes agree");
         // The call's level wins over the pool's and the environment's.
         let small = linalg::Options::new().threshold(Family::Gemm, ParThreshold::Fixed(1 << 40));
-        linalg::matmul_with(
-            c.as_mut(),
-            Accum::Replace,
-            a.as_ref(),
-            a.as_ref(),
-            1.0,
-            &team,
-            &small,
-        )
-        .expect("shapes agree");
+        linalg::matmul_with(&mut c, Accum::Replace, &a, &a, 1.0, &team, &small)
+            .expect("shapes agree");
         // The pool says never for LU.
         let mut f = a.clone();
         linalg::lu(f.as_mut(), &team).expect("finite input");

@@ -15,17 +15,8 @@ fn gemm_decision(pool: Pool, options: &linalg::Options) -> trace::Decision {
     let team = pool.into_team(2).map_err(|e| e.error).unwrap();
     let a = Mat::<f64>::ones(256, 256);
     let mut c = Mat::<f64>::zeros(256, 256);
-    let (r, seen) = trace::collect(|| {
-        linalg::matmul_with(
-            c.as_mut(),
-            Accum::Replace,
-            a.as_ref(),
-            a.as_ref(),
-            1.0,
-            &team,
-            options,
-        )
-    });
+    let (r, seen) =
+        trace::collect(|| linalg::matmul_with(&mut c, Accum::Replace, &a, &a, 1.0, &team, options));
     r.unwrap();
     assert_eq!(seen.len(), 1, "{seen}");
     seen[0].clone()

@@ -48,15 +48,7 @@ fn with_team_nests_inside_a_team_section_and_from_threads() {
     let a = Mat::<f64>::ones(64, 64);
     let product = |team: &teamalg::Team| {
         let mut c = Mat::<f64>::zeros(64, 64);
-        linalg::matmul(
-            c.as_mut(),
-            Accum::Replace,
-            a.as_ref(),
-            a.as_ref(),
-            1.0,
-            team,
-        )
-        .unwrap();
+        linalg::matmul(&mut c, Accum::Replace, &a, &a, 1.0, team).unwrap();
         c[(0, 0)]
     };
     // Inside another with_team's section: the inner call builds its own pool from the reserve.

@@ -61,16 +61,7 @@ fn every_region_records_its_decision() {
 
     // A tiny product stays serial, and says so.
     let (x, mut c) = (Mat::<f64>::ones(16, 16), Mat::<f64>::zeros(16, 16));
-    let (r, g) = trace::collect(|| {
-        linalg::matmul(
-            c.as_mut(),
-            Accum::Replace,
-            x.as_ref(),
-            x.as_ref(),
-            1.0,
-            &team,
-        )
-    });
+    let (r, g) = trace::collect(|| linalg::matmul(&mut c, Accum::Replace, &x, &x, 1.0, &team));
     r.unwrap();
     assert_eq!(g.len(), 1, "{g}");
     assert_eq!(

@@ -121,15 +121,7 @@ fn two_threads_sharing_a_team_token() {
                 s.spawn(|| {
                     for _ in 0..40 {
                         let mut c = Mat::<f64>::zeros(96, 96);
-                        linalg::matmul(
-                            c.as_mut(),
-                            Accum::Replace,
-                            a.as_ref(),
-                            a.as_ref(),
-                            1.0,
-                            &token,
-                        )
-                        .unwrap();
+                        linalg::matmul(&mut c, Accum::Replace, &a, &a, 1.0, &token).unwrap();
                         assert_eq!(c, want);
                         let shares = Shares::new();
                         Executor::run(&token, 2, &|p| shares.record_part(&p));
