@@ -37,7 +37,8 @@
 //! loop with serial tokens, rounds alternating.
 //!
 //! Kernels: GEMM (`n x n x n`), LU with partial pivoting and Cholesky (`n x n`); LU and
-//! Cholesky sizes start at 64. The factorizations work in place: each call gets its input
+//! Cholesky sizes start at 64. `--kernels sparse` (not in the default list): the 2D Laplacian of
+//! an `n x n` grid (sizes from 64 on) times 64 dense columns. The factorizations work in place: each call gets its input
 //! back first, outside the timed part.
 
 use std::time::{Duration, Instant};
@@ -46,6 +47,7 @@ use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::cholesky::llt::factor::{cholesky_in_place, cholesky_in_place_scratch};
 use faer::linalg::lu::partial_pivoting::factor::{lu_in_place, lu_in_place_scratch};
 use faer::linalg::matmul::matmul as faer_matmul;
+use faer::sparse::linalg::matmul::sparse_dense_matmul as faer_sparse_dense;
 use faer::traits::ComplexField;
 use faer::{c64, Accum, Mat, Par};
 use teamalg::gates::Scalar;
@@ -53,6 +55,7 @@ use teamalg::kernels::cholesky::{self, CholeskyParams};
 use teamalg::kernels::gemm::{matmul, GemmParams};
 use teamalg::kernels::lu::{self, LuParams};
 use teamalg::kernels::par::Executor;
+use teamalg::kernels::sparse::{sparse_dense_matmul, SparseParams};
 use teamalg::Pool;
 use teamalg_tools::csv::Csv;
 use teamalg_tools::tour::team::held_team;
@@ -184,6 +187,60 @@ impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for Cholesky<T> {
         let stack = MemStack::new(&mut f.buf);
         let p = CholeskyParams::default();
         cholesky::cholesky_in_place(f.work.as_mut(), &exec, p, stack).expect("positive definite");
+    }
+}
+
+/// Sparse times dense: the 2D Laplacian of an `s x s` grid (5 entries per column) times 64
+/// dense columns.
+struct SparseDense<T> {
+    a: faer::sparse::SparseColMat<usize, T>,
+    b: Mat<T>,
+    c: Mat<T>,
+    one: T,
+}
+
+impl<T: ComplexField + Scalar + Send + Sync + Copy> SparseDense<T> {
+    fn laplacian(s: usize, one: T, f: impl Fn(usize, usize) -> T) -> Self {
+        let n = s * s;
+        let four = faer::traits::math_utils::from_f64::<T>(4.0);
+        let minus = faer::traits::math_utils::neg(&one);
+        let mut t = Vec::with_capacity(5 * n);
+        for y in 0..s {
+            for x in 0..s {
+                let i = y * s + x;
+                t.push(faer::sparse::Triplet::new(i, i, four));
+                for (dx, dy) in [(1i64, 0i64), (-1, 0), (0, 1), (0, -1)] {
+                    let (nx, ny) = (x as i64 + dx, y as i64 + dy);
+                    if (0..s as i64).contains(&nx) && (0..s as i64).contains(&ny) {
+                        t.push(faer::sparse::Triplet::new(
+                            i,
+                            ny as usize * s + nx as usize,
+                            minus,
+                        ));
+                    }
+                }
+            }
+        }
+        let a =
+            faer::sparse::SparseColMat::try_new_from_triplets(n, n, &t).expect("a valid matrix");
+        SparseDense {
+            a,
+            b: Mat::from_fn(n, 64, f),
+            c: Mat::zeros(n, 64),
+            one,
+        }
+    }
+}
+
+impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for SparseDense<T> {
+    fn faer(&mut self, par: Par) {
+        let (a, b) = (self.a.as_ref(), self.b.as_ref());
+        faer_sparse_dense(self.c.as_mut(), Accum::Replace, a, b, self.one, par);
+    }
+    fn teamalg(&mut self, exec: &dyn Executor) {
+        let (a, b) = (self.a.as_ref(), self.b.as_ref());
+        let p = SparseParams::default();
+        sparse_dense_matmul(self.c.as_mut(), Accum::Replace, a, b, self.one, &exec, p);
     }
 }
 
@@ -586,6 +643,16 @@ fn main() {
                 });
                 rows("cholesky c64", &factor_sizes, w, settled, |n| {
                     Box::new(Cholesky(Factor::new(spd(n, cx), scratch(n))))
+                });
+            }
+            "sparse" => {
+                // n is the side of the grid: s x s points, times 64 columns.
+                let sides: Vec<usize> = sizes.iter().copied().filter(|&s| s >= 64).collect();
+                rows("sparse f64", &sides, w, settled, |s| {
+                    Box::new(SparseDense::laplacian(s, 1.0, re))
+                });
+                rows("sparse c64", &sides, w, settled, |s| {
+                    Box::new(SparseDense::laplacian(s, c64::new(1.0, 0.0), cx))
                 });
             }
             other => panic!("unknown kernel {other}"),

@@ -1,5 +1,5 @@
-//! teamalg: dense linear algebra (GEMM, triangular solve, LU, Cholesky) on low-latency thread
-//! teams.
+//! teamalg: linear algebra (GEMM, triangular solve, LU, Cholesky, sparse times dense) on
+//! low-latency thread teams.
 //!
 //! Two layers:
 //! - the executor: pools of teamalg's own worker threads, a process-wide reserve of idle
@@ -9,7 +9,7 @@
 //! - [`linalg`], the facade: faer-like calls that take the executor last, check their input
 //!   and decide per region, with the cost model of [`gates`], whether going parallel pays.
 //!
-//! QR, the SVD, the self-adjoint EVD and sparse products are not written yet.
+//! QR, the SVD, the self-adjoint EVD and sparse times sparse are not written yet.
 //!
 //! ```
 //! use teamalg::{Exec, Pool};

@@ -2,6 +2,7 @@
 //!
 //! - [`matmul`]: `C = alpha A B` or `C += alpha A B`;
 //! - [`solve_triangular`]: `T X = B` or `X T = B` with a triangle of `T`;
+//! - [`sparse_dense_matmul`]: `C = alpha A B` with `A` sparse (faer's CSC) and `B` dense;
 //! - [`Lu`] (owned, [`Lu::new`]) and [`lu`] (in place): `P A = L U`, with solves (plain,
 //!   transposed, adjoint), `inverse`, `determinant`, `reconstruct`;
 //! - [`Cholesky`] (owned, [`Cholesky::new`]) and [`cholesky`] (in place): `A = L L^H`, with
@@ -60,12 +61,14 @@ mod factors;
 mod lu;
 mod matmul;
 mod scan;
+mod sparse;
 mod triangular;
 
 pub use cholesky::{cholesky, cholesky_scratch, cholesky_with, cholesky_with_scratch, Cholesky};
 pub use error::{Dim, LinalgError};
 pub use lu::{lu, lu_scratch, lu_with, lu_with_scratch, Lu};
 pub use matmul::{matmul, matmul_with};
+pub use sparse::{sparse_dense_matmul, sparse_dense_matmul_with};
 pub use teamalg_kernels::triangular::{Diag, SolveSide, Triangle};
 pub use triangular::{solve_triangular, solve_triangular_with, TriangularView};
 
