@@ -38,7 +38,8 @@
 //!
 //! Kernels: GEMM (`n x n x n`), LU with partial pivoting and Cholesky (`n x n`); LU and
 //! Cholesky sizes start at 64. `--kernels sparse` (not in the default list): the 2D Laplacian of
-//! an `n x n` grid (sizes from 64 on) times 64 dense columns. The factorizations work in place: each call gets its input
+//! an `n x n` grid (sizes from 64 on) times 64 dense columns; `--kernels sparse_sparse`: a random
+//! `n x n` matrix with 10 entries per column times itself. The factorizations work in place: each call gets its input
 //! back first, outside the timed part.
 
 use std::time::{Duration, Instant};
@@ -241,6 +242,42 @@ impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for SparseDense<T> {
         let (a, b) = (self.a.as_ref(), self.b.as_ref());
         let p = SparseParams::default();
         sparse_dense_matmul(self.c.as_mut(), Accum::Replace, a, b, self.one, &exec, p);
+    }
+}
+
+/// Sparse times sparse: a random `n x n` matrix with 10 entries per column times itself.
+struct SparseSparse<T> {
+    a: faer::sparse::SparseColMat<usize, T>,
+    one: T,
+}
+
+impl<T: ComplexField + Scalar + Send + Sync + Copy> SparseSparse<T> {
+    fn random(n: usize, one: T, f: impl Fn(usize, usize) -> T) -> Self {
+        let mut t = Vec::with_capacity(10 * n);
+        for j in 0..n {
+            for e in 0..10u64 {
+                let h = (j as u64 * 0x9e37_79b9_7f4a_7c15 + e * 0xbf58_476d_1ce4_e5b9) >> 17;
+                let i = (h % n as u64) as usize;
+                t.push(faer::sparse::Triplet::new(i, j, f(i, j)));
+            }
+        }
+        let a =
+            faer::sparse::SparseColMat::try_new_from_triplets(n, n, &t).expect("a valid matrix");
+        SparseSparse { a, one }
+    }
+}
+
+impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for SparseSparse<T> {
+    fn faer(&mut self, par: Par) {
+        let a = self.a.as_ref();
+        let r = faer::sparse::linalg::matmul::sparse_sparse_matmul(a, a, self.one, par);
+        std::hint::black_box(r.expect("memory"));
+    }
+    fn teamalg(&mut self, exec: &dyn Executor) {
+        let a = self.a.as_ref();
+        let p = SparseParams::default();
+        let r = teamalg::kernels::sparse::sparse_sparse_matmul(a, a, self.one, &exec, p);
+        std::hint::black_box(r.expect("memory"));
     }
 }
 
@@ -653,6 +690,15 @@ fn main() {
                 });
                 rows("sparse c64", &sides, w, settled, |s| {
                     Box::new(SparseDense::laplacian(s, c64::new(1.0, 0.0), cx))
+                });
+            }
+            "sparse_sparse" => {
+                // n is the order: n x n, 10 entries per column, times itself.
+                rows("sp*sp f64", &sizes, w, settled, |n| {
+                    Box::new(SparseSparse::random(n, 1.0, re))
+                });
+                rows("sp*sp c64", &sizes, w, settled, |n| {
+                    Box::new(SparseSparse::random(n, c64::new(1.0, 0.0), cx))
                 });
             }
             other => panic!("unknown kernel {other}"),

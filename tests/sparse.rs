@@ -223,3 +223,90 @@ fn the_region_is_gated_as_a_sparse_product() {
     );
     assert_eq!(why[0].units, a.compute_nnz() as f64 * 16.0);
 }
+
+/// Sparse times sparse: the same structure and values as faer's serial product, bitwise, on
+/// every executor, forced and gated, with chunks of uneven cost.
+#[test]
+fn sparse_times_sparse_equals_faer_serial_on_every_executor() {
+    use faer::sparse::linalg::matmul::sparse_sparse_matmul as faer_sparse_sparse;
+    use teamalg::kernels::sparse::sparse_sparse_matmul;
+    fn same<T: Sample>(exec: &dyn Executor, forced: bool) {
+        let threshold = forced.then_some(ParThreshold::Fixed(0));
+        for (m, k, n, pa, pb) in [
+            (0, 0, 0, 1, 1),
+            (4, 0, 3, 1, 1),
+            (7, 5, 0, 2, 2),
+            (1, 1, 1, 1, 1),
+            (120, 80, 90, 4, 3),
+            (300, 200, 150, 2, 9),
+        ] {
+            let a = sparse::<T>(m, k, pa, 0.2);
+            let mut b = sparse::<T>(k, n, pb, 0.6);
+            if n > 10 && k > 0 {
+                // One heavy column: the chunks must not be cut by column count.
+                let dense: Vec<_> = (0..k)
+                    .map(|i| faer::sparse::Triplet::new(i, 0, T::sample(i, 0, 0.1)))
+                    .collect();
+                let mut t: Vec<_> = dense;
+                for j in 1..n {
+                    for (i, v) in b.as_ref().row_idx_of_col(j).zip(b.as_ref().val_of_col(j)) {
+                        t.push(faer::sparse::Triplet::new(i, j, *v));
+                    }
+                }
+                b = SparseColMat::try_new_from_triplets(k, n, &t).unwrap();
+            }
+            let alpha = T::sample(1, 2, 0.3);
+            let want = faer_sparse_sparse(a.as_ref(), b.as_ref(), alpha, Par::Seq).unwrap();
+            let p = SparseParams { threshold };
+            let got = sparse_sparse_matmul(a.as_ref(), b.as_ref(), alpha, &exec, p).unwrap();
+            let (g, w) = (got.as_ref(), want.as_ref());
+            assert_eq!(
+                g.symbolic().col_ptr(),
+                w.symbolic().col_ptr(),
+                "{m}x{k}x{n}, forced {forced}"
+            );
+            assert_eq!(g.symbolic().row_idx(), w.symbolic().row_idx());
+            assert_eq!(g.val(), w.val());
+        }
+    }
+    let all = |exec: &dyn Executor, forced: bool| {
+        same::<f64>(exec, forced);
+        same::<c64>(exec, forced);
+    };
+    serial_executors(all);
+    plain_tokens(all);
+    team_executors(all);
+}
+
+#[test]
+fn the_sparse_product_facade_checks_its_input() {
+    let ex = Exec::serial();
+    let a = sparse::<f64>(6, 5, 2, 0.1);
+    let b = sparse::<f64>(4, 3, 2, 0.2);
+    assert_eq!(
+        linalg::sparse_sparse_matmul(a.as_ref(), b.as_ref(), 1.0, &ex).err(),
+        Some(LinalgError::ShapeMismatch {
+            op: "sparse_sparse_matmul",
+            operand: "B",
+            dim: Dim::Rows,
+            expected: 5,
+            found: 4
+        })
+    );
+    let mut b = sparse::<f64>(5, 3, 2, 0.2);
+    let row = b.as_ref().row_idx_of_col_raw(2)[0];
+    b.val_of_col_mut(2)[0] = f64::NEG_INFINITY;
+    assert_eq!(
+        linalg::sparse_sparse_matmul(a.as_ref(), b.as_ref(), 1.0, &ex).err(),
+        Some(LinalgError::NotFinite {
+            op: "sparse_sparse_matmul",
+            operand: "B",
+            row,
+            col: 2
+        })
+    );
+    let unchecked = linalg::Options::new().check_finite(false);
+    assert!(
+        linalg::sparse_sparse_matmul_with(a.as_ref(), b.as_ref(), 1.0, &ex, &unchecked).is_ok()
+    );
+}

@@ -98,6 +98,12 @@ pub enum LinalgError {
         /// The first zero pivot.
         index: usize,
     },
+    /// The result could not be allocated (a sparse product whose structure does not fit in
+    /// memory).
+    OutOfMemory {
+        /// The operation.
+        op: &'static str,
+    },
 }
 
 impl LinalgError {
@@ -108,7 +114,8 @@ impl LinalgError {
             | LinalgError::NotSquare { op, .. }
             | LinalgError::NotFinite { op, .. }
             | LinalgError::NotPositiveDefinite { op, .. }
-            | LinalgError::Singular { op, .. } => op,
+            | LinalgError::Singular { op, .. }
+            | LinalgError::OutOfMemory { op } => op,
         }
     }
 }
@@ -142,6 +149,7 @@ impl fmt::Display for LinalgError {
             LinalgError::Singular { op, index } => {
                 write!(f, "{op}: the matrix is singular (pivot {index} is zero)")
             }
+            LinalgError::OutOfMemory { op } => write!(f, "{op}: the result does not fit in memory"),
         }
     }
 }

@@ -3,6 +3,7 @@
 //! - [`matmul`]: `C = alpha A B` or `C += alpha A B`;
 //! - [`solve_triangular`]: `T X = B` or `X T = B` with a triangle of `T`;
 //! - [`sparse_dense_matmul`]: `C = alpha A B` with `A` sparse (faer's CSC) and `B` dense;
+//!   [`sparse_sparse_matmul`]: `alpha A B` with both sparse, as a new sparse matrix;
 //! - [`Lu`] (owned, [`Lu::new`]) and [`lu`] (in place): `P A = L U`, with solves (plain,
 //!   transposed, adjoint), `inverse`, `determinant`, `reconstruct`;
 //! - [`Cholesky`] (owned, [`Cholesky::new`]) and [`cholesky`] (in place): `A = L L^H`, with
@@ -68,7 +69,9 @@ pub use cholesky::{cholesky, cholesky_scratch, cholesky_with, cholesky_with_scra
 pub use error::{Dim, LinalgError};
 pub use lu::{lu, lu_scratch, lu_with, lu_with_scratch, Lu};
 pub use matmul::{matmul, matmul_with};
-pub use sparse::{sparse_dense_matmul, sparse_dense_matmul_with};
+pub use sparse::{
+    sparse_dense_matmul, sparse_dense_matmul_with, sparse_sparse_matmul, sparse_sparse_matmul_with,
+};
 pub use teamalg_kernels::triangular::{Diag, SolveSide, Triangle};
 pub use triangular::{solve_triangular, solve_triangular_with, TriangularView};
 

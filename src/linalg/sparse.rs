@@ -1,8 +1,8 @@
-//! `sparse_dense_matmul`: `C = alpha A B` or `C += alpha A B` with `A` sparse (faer's CSC),
-//! checked.
+//! Sparse products, checked: `sparse_dense_matmul` (`C = alpha A B` or `C += alpha A B`, `A`
+//! sparse in faer's CSC form) and `sparse_sparse_matmul` (`alpha A B`, both sparse).
 
 use faer::mat::{AsMatMut, AsMatRef};
-use faer::sparse::SparseColMatRef;
+use faer::sparse::{SparseColMat, SparseColMatRef};
 use faer::traits::math_utils::is_finite;
 use faer::traits::{Conjugate, Index};
 use faer::Accum;
@@ -76,7 +76,7 @@ where
     check::dim(OP, "B", Dim::Cols, c.ncols(), b.ncols())?;
     check::dim(OP, "B", Dim::Rows, a.ncols(), b.nrows())?;
     if options.checks_finite() {
-        sparse_finite(OP, a.canonical())?;
+        sparse_finite(OP, "A", a.canonical())?;
         check::finite(OP, "B", b.canonical(), Part::All)?;
         check::finite_scalar(OP, "alpha", &alpha)?;
         if accum == Accum::Add {
@@ -93,6 +93,7 @@ where
 /// The stored entries of `a` must be finite; a bad one is reported with its row and column.
 fn sparse_finite<I: Index, T: Field>(
     op: &'static str,
+    operand: &'static str,
     a: SparseColMatRef<'_, I, T>,
 ) -> Result<(), LinalgError> {
     for j in 0..a.ncols() {
@@ -104,11 +105,68 @@ fn sparse_finite<I: Index, T: Field>(
             let row = a.row_idx_of_col_raw(j)[p].zx();
             return Err(LinalgError::NotFinite {
                 op,
-                operand: "A",
+                operand,
                 row,
                 col: j,
             });
         }
     }
     Ok(())
+}
+
+/// `alpha A B` with `A` and `B` sparse (faer's CSC, row indices sorted or not), as a new sparse
+/// matrix with sorted row indices, on `exec`: the columns of `B` are cut into chunks of about
+/// equal multiply-adds when the gate finds that splitting pays (family `SparseProduct`), and the
+/// result is exactly faer's serial product. Errors: `ShapeMismatch`, `NotFinite` (a stored
+/// value of `A` or `B`, or `alpha`), `OutOfMemory`.
+///
+/// ```
+/// use faer::sparse::{SparseColMat, Triplet};
+/// use teamalg::{linalg, Exec};
+///
+/// // A permutation times itself: rows (0 1 2) -> (1 2 0), twice.
+/// let t = [Triplet::new(1usize, 0usize, 1.0), Triplet::new(2, 1, 1.0), Triplet::new(0, 2, 1.0)];
+/// let p = SparseColMat::<usize, f64>::try_new_from_triplets(3, 3, &t).unwrap();
+/// let p2 = linalg::sparse_sparse_matmul(p.as_ref(), p.as_ref(), 1.0, &Exec::serial())?;
+/// assert_eq!(p2.as_ref().get(2, 0), Some(&1.0));
+/// assert_eq!(p2.compute_nnz(), 3);
+/// # Ok::<(), teamalg::linalg::LinalgError>(())
+/// ```
+pub fn sparse_sparse_matmul<I: Index, T: Field, A, B>(
+    a: SparseColMatRef<'_, I, A>,
+    b: SparseColMatRef<'_, I, B>,
+    alpha: T,
+    exec: &(impl Executor + ?Sized),
+) -> Result<SparseColMat<I, T>, LinalgError>
+where
+    A: Conjugate<Canonical = T>,
+    B: Conjugate<Canonical = T>,
+{
+    sparse_sparse_matmul_with(a, b, alpha, exec, &Options::new())
+}
+
+/// [`sparse_sparse_matmul`] with the call's [`Options`].
+pub fn sparse_sparse_matmul_with<I: Index, T: Field, A, B>(
+    a: SparseColMatRef<'_, I, A>,
+    b: SparseColMatRef<'_, I, B>,
+    alpha: T,
+    exec: &(impl Executor + ?Sized),
+    options: &Options,
+) -> Result<SparseColMat<I, T>, LinalgError>
+where
+    A: Conjugate<Canonical = T>,
+    B: Conjugate<Canonical = T>,
+{
+    const OP: &str = "sparse_sparse_matmul";
+    check::dim(OP, "B", Dim::Rows, a.ncols(), b.nrows())?;
+    if options.checks_finite() {
+        sparse_finite(OP, "A", a.canonical())?;
+        sparse_finite(OP, "B", b.canonical())?;
+        check::finite_scalar(OP, "alpha", &alpha)?;
+    }
+    let params = SparseParams {
+        threshold: options.get(Family::SparseProduct),
+    };
+    sparse::sparse_sparse_matmul(a, b, alpha, exec, params)
+        .map_err(|_| LinalgError::OutOfMemory { op: OP })
 }
