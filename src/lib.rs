@@ -1,4 +1,4 @@
-//! teamalg: linear algebra (GEMM, triangular solve, LU, Cholesky, sparse times dense) on
+//! teamalg: linear algebra (GEMM, triangular solve, LU, Cholesky, sparse products) on
 //! low-latency thread teams.
 //!
 //! Two layers:
@@ -9,7 +9,7 @@
 //! - [`linalg`], the facade: faer-like calls that take the executor last, check their input
 //!   and decide per region, with the cost model of [`gates`], whether going parallel pays.
 //!
-//! QR, the SVD, the self-adjoint EVD and sparse times sparse are not written yet.
+//! QR, the SVD and the self-adjoint EVD are not written yet.
 //!
 //! ```
 //! use teamalg::{Exec, Pool};
