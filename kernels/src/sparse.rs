@@ -52,15 +52,7 @@ pub fn sparse_dense_matmul<I, T, A, B>(
         b.ncols()
     );
     let units = a.compute_nnz() as f64 * n as f64;
-    let region = Region {
-        site: "sparse_dense",
-        dims: [m, n, k],
-        units,
-        family: Family::SparseProduct,
-        sections: 1,
-        scope: Scope::Call,
-        call_units: units,
-    };
+    let region = product_region("sparse_dense", [m, n, k], units);
     let w = gate::width::<T>(exec, region, params.threshold).min(n);
     if w <= 1 {
         faer_sparse_dense(c, accum, a, b, alpha, Par::Seq);
@@ -84,6 +76,19 @@ pub fn sparse_dense_matmul<I, T, A, B>(
             Par::Seq,
         );
     });
+}
+
+/// A sparse product's one region: a whole call of `units` multiply-adds, one section.
+fn product_region(site: &'static str, dims: [usize; 3], units: f64) -> Region {
+    Region {
+        site,
+        dims,
+        units,
+        family: Family::SparseProduct,
+        sections: 1,
+        scope: Scope::Call,
+        call_units: units,
+    }
 }
 
 /// Where a chunk's product is left for the join.
@@ -131,15 +136,7 @@ where
         prefix.push(prefix[j] + col);
     }
     let units = prefix[n];
-    let region = Region {
-        site: "sparse_sparse",
-        dims: [m, n, k],
-        units,
-        family: Family::SparseProduct,
-        sections: 1,
-        scope: Scope::Call,
-        call_units: units,
-    };
+    let region = product_region("sparse_sparse", [m, n, k], units);
     let w = gate::width::<T>(exec, region, params.threshold).min(n);
     if w <= 1 {
         return faer_sparse_sparse(a, b, alpha, Par::Seq);

@@ -104,15 +104,25 @@ pub(crate) fn finite<T: ComplexField + Scalar>(
             continue;
         }
         if let Some(row) = (r0..r1).find(|&i| !is_finite(&m[(i, j)])) {
-            return Err(LinalgError::NotFinite {
-                op,
-                operand,
-                row,
-                col: j,
-            });
+            return Err(not_finite(op, operand, row, j));
         }
     }
     Ok(())
+}
+
+/// The error for a non-finite entry `(row, col)` of `operand`.
+pub(crate) fn not_finite(
+    op: &'static str,
+    operand: &'static str,
+    row: usize,
+    col: usize,
+) -> LinalgError {
+    LinalgError::NotFinite {
+        op,
+        operand,
+        row,
+        col,
+    }
 }
 
 /// The entries of `m` as one slice, when it is stored column after column with no gap.

@@ -103,12 +103,7 @@ fn sparse_finite<I: Index, T: Field>(
         }
         if let Some(p) = vals.iter().position(|x| !is_finite(x)) {
             let row = a.row_idx_of_col_raw(j)[p].zx();
-            return Err(LinalgError::NotFinite {
-                op,
-                operand,
-                row,
-                col: j,
-            });
+            return Err(check::not_finite(op, operand, row, j));
         }
     }
     Ok(())
