@@ -1,9 +1,13 @@
 //! The kernels against faer, side by side in one run.
 //!
 //! ```text
-//! cargo bench --bench kernels -- [--sizes 32,64,...] [--width W] [--kernels gemm,lu,cholesky]
-//!     [--settled] [--inside-rayon] [--audit] [--finite-check] [--csv FILE]
+//! cargo bench --bench kernels -- [--sizes 32,64,...] [--width W] [--kernels gemm,lu,cholesky,qr]
+//!     [--settled] [--inside-rayon] [--audit] [--finite-check] [--sections] [--csv FILE]
 //! ```
+//!
+//! `--sections` prints where the factorizations' time goes on a held team: per call, the
+//! serial time outside sections and each section's wall time against the busy time of its
+//! lead and of participant 1 (`teamalg_kernels::sections`).
 //!
 //! `--finite-check` measures what the facade's finiteness check costs (checked against
 //! `Options::check_finite(false)`, alternated, GEMM, LU and Cholesky at each size).
@@ -36,8 +40,8 @@
 //! each call GEMM 256 through plain tokens (budget W) of one shared pool of W, against the same
 //! loop with serial tokens, rounds alternating.
 //!
-//! Kernels: GEMM (`n x n x n`), LU with partial pivoting and Cholesky (`n x n`); LU and
-//! Cholesky sizes start at 64. `--kernels sparse` (not in the default list): the 2D Laplacian of
+//! Kernels: GEMM (`n x n x n`), LU with partial pivoting, Cholesky and Householder QR
+//! (`n x n`, QR with faer's block size in both arms); the factorizations' sizes start at 64. `--kernels sparse` (not in the default list): the 2D Laplacian of
 //! an `n x n` grid (sizes from 64 on) times 64 dense columns; `--kernels sparse_sparse`: a random
 //! `n x n` matrix with 10 entries per column times itself. The factorizations work in place: each call gets its input
 //! back first, outside the timed part.
@@ -48,6 +52,9 @@ use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::cholesky::llt::factor::{cholesky_in_place, cholesky_in_place_scratch};
 use faer::linalg::lu::partial_pivoting::factor::{lu_in_place, lu_in_place_scratch};
 use faer::linalg::matmul::matmul as faer_matmul;
+use faer::linalg::qr::no_pivoting::factor::{
+    qr_in_place as faer_qr, qr_in_place_scratch as faer_qr_scratch,
+};
 use faer::sparse::linalg::matmul::sparse_dense_matmul as faer_sparse_dense;
 use faer::traits::ComplexField;
 use faer::{c64, Accum, Mat, Par};
@@ -56,6 +63,7 @@ use teamalg::kernels::cholesky::{self, CholeskyParams};
 use teamalg::kernels::gemm::{matmul, GemmParams};
 use teamalg::kernels::lu::{self, LuParams};
 use teamalg::kernels::par::Executor;
+use teamalg::kernels::qr::{self, QrParams};
 use teamalg::kernels::sparse::{sparse_dense_matmul, SparseParams};
 use teamalg::Pool;
 use teamalg_tools::csv::Csv;
@@ -188,6 +196,59 @@ impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for Cholesky<T> {
         let stack = MemStack::new(&mut f.buf);
         let p = CholeskyParams::default();
         cholesky::cholesky_in_place(f.work.as_mut(), &exec, p, stack).expect("positive definite");
+    }
+}
+
+/// QR: faer's `qr_in_place` and the kernel, both with faer's block size, into one `H`.
+struct Qr<T> {
+    f: Factor<T>,
+    h: Mat<T>,
+    width: usize,
+}
+
+impl<T: ComplexField + Scalar + Send + Sync + Copy> Qr<T> {
+    fn new(a: Mat<T>, width: usize) -> Self {
+        let n = a.nrows();
+        let bs = qr::block_size::<T>(n, n);
+        let scratch = faer::dyn_stack::StackReq::any_of(&[
+            faer_qr_scratch::<T>(n, n, bs, Par::rayon(width), Default::default()),
+            qr::qr_in_place_scratch::<T>(n, n, bs, width),
+        ]);
+        Qr {
+            f: Factor::new(a, scratch),
+            h: Mat::zeros(bs, n),
+            width,
+        }
+    }
+}
+
+impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for Qr<T> {
+    fn prepare(&mut self) {
+        self.f.prepare();
+    }
+    fn faer(&mut self, par: Par) {
+        let f = &mut self.f;
+        let stack = MemStack::new(&mut f.buf);
+        faer_qr(
+            f.work.as_mut(),
+            self.h.as_mut(),
+            par,
+            stack,
+            Default::default(),
+        );
+    }
+    fn teamalg(&mut self, exec: &dyn Executor) {
+        let f = &mut self.f;
+        let stack = MemStack::new(&mut f.buf);
+        let p = QrParams::default();
+        qr::qr_in_place(
+            f.work.as_mut(),
+            self.h.as_mut(),
+            &exec,
+            p,
+            self.width,
+            stack,
+        );
     }
 }
 
@@ -412,6 +473,71 @@ fn rows(
     }
 }
 
+/// `--sections`: where a factorization's time goes on a held team of `w`. Per call (the
+/// median of 7, after 3 warm ones): the serial time outside sections (the first panel, the
+/// last steps), the sections' wall time, and the busy and idle time of the lead (participant
+/// 0, which also factors the next panel) and of participant 1, summed over the sections and
+/// over the first, middle and last third of them.
+fn section_trace(
+    name: &str,
+    sizes: &[usize],
+    w: usize,
+    mut case: impl FnMut(usize) -> Box<dyn Case>,
+) {
+    use teamalg::kernels::sections::{self, Section};
+    let team = held_team(w);
+    for &n in sizes {
+        let mut c = case(n);
+        for _ in 0..3 {
+            c.prepare();
+            c.teamalg(&team);
+        }
+        let mut calls: Vec<(Duration, Vec<Section>)> = (0..7)
+            .map(|_| {
+                c.prepare();
+                let t = Instant::now();
+                let ((), seen) = sections::collect(|| c.teamalg(&team));
+                (t.elapsed(), seen)
+            })
+            .collect();
+        calls.sort_by_key(|c| c.0);
+        let (total, seen) = &calls[calls.len() / 2];
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        let sum = |s: &[Section]| {
+            s.iter()
+                .fold((Duration::ZERO, Duration::ZERO, Duration::ZERO), |a, x| {
+                    (a.0 + x.wall, a.1 + x.lead, a.2 + x.other)
+                })
+        };
+        let (wall, lead, other) = sum(seen);
+        let serial_sections = seen.iter().filter(|s| s.width < 2).count();
+        println!(
+            "{name:<12} {n:>5} call {:>8.2} ms: outside sections {:>6.2}, {} sections ({} serial) {:>8.2}; lead busy {:>8.2} idle {:>6.2}; member busy {:>8.2} idle {:>6.2}",
+            ms(*total),
+            ms(total.saturating_sub(wall)),
+            seen.len(),
+            serial_sections,
+            ms(wall),
+            ms(lead),
+            ms(wall.saturating_sub(lead)),
+            ms(other),
+            ms(wall.saturating_sub(other)),
+        );
+        let third = seen.len().div_ceil(3).max(1);
+        for (part, chunk) in ["first", "middle", "last"].iter().zip(seen.chunks(third)) {
+            let (wall, lead, other) = sum(chunk);
+            println!(
+                "{:<18} {part:>6} third ({:>3} sections) wall {:>8.2}: lead idle {:>6.2}, member idle {:>6.2}",
+                "",
+                chunk.len(),
+                ms(wall),
+                ms(wall.saturating_sub(lead)),
+                ms(wall.saturating_sub(other)),
+            );
+        }
+    }
+}
+
 /// A reproducible, well-conditioned entry (a slowly varying smooth part plus a hash).
 fn re(i: usize, j: usize) -> f64 {
     let h = (i as u64 * 0x9e37_79b9 + j as u64 * 0x85eb_ca6b) % 1000;
@@ -567,10 +693,16 @@ fn inside_rayon_pool(w: usize) {
 
 fn main() {
     let mut sizes = vec![32, 64, 128, 256, 512, 1024, 2048];
-    let mut kernels = vec!["gemm".to_string(), "lu".into(), "cholesky".into()];
+    let mut kernels = vec![
+        "gemm".to_string(),
+        "lu".into(),
+        "cholesky".into(),
+        "qr".into(),
+    ];
     let mut w = teamalg::available_cpus().max(2);
     let (mut settled, mut inside_rayon, mut audit) = (false, false, false);
     let mut finite_check = false;
+    let mut trace_sections = false;
     let mut kernels_named = false;
     let mut args = std::env::args().skip(1);
     let list = |s: String| s.split(',').map(str::to_string).collect::<Vec<_>>();
@@ -591,6 +723,7 @@ fn main() {
             "--settled" => settled = true,
             "--inside-rayon" => inside_rayon = true,
             "--finite-check" => finite_check = true,
+            "--sections" => trace_sections = true,
             "--csv" => {
                 let path = args.next().expect("--csv FILE");
                 let header = "kernel,scalar,n,width,arm,median_us,p90_us,max_us,ratio_to_serial";
@@ -614,6 +747,32 @@ fn main() {
                 .to_vec();
         }
         return audit::run(&kernels, &sizes, w);
+    }
+    let factor_sizes: Vec<usize> = sizes.iter().copied().filter(|&n| n >= 64).collect();
+    let lu_scratch = |n| {
+        faer::dyn_stack::StackReq::any_of(&[
+            lu_in_place_scratch::<usize, f64>(n, n, Par::rayon(w), Default::default()),
+            lu::lu_in_place_scratch::<c64>(n, n),
+        ])
+    };
+    let chol_scratch = |n| cholesky_in_place_scratch::<c64>(n, Par::rayon(w), Default::default());
+    if trace_sections {
+        println!("where the time goes, held team of {w}, f64 (median call of 7)\n");
+        for k in &kernels {
+            match k.as_str() {
+                "lu" => section_trace("lu f64", &factor_sizes, w, |n| {
+                    Box::new(Lu(Factor::new(Mat::from_fn(n, n, re), lu_scratch(n))))
+                }),
+                "cholesky" => section_trace("cholesky f64", &factor_sizes, w, |n| {
+                    Box::new(Cholesky(Factor::new(spd(n, re), chol_scratch(n))))
+                }),
+                "qr" => section_trace("qr f64", &factor_sizes, w, |n| {
+                    Box::new(Qr::new(Mat::from_fn(n, n, re), w))
+                }),
+                _ => {}
+            }
+        }
+        return;
     }
     println!(
         "kernels at width {w}, {} CPUs; times in us, medians (ratio to faer serial){}\n",
@@ -642,13 +801,6 @@ fn main() {
             "per/team"
         );
     }
-    let factor_sizes: Vec<usize> = sizes.iter().copied().filter(|&n| n >= 64).collect();
-    let lu_scratch = |n| {
-        faer::dyn_stack::StackReq::any_of(&[
-            lu_in_place_scratch::<usize, f64>(n, n, Par::rayon(w), Default::default()),
-            lu::lu_in_place_scratch::<c64>(n, n),
-        ])
-    };
     for k in &kernels {
         match k.as_str() {
             "gemm" => {
@@ -673,13 +825,20 @@ fn main() {
                 });
             }
             "cholesky" => {
-                let scratch =
-                    |n| cholesky_in_place_scratch::<c64>(n, Par::rayon(w), Default::default());
+                let scratch = chol_scratch;
                 rows("cholesky f64", &factor_sizes, w, settled, |n| {
                     Box::new(Cholesky(Factor::new(spd(n, re), scratch(n))))
                 });
                 rows("cholesky c64", &factor_sizes, w, settled, |n| {
                     Box::new(Cholesky(Factor::new(spd(n, cx), scratch(n))))
+                });
+            }
+            "qr" => {
+                rows("qr f64", &factor_sizes, w, settled, |n| {
+                    Box::new(Qr::new(Mat::from_fn(n, n, re), w))
+                });
+                rows("qr c64", &factor_sizes, w, settled, |n| {
+                    Box::new(Qr::new(Mat::from_fn(n, n, cx), w))
                 });
             }
             "sparse" => {

@@ -27,6 +27,7 @@ use teamalg_gates::{Family, ParThreshold, Scalar};
 
 use crate::gate::{self, Region, Scope};
 use crate::par::{Executor, Part};
+use crate::sections;
 use crate::split::{Busy, LeadCost, Split};
 use crate::tiles::Tiles;
 
@@ -135,9 +136,9 @@ where
             busy.time(i, || step.run(i, &split, &lead))
         };
         if w <= 1 {
-            body(Part::new(0, 1, None));
+            sections::timed("cholesky", k, 1, &busy, || body(Part::new(0, 1, None)));
         } else {
-            exec.run(w, &body);
+            sections::timed("cholesky", k, w, &busy, || exec.run(w, &body));
             cost.learn(&busy, split.cost(0), extra, split.cost(1));
         }
         if let Some(e) = failed {

@@ -1,8 +1,8 @@
 //! The kernels of teamalg.
 //!
 //! Blocked parallel kernels built around faer's serial kernels (`Par::Seq`): GEMM, the
-//! triangular solve, LU with partial pivoting, Cholesky and sparse products. (QR, SVD and the
-//! self-adjoint EVD are not written yet.) Kernels
+//! triangular solve, LU with partial pivoting, Cholesky, Householder QR and sparse products.
+//! (SVD and the self-adjoint EVD are not written yet.) Kernels
 //! are generic over a small executor contract ([`par::Executor`]: a width, the dispatch cost of a
 //! section, "run this section on `w` participants"), so the same code runs serially
 //! ([`par::Seq`]), on a plain budget token or on a hot team (the `teamalg` crate implements the
@@ -14,6 +14,8 @@ pub mod gate;
 pub mod gemm;
 pub mod lu;
 pub mod par;
+pub mod qr;
+pub mod sections;
 pub mod sparse;
 mod split;
 mod tiles;

@@ -26,6 +26,7 @@ use teamalg_gates::{Family, ParThreshold, Scalar};
 
 use crate::gate::{self, Region, Scope};
 use crate::par::{Executor, Part};
+use crate::sections;
 use crate::split::{Busy, LeadCost, Split};
 use crate::tiles::Tiles;
 
@@ -184,9 +185,9 @@ where
             busy.time(i, || step.run(i, p.width(), &split, &lead))
         };
         if w <= 1 {
-            body(Part::new(0, 1, None));
+            sections::timed("lu", k, 1, &busy, || body(Part::new(0, 1, None)));
         } else {
-            exec.run(w, &body);
+            sections::timed("lu", k, w, &busy, || exec.run(w, &body));
             cost.learn(&busy, split.cost(0), panel, split.cost(1));
         }
         k = k2;

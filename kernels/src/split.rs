@@ -88,6 +88,12 @@ pub(crate) struct Busy {
 }
 
 impl Busy {
+    /// The busy times of the lead and of participant 1.
+    pub(crate) fn times(&self) -> (std::time::Duration, std::time::Duration) {
+        let d = |a: &AtomicU64| std::time::Duration::from_nanos(a.load(Relaxed));
+        (d(&self.lead), d(&self.other))
+    }
+
     /// Times `f` as participant `i`'s work.
     pub(crate) fn time<R>(&self, i: usize, f: impl FnOnce() -> R) -> R {
         let start = Instant::now();

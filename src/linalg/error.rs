@@ -24,7 +24,7 @@ impl fmt::Display for Dim {
 /// [`LinalgError::op`]); those about an input name the operand as the call's documentation
 /// does (`"A"`, `"B"`, `"C"`, `"alpha"`).
 ///
-/// The checks (`ShapeMismatch`, `NotSquare`, `NotFinite`, `Singular`) run before anything is
+/// The checks (`ShapeMismatch`, `NotSquare`, `NotFinite`, `Singular`, `NotTall`) run before anything is
 /// written: the call then changed nothing. `NotPositiveDefinite` is found while factoring; an
 /// in-place Cholesky then leaves a partial factorization (see the variant), the owned
 /// [`Cholesky::new`](super::Cholesky::new) leaves the input as it was.
@@ -91,12 +91,24 @@ pub enum LinalgError {
         /// The column whose pivot failed.
         index: usize,
     },
-    /// A solve (or inverse) with a singular LU factorization: `U[(index, index)]` is zero.
+    /// A solve (or inverse) with a singular factorization: the diagonal entry `index` of LU's
+    /// `U` or QR's `R` is zero.
     Singular {
         /// The operation.
         op: &'static str,
         /// The first zero pivot.
         index: usize,
+    },
+    /// Least squares asked of a QR of a wide matrix (`rows < cols`): the system is
+    /// underdetermined. Factor the adjoint instead and use
+    /// [`Qr::min_norm_adjoint`](super::Qr::min_norm_adjoint) for the minimum-norm solution.
+    NotTall {
+        /// The operation.
+        op: &'static str,
+        /// The factored matrix's rows.
+        rows: usize,
+        /// Its columns.
+        cols: usize,
     },
     /// The result could not be allocated (a sparse product whose structure does not fit in
     /// memory).
@@ -115,6 +127,7 @@ impl LinalgError {
             | LinalgError::NotFinite { op, .. }
             | LinalgError::NotPositiveDefinite { op, .. }
             | LinalgError::Singular { op, .. }
+            | LinalgError::NotTall { op, .. }
             | LinalgError::OutOfMemory { op } => op,
         }
     }
@@ -149,6 +162,10 @@ impl fmt::Display for LinalgError {
             LinalgError::Singular { op, index } => {
                 write!(f, "{op}: the matrix is singular (pivot {index} is zero)")
             }
+            LinalgError::NotTall { op, rows, cols } => write!(
+                f,
+                "{op}: A is {rows}x{cols}, wider than tall (underdetermined: factor A^H and use min_norm_adjoint)"
+            ),
             LinalgError::OutOfMemory { op } => write!(f, "{op}: the result does not fit in memory"),
         }
     }

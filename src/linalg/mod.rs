@@ -7,15 +7,19 @@
 //! - [`Lu`] (owned, [`Lu::new`]) and [`lu`] (in place): `P A = L U`, with solves (plain,
 //!   transposed, adjoint), `inverse`, `determinant`, `reconstruct`;
 //! - [`Cholesky`] (owned, [`Cholesky::new`]) and [`cholesky`] (in place): `A = L L^H`, with
-//!   `solve`, `inverse`, `determinant`, `reconstruct`.
+//!   `solve`, `inverse`, `determinant`, `reconstruct`;
+//! - [`Qr`] (owned, [`Qr::new`]) and [`qr`] (in place): `A = Q R` by Householder reflections,
+//!   any shape, with `Q` and `Q^H` applied without forming `Q`, thin and full `Q`, `solve`,
+//!   least squares (`lstsq`, tall) and the minimum-norm solve of a wide system
+//!   (`min_norm_adjoint`), `reconstruct`.
 //!
 //! The executor argument is anything that runs kernels: a `&Team`, a token, or
 //! `&Exec::serial()`. Inputs are anything faer's `AsMatRef` takes (`&Mat`, `MatRef`, `MatMut`),
 //! conjugated views included (`a.adjoint()` of a complex matrix). Each call has a `_with`
 //! variant taking [`Options`] (thresholds per kernel family, the finiteness check); the
 //! in-place factorizations also have a `_with_scratch` variant taking a `MemStack`, sized by
-//! [`lu_scratch`] and [`cholesky_scratch`]: with them a Cholesky allocates nothing and an LU
-//! only its two pivot vectors, and `matmul` and `solve_triangular` allocate nothing at all
+//! [`lu_scratch`], [`cholesky_scratch`] and [`qr_scratch`]: with them a Cholesky allocates
+//! nothing, an LU only its two pivot vectors and a QR only its block factors, and `matmul` and `solve_triangular` allocate nothing at all
 //! (`tests/alloc_free.rs` counts).
 //!
 //! # Errors and the NaN policy
@@ -61,6 +65,7 @@ mod error;
 mod factors;
 mod lu;
 mod matmul;
+mod qr;
 mod scan;
 mod sparse;
 mod triangular;
@@ -69,6 +74,7 @@ pub use cholesky::{cholesky, cholesky_scratch, cholesky_with, cholesky_with_scra
 pub use error::{Dim, LinalgError};
 pub use lu::{lu, lu_scratch, lu_with, lu_with_scratch, Lu};
 pub use matmul::{matmul, matmul_with};
+pub use qr::{qr, qr_scratch, qr_with, qr_with_scratch, Qr};
 pub use sparse::{
     sparse_dense_matmul, sparse_dense_matmul_with, sparse_sparse_matmul, sparse_sparse_matmul_with,
 };

@@ -1,0 +1,441 @@
+//! Householder QR, `A = Q R`: owned ([`Qr::new`]) or in place ([`qr`]), with `Q` applied or
+//! formed, solves and least squares.
+
+use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
+use faer::mat::AsMatRef;
+use faer::traits::math_utils::zero;
+use faer::traits::{ComplexField, Conjugate};
+use faer::{Mat, MatMut, MatRef};
+use teamalg_gates::Family;
+use teamalg_kernels::par::Executor;
+use teamalg_kernels::qr::{self as kernel, QrParams};
+use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
+
+use super::check::{self, Part};
+use super::factors::{conjugate, owned_constructors, Store};
+use super::{Dim, Field, LinalgError, Options, TriangularView};
+
+/// The factorization `A = Q R` of an `m x n` matrix by Householder reflections: `R`
+/// (`min(m, n) x n`, upper trapezoidal) on and above the diagonal of one matrix, the
+/// reflectors' vectors below it, and their block factors beside it (faer's layout). The matrix
+/// is the caller's ([`qr`], `Qr<'a, T>` borrows it) or the factorization's own ([`Qr::new`]).
+///
+/// `Q` is never formed unless asked for: [`Qr::apply_q`] and [`Qr::apply_q_adjoint`] apply it
+/// to a matrix, [`Qr::q_thin`] and [`Qr::q_full`] form it. Any shape works, and so does a
+/// rank-deficient matrix (`A = Q R` with `Q` unitary; `R` then has zeros, to rounding, on its
+/// diagonal). Solves need a nonzero diagonal of `R` and report an exact zero as
+/// [`LinalgError::Singular`]; for rank-deficient least squares use a pivoted QR or an SVD.
+///
+/// ```
+/// use faer::Mat;
+/// use teamalg::{linalg::Qr, Pool};
+///
+/// let team = Pool::builder().threads(2).build()?.into_team(2)?;
+/// // Fit y = c0 + c1 t through four points: a tall least-squares problem.
+/// let a = Mat::<f64>::from_fn(4, 2, |i, j| if j == 0 { 1.0 } else { i as f64 });
+/// let y = Mat::<f64>::from_fn(4, 1, |i, _| [1.0, 3.0, 5.0, 7.0][i]);
+/// let qr = Qr::new(&a, &team)?;
+/// let c = qr.lstsq(&y, &team)?;
+/// assert!((c[(0, 0)] - 1.0).abs() < 1e-12 && (c[(1, 0)] - 2.0).abs() < 1e-12);
+/// // A = Q R, with Q's orthonormal columns formed on request.
+/// let q = qr.q_thin(&team);
+/// assert!((&q * qr.r().to_mat() - &a).norm_max() < 1e-12);
+/// assert!((q.adjoint() * &q - Mat::<f64>::identity(2, 2)).norm_max() < 1e-12);
+/// # Ok::<(), teamalg::Error>(())
+/// ```
+// `Send` and `Sync` are automatic and sound, as for `Lu`: a `MatMut` or a `Mat`, the block
+// factors (a `Mat`) and the options; a shared `&Qr` only reads them.
+#[derive(Debug)]
+pub struct Qr<'a, T> {
+    factors: Store<'a, T>,
+    h: Mat<T>,
+    options: Options,
+}
+
+/// The scratch [`qr_with_scratch`] needs for an `m x n` matrix on executors of width up to
+/// `width` (`Executor::width`; one block row of the matrix per participant).
+pub fn qr_scratch<T: ComplexField>(m: usize, n: usize, width: usize) -> StackReq {
+    kernel::qr_in_place_scratch::<T>(m, n, kernel::block_size::<T>(m, n), width)
+}
+
+/// Factors `a` in place as `A = Q R`, on `exec`. Any shape works. Errors:
+/// [`LinalgError::NotFinite`] (checked first; `a` is unchanged).
+pub fn qr<'a, T: Field>(
+    a: MatMut<'a, T>,
+    exec: &(impl Executor + ?Sized),
+) -> Result<Qr<'a, T>, LinalgError> {
+    qr_with(a, exec, &Options::new())
+}
+
+/// [`qr`] with the call's [`Options`] (which its solves keep).
+pub fn qr_with<'a, T: Field>(
+    a: MatMut<'a, T>,
+    exec: &(impl Executor + ?Sized),
+    options: &Options,
+) -> Result<Qr<'a, T>, LinalgError> {
+    let req = qr_scratch::<T>(a.nrows(), a.ncols(), exec.width());
+    let mut buf = MemBuffer::new(req);
+    qr_with_scratch(a, exec, options, MemStack::new(&mut buf))
+}
+
+/// [`qr_with`] taking its scratch from `stack` (at least [`qr_scratch`] of the shape at width
+/// 1; a stack sized for a smaller width than `exec`'s limits the participants to what it
+/// holds): it allocates only the block factors (`bs x min(m, n)`).
+///
+/// ```
+/// use faer::dyn_stack::{MemBuffer, MemStack};
+/// use faer::Mat;
+/// use teamalg::{linalg, Exec};
+///
+/// let mut buf = MemBuffer::new(linalg::qr_scratch::<f64>(40, 30, 1));
+/// let a = Mat::<f64>::from_fn(40, 30, |i, j| ((i * 7 + j * 3) % 11) as f64 + if i == j { 5.0 } else { 0.0 });
+/// let mut f = a.clone();
+/// let qr = linalg::qr_with_scratch(f.as_mut(), &Exec::serial(), &linalg::Options::new(), MemStack::new(&mut buf))?;
+/// assert!((qr.reconstruct() - &a).norm_max() < 1e-10);
+/// # Ok::<(), teamalg::linalg::LinalgError>(())
+/// ```
+///
+/// # Panics
+/// When `stack` is smaller than [`qr_scratch`] of the shape at width 1.
+pub fn qr_with_scratch<'a, T: Field>(
+    a: MatMut<'a, T>,
+    exec: &(impl Executor + ?Sized),
+    options: &Options,
+    stack: &mut MemStack,
+) -> Result<Qr<'a, T>, LinalgError> {
+    Qr::check(a.as_ref(), options)?;
+    Ok(factor(Store::Borrowed(a), exec, options, stack))
+}
+
+/// Factors the checked `store`, on as many participants as `stack` holds scratch for.
+fn factor<'a, T: Field>(
+    mut store: Store<'a, T>,
+    exec: &(impl Executor + ?Sized),
+    options: &Options,
+    stack: &mut MemStack,
+) -> Qr<'a, T> {
+    let (m, n) = (store.as_ref().nrows(), store.as_ref().ncols());
+    let bs = kernel::block_size::<T>(m, n);
+    let fits = |w: usize| stack.can_hold(kernel::qr_in_place_scratch::<T>(m, n, bs, w));
+    let width = (1..=exec.width().max(1))
+        .rev()
+        .find(|&w| fits(w))
+        .unwrap_or(1);
+    let mut h = Mat::<T>::zeros(bs, m.min(n));
+    let params = QrParams {
+        threshold: options.get(Family::Qr),
+    };
+    kernel::qr_in_place(store.as_mut(), h.as_mut(), exec, params, width, stack);
+    Qr {
+        factors: store,
+        h,
+        options: *options,
+    }
+}
+
+owned_constructors!(
+    Qr,
+    "Factors a copy of `a` (which may be a conjugated view), on `exec`; `a` is unchanged.\nErrors: [`LinalgError::NotFinite`]."
+);
+
+impl<T: Field> Qr<'_, T> {
+    /// What every QR checks before it writes: finiteness, when the options ask.
+    fn check(a: MatRef<'_, T>, options: &Options) -> Result<(), LinalgError> {
+        if options.checks_finite() {
+            check::finite("qr", "A", a, Part::All)?;
+        }
+        Ok(())
+    }
+
+    /// The owned constructors' factorization of their checked copy.
+    fn factor_copy(
+        a: Mat<T>,
+        exec: &(impl Executor + ?Sized),
+        options: &Options,
+    ) -> Result<Self, LinalgError> {
+        let req = qr_scratch::<T>(a.nrows(), a.ncols(), exec.width());
+        let mut buf = MemBuffer::new(req);
+        Ok(factor(Store::Owned(a), exec, options, MemStack::new(&mut buf)))
+    }
+}
+
+impl<T: Field> Qr<'_, T> {
+    /// The factored matrix: `R` on and above the diagonal, the Householder vectors below it.
+    pub fn factors(&self) -> MatRef<'_, T> {
+        self.factors.as_ref()
+    }
+
+    /// The reflectors' block factors, `bs x min(m, n)` in faer's layout: with the first
+    /// `min(m, n)` columns of [`Qr::factors`] they are the Householder sequence faer's
+    /// `linalg::householder` functions take.
+    pub fn householder_factor(&self) -> MatRef<'_, T> {
+        self.h.as_ref()
+    }
+
+    /// `R`, `min(m, n) x n`, upper trapezoidal: a view into the factors.
+    pub fn r(&self) -> TriangularView<'_, T> {
+        let f = self.factors();
+        let s = f.nrows().min(f.ncols());
+        TriangularView::new(f.subrows(0, s), Triangle::Upper, Diag::NonUnit)
+    }
+
+    /// The vectors of the reflectors, `m x min(m, n)`.
+    fn basis(&self) -> MatRef<'_, T> {
+        let f = self.factors();
+        f.subcols(0, f.nrows().min(f.ncols()))
+    }
+
+    /// The first exact zero on `R`'s diagonal, if any (`R` is then singular).
+    pub fn zero_diagonal(&self) -> Option<usize> {
+        let f = self.factors();
+        (0..f.nrows().min(f.ncols())).find(|&i| f[(i, i)] == zero::<T>())
+    }
+
+    fn apply(
+        &self,
+        op: &'static str,
+        b: MatMut<'_, T>,
+        adjoint: bool,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<(), LinalgError> {
+        check::dim(op, "B", Dim::Rows, self.factors().nrows(), b.nrows())?;
+        if self.options.checks_finite() {
+            check::finite(op, "B", b.as_ref(), Part::All)?;
+        }
+        let threshold = self.options.get(Family::Qr);
+        kernel::apply_q_in_place(self.basis(), self.h.as_ref(), b, adjoint, exec, threshold);
+        Ok(())
+    }
+
+    /// Overwrites `b` (`m` rows) with `Q B`, on `exec`, without forming `Q`.
+    pub fn apply_q_in_place(
+        &self,
+        b: MatMut<'_, T>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<(), LinalgError> {
+        self.apply("apply_q", b, false, exec)
+    }
+
+    /// Overwrites `b` (`m` rows) with `Q^H B`, on `exec`, without forming `Q`.
+    ///
+    /// ```
+    /// use faer::{c64, Mat};
+    /// use teamalg::{linalg::Qr, Exec};
+    ///
+    /// let a = Mat::<c64>::from_fn(5, 3, |i, j| c64::new((i + j) as f64, (i * j) as f64 + if i == j { 2.0 } else { 0.0 }));
+    /// let qr = Qr::new(&a, &Exec::serial())?;
+    /// // Q^H A = R (upper trapezoidal), with Q applied, never formed.
+    /// let qha = qr.apply_q_adjoint(&a, &Exec::serial())?;
+    /// assert!((qha.subrows(0, 3) - qr.r().to_mat()).norm_max() < 1e-12);
+    /// assert!(qha.subrows(3, 2).norm_max() < 1e-12);
+    /// # Ok::<(), teamalg::linalg::LinalgError>(())
+    /// ```
+    pub fn apply_q_adjoint_in_place(
+        &self,
+        b: MatMut<'_, T>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<(), LinalgError> {
+        self.apply("apply_q_adjoint", b, true, exec)
+    }
+
+    /// `Q B` (`B` may be a conjugated view), on `exec`.
+    pub fn apply_q<B: Conjugate<Canonical = T>>(
+        &self,
+        b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<Mat<T>, LinalgError> {
+        let mut x = b.as_mat_ref().to_owned();
+        self.apply_q_in_place(x.as_mut(), exec)?;
+        Ok(x)
+    }
+
+    /// `Q^H B` (`B` may be a conjugated view), on `exec`.
+    pub fn apply_q_adjoint<B: Conjugate<Canonical = T>>(
+        &self,
+        b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<Mat<T>, LinalgError> {
+        let mut x = b.as_mat_ref().to_owned();
+        self.apply_q_adjoint_in_place(x.as_mut(), exec)?;
+        Ok(x)
+    }
+
+    /// The first `cols` columns of `Q` (`Q` applied to the first columns of the identity).
+    fn q_cols(&self, cols: usize, exec: &(impl Executor + ?Sized)) -> Mat<T> {
+        let m = self.factors().nrows();
+        let mut q = Mat::<T>::identity(m, cols);
+        let threshold = self.options.get(Family::Qr);
+        kernel::apply_q_in_place(self.basis(), self.h.as_ref(), q.as_mut(), false, exec, threshold);
+        q
+    }
+
+    /// The thin `Q`: its first `min(m, n)` columns, orthonormal, with `A = Q_thin R`; formed
+    /// on `exec`.
+    pub fn q_thin(&self, exec: &(impl Executor + ?Sized)) -> Mat<T> {
+        let f = self.factors();
+        self.q_cols(f.nrows().min(f.ncols()), exec)
+    }
+
+    /// The full `Q`, `m x m` and unitary; formed on `exec`.
+    pub fn q_full(&self, exec: &(impl Executor + ?Sized)) -> Mat<T> {
+        self.q_cols(self.factors().nrows(), exec)
+    }
+
+    /// The solves' checks: `b` has `m` rows and is finite, and `R`'s leading `n x n` block has
+    /// no zero on its diagonal.
+    fn ready(&self, op: &'static str, b: &MatMut<'_, T>) -> Result<SolveParams, LinalgError> {
+        let f = self.factors();
+        check::dim(op, "B", Dim::Rows, f.nrows(), b.nrows())?;
+        if let Some(index) = self.zero_diagonal() {
+            return Err(LinalgError::Singular { op, index });
+        }
+        if self.options.checks_finite() {
+            check::finite(op, "B", b.as_ref(), Part::All)?;
+        }
+        Ok(SolveParams {
+            threshold: self.options.get(Family::TriangularSolve),
+        })
+    }
+
+    /// Least squares in place: `b` (`m x k`) becomes `Q^H B`, whose first `n` rows are the `X`
+    /// minimizing `||A X - B||` (column by column), and whose last `m - n` rows hold the
+    /// residuals' coordinates (their norm is the residual's, as with LAPACK's `gels`). For a
+    /// square `A` this is the solve of `A X = B`.
+    ///
+    /// Errors: [`LinalgError::NotTall`] when `m < n` (an underdetermined system: factor `A^H`
+    /// and use [`Qr::min_norm_adjoint`]), [`LinalgError::ShapeMismatch`],
+    /// [`LinalgError::Singular`] (a zero on `R`'s diagonal: `A` is rank-deficient),
+    /// [`LinalgError::NotFinite`]; `b` is then unchanged.
+    pub fn lstsq_in_place(
+        &self,
+        b: MatMut<'_, T>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<(), LinalgError> {
+        self.least_squares("lstsq", b, exec)
+    }
+
+    fn least_squares(
+        &self,
+        op: &'static str,
+        b: MatMut<'_, T>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<(), LinalgError> {
+        let f = self.factors();
+        let (m, n) = (f.nrows(), f.ncols());
+        if m < n {
+            return Err(LinalgError::NotTall { op, rows: m, cols: n });
+        }
+        let p = self.ready(op, &b)?;
+        let mut b = b;
+        let threshold = self.options.get(Family::Qr);
+        kernel::apply_q_in_place(self.basis(), self.h.as_ref(), b.as_mut(), true, exec, threshold);
+        let r = f.subrows(0, n);
+        let (left, upper) = (SolveSide::Left, Triangle::Upper);
+        triangular::solve_in_place(r, b.subrows_mut(0, n), left, upper, Diag::NonUnit, exec, p);
+        Ok(())
+    }
+
+    /// The least-squares solution `X` (`n x k`) of `A X = B` (`B`: `m x k`, may be a
+    /// conjugated view), on `exec`; see [`Qr::lstsq_in_place`] for the errors.
+    pub fn lstsq<B: Conjugate<Canonical = T>>(
+        &self,
+        b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<Mat<T>, LinalgError> {
+        let mut x = b.as_mat_ref().to_owned();
+        self.lstsq_in_place(x.as_mut(), exec)?;
+        let n = self.factors().ncols();
+        Ok(x.subrows(0, n).to_owned())
+    }
+
+    /// The solution `X` of the square system `A X = B`, on `exec`. Errors:
+    /// [`LinalgError::NotSquare`], and those of [`Qr::lstsq_in_place`].
+    pub fn solve<B: Conjugate<Canonical = T>>(
+        &self,
+        b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<Mat<T>, LinalgError> {
+        let mut x = b.as_mat_ref().to_owned();
+        self.solve_in_place(x.as_mut(), exec)?;
+        Ok(x)
+    }
+
+    /// Overwrites `b` with the solution `X` of the square system `A X = B`, on `exec`.
+    pub fn solve_in_place(
+        &self,
+        b: MatMut<'_, T>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<(), LinalgError> {
+        check::square("solve", "A", self.factors())?;
+        self.least_squares("solve", b, exec)
+    }
+
+    /// The minimum-norm solution `X` (`m x k`) of the underdetermined system `A^H X = B`
+    /// (`B`: `n x k`), where this QR factors the tall `A` (`m >= n`, full column rank): the
+    /// way to solve a wide system `W X = B` is to factor `W^H`. With `A = Q R`,
+    /// `X = Q [R^-H B; 0]`.
+    ///
+    /// ```
+    /// use faer::Mat;
+    /// use teamalg::{linalg::Qr, Exec};
+    ///
+    /// // One equation, two unknowns: x0 + x1 = 2. The minimum-norm solution is (1, 1).
+    /// let w = Mat::<f64>::from_fn(1, 2, |_, _| 1.0);
+    /// let qr = Qr::new(w.adjoint(), &Exec::serial())?; // factors W^H, 2 x 1
+    /// let x = qr.min_norm_adjoint(&Mat::<f64>::from_fn(1, 1, |_, _| 2.0), &Exec::serial())?;
+    /// assert!((x[(0, 0)] - 1.0).abs() < 1e-12 && (x[(1, 0)] - 1.0).abs() < 1e-12);
+    /// // A wide QR refuses least squares, naming the way out.
+    /// let wide = Qr::new(&w, &Exec::serial())?;
+    /// let err = wide.lstsq(&Mat::<f64>::ones(1, 1), &Exec::serial()).unwrap_err();
+    /// assert_eq!(err, teamalg::linalg::LinalgError::NotTall { op: "lstsq", rows: 1, cols: 2 });
+    /// # Ok::<(), teamalg::linalg::LinalgError>(())
+    /// ```
+    ///
+    /// Errors: [`LinalgError::NotTall`] (this QR is of a wide matrix),
+    /// [`LinalgError::ShapeMismatch`] (`B` must have `n` rows), [`LinalgError::Singular`],
+    /// [`LinalgError::NotFinite`].
+    pub fn min_norm_adjoint<B: Conjugate<Canonical = T>>(
+        &self,
+        b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<Mat<T>, LinalgError> {
+        let op = "min_norm_adjoint";
+        let f = self.factors();
+        let (m, n) = (f.nrows(), f.ncols());
+        if m < n {
+            return Err(LinalgError::NotTall { op, rows: m, cols: n });
+        }
+        let b = b.as_mat_ref();
+        check::dim(op, "B", Dim::Rows, n, b.nrows())?;
+        if let Some(index) = self.zero_diagonal() {
+            return Err(LinalgError::Singular { op, index });
+        }
+        let mut x = Mat::<T>::zeros(m, b.ncols());
+        x.as_mut().subrows_mut(0, n).copy_from(b);
+        if self.options.checks_finite() {
+            check::finite(op, "B", x.as_ref().subrows(0, n), Part::All)?;
+        }
+        // R^H Y = B as R^T conj(Y) = conj(B).
+        let p = SolveParams {
+            threshold: self.options.get(Family::TriangularSolve),
+        };
+        let rt = f.subrows(0, n).transpose();
+        let mut y = x.as_mut().subrows_mut(0, n);
+        conjugate(y.as_mut());
+        let (left, lower) = (SolveSide::Left, Triangle::Lower);
+        triangular::solve_in_place(rt, y.as_mut(), left, lower, Diag::NonUnit, exec, p);
+        conjugate(y);
+        let threshold = self.options.get(Family::Qr);
+        kernel::apply_q_in_place(self.basis(), self.h.as_ref(), x.as_mut(), false, exec, threshold);
+        Ok(x)
+    }
+
+    /// `A` again, from the factors: `Q_thin R` (serially; a check, not a kernel).
+    pub fn reconstruct(&self) -> Mat<T> {
+        let q = self.q_cols(
+            self.factors().nrows().min(self.factors().ncols()),
+            &teamalg_kernels::par::Seq,
+        );
+        q * self.r().to_mat()
+    }
+}

@@ -1,0 +1,272 @@
+//! The QR facade: owned, in place and with scratch alike; `Q` applied and formed; solves,
+//! least squares against faer's, the minimum-norm solve; every error with the input kept.
+
+use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::linalg::solvers::SolveLstsqCore;
+use faer::traits::math_utils::zero;
+use faer::{c64, Mat};
+use teamalg::linalg::{self, Dim, LinalgError, Options, Qr};
+use teamalg::{Exec, Pool, Team};
+
+#[path = "common/sample.rs"]
+mod sample;
+use sample::{mat, Sample};
+
+fn team() -> Team {
+    Pool::builder()
+        .threads(2)
+        .build()
+        .unwrap()
+        .into_team(2)
+        .unwrap()
+}
+
+/// The largest entry of `x - y`.
+fn diff<T: Sample>(x: &Mat<T>, y: &Mat<T>) -> f64 {
+    assert_eq!((x.nrows(), x.ncols()), (y.nrows(), y.ncols()));
+    let mut worst = 0.0f64;
+    for j in 0..x.ncols() {
+        for i in 0..x.nrows() {
+            worst = worst.max(T::err(x[(i, j)], y[(i, j)]));
+        }
+    }
+    worst
+}
+
+fn eye<T: Sample>(n: usize) -> Mat<T> {
+    Mat::from_fn(n, n, |i, j| if i == j { T::one() } else { zero() })
+}
+
+/// Q thin and full, R, reconstruct and Q applied, for one shape and type, on `exec`.
+fn factors_hold<T: Sample>(m: usize, n: usize, exec: &dyn teamalg::Executor) {
+    let a = mat::<T>(m, n, 0.61);
+    let qr = Qr::new(&a, &exec).unwrap();
+    let s = m.min(n);
+    let tol = 10.0 * T::tol(m.max(n));
+    let q = qr.q_thin(&exec);
+    assert_eq!((q.nrows(), q.ncols()), (m, s));
+    assert!(diff(&(&q * qr.r().to_mat()), &a) <= tol, "{m}x{n}: A = Q R");
+    assert!(diff(&(q.adjoint() * &q), &eye(s)) <= tol, "{m}x{n}: Q^H Q");
+    let full = qr.q_full(&exec);
+    assert!(
+        diff(&(full.adjoint() * &full), &eye(m)) <= tol,
+        "{m}x{n}: full Q unitary"
+    );
+    assert!(diff(&full.as_ref().subcols(0, s).to_owned(), &q) <= tol);
+    assert!(diff(&qr.reconstruct(), &a) <= tol);
+    // Q applied equals Q formed, and Q^H undoes it.
+    let b = mat::<T>(m, 5, 0.3);
+    let qb = qr.apply_q(&b, &exec).unwrap();
+    assert!(diff(&qb, &(&full * &b)) <= tol);
+    assert!(diff(&qr.apply_q_adjoint(&qb, &exec).unwrap(), &b) <= tol);
+}
+
+#[test]
+fn q_and_r_hold_for_every_shape_type_and_executor() {
+    let team = team();
+    for (m, n) in [
+        (0, 0),
+        (1, 1),
+        (1, 4),
+        (4, 1),
+        (37, 37),
+        (70, 33),
+        (33, 70),
+        (200, 200),
+    ] {
+        for exec in [&team as &dyn teamalg::Executor, &Exec::serial()] {
+            factors_hold::<f64>(m, n, exec);
+            factors_hold::<c64>(m, n, exec);
+            factors_hold::<f32>(m, n, exec);
+            factors_hold::<faer::c32>(m, n, exec);
+        }
+    }
+}
+
+#[test]
+fn owned_in_place_and_scratch_forms_agree() {
+    let team = team();
+    let a = mat::<f64>(150, 120, 0.2);
+    let owned = Qr::new(&a, &team).unwrap();
+    let mut f = a.clone();
+    let in_place = linalg::qr(f.as_mut(), &team).unwrap();
+    assert!(diff(&in_place.factors().to_owned(), &owned.factors().to_owned()) <= 1e-12);
+    drop(in_place);
+    // Width 1 scratch: the factorization runs serially and still agrees.
+    let mut g = a.clone();
+    let mut buf = MemBuffer::new(linalg::qr_scratch::<f64>(150, 120, 1));
+    let opts = Options::new();
+    let small = linalg::qr_with_scratch(g.as_mut(), &team, &opts, MemStack::new(&mut buf)).unwrap();
+    assert!(diff(&small.reconstruct(), &a) <= 1e-11);
+    assert_eq!(
+        small.householder_factor().ncols(),
+        owned.householder_factor().ncols()
+    );
+}
+
+#[test]
+fn least_squares_matches_faer_and_solve_matches_lu() {
+    let team = team();
+    for (m, n) in [(300, 40), (120, 120), (65, 64)] {
+        let a = mat::<c64>(m, n, 0.4);
+        let b = mat::<c64>(m, 3, 0.8);
+        let x = Qr::new(&a, &team).unwrap().lstsq(&b, &team).unwrap();
+        let mut want = b.clone();
+        faer::linalg::solvers::Qr::new(a.as_ref())
+            .solve_lstsq_in_place_with_conj(faer::Conj::No, want.as_mut());
+        let want = want.subrows(0, n).to_owned();
+        assert!(diff(&x, &want) <= 1e-10, "{m}x{n}");
+    }
+    let a = mat::<f64>(90, 90, 0.1);
+    let b = mat::<f64>(90, 2, 0.9);
+    let x = Qr::new(&a, &team).unwrap().solve(&b, &team).unwrap();
+    let y = linalg::Lu::new(&a, &team)
+        .unwrap()
+        .solve(&b, &team)
+        .unwrap();
+    assert!(diff(&x, &y) <= 1e-9);
+}
+
+#[test]
+fn minimum_norm_solution_of_a_wide_system() {
+    let team = team();
+    // W (30 x 80) X = B: factor W^H (80 x 30).
+    let w = mat::<c64>(30, 80, 0.7);
+    let b = mat::<c64>(30, 2, 0.5);
+    let qr = Qr::new(w.adjoint(), &team).unwrap();
+    let x = qr.min_norm_adjoint(&b, &team).unwrap();
+    assert!(diff(&(&w * &x), &b) <= 1e-10, "W X = B");
+    // Minimum norm: X lies in the range of W^H, so Q^H X is zero below row 30.
+    let qhx = qr.apply_q_adjoint(&x, &team).unwrap();
+    assert!(qhx.as_ref().subrows(30, 50).norm_max() <= 1e-10);
+    // And a wide QR refuses least squares and the minimum-norm solve with NotTall.
+    let wide = Qr::new(&w, &team).unwrap();
+    let err = wide.lstsq(&b, &team).unwrap_err();
+    assert_eq!(
+        err,
+        LinalgError::NotTall {
+            op: "lstsq",
+            rows: 30,
+            cols: 80
+        }
+    );
+    assert!(err.to_string().contains("min_norm_adjoint"));
+    assert!(matches!(
+        wide.min_norm_adjoint(&b, &team),
+        Err(LinalgError::NotTall { .. })
+    ));
+}
+
+#[test]
+fn rank_deficient_input_factors_and_solves_refuse() {
+    let team = team();
+    let base = mat::<f64>(100, 60, 0.3);
+    // Column 10 zero, column 20 a copy of column 5.
+    let a = Mat::from_fn(100, 60, |i, j| match j {
+        10 => 0.0,
+        20 => base[(i, 5)],
+        _ => base[(i, j)],
+    });
+    let qr = Qr::new(&a, &team).unwrap();
+    assert!(diff(&qr.reconstruct(), &a) <= 1e-11);
+    let q = qr.q_thin(&team);
+    assert!(diff(&(q.adjoint() * &q), &eye(60)) <= 1e-11);
+    // The zero column leaves an exact zero on R's diagonal: solves refuse.
+    assert_eq!(qr.zero_diagonal(), Some(10));
+    let b = mat::<f64>(100, 1, 0.5);
+    let mut kept = b.clone();
+    let err = qr.lstsq_in_place(kept.as_mut(), &team).unwrap_err();
+    assert_eq!(
+        err,
+        LinalgError::Singular {
+            op: "lstsq",
+            index: 10
+        }
+    );
+    assert_eq!(kept, b, "a refused solve leaves B as it was");
+}
+
+#[test]
+fn errors_leave_the_input_as_it_was() {
+    let team = team();
+    let mut a = mat::<f64>(50, 40, 0.3);
+    a[(7, 3)] = f64::NAN;
+    let before = a.clone();
+    let err = linalg::qr(a.as_mut(), &team).unwrap_err();
+    assert_eq!(
+        err,
+        LinalgError::NotFinite {
+            op: "qr",
+            operand: "A",
+            row: 7,
+            col: 3
+        }
+    );
+    assert!(a.as_ref().col_iter().zip(before.col_iter()).all(|(x, y)| {
+        x.iter()
+            .zip(y.iter())
+            .all(|(p, q)| p.to_bits() == q.to_bits())
+    }));
+    let good = mat::<f64>(50, 40, 0.3);
+    let qr = Qr::new(&good, &team).unwrap();
+    // B with the wrong number of rows.
+    let mut b = mat::<f64>(49, 2, 0.1);
+    let kept = b.clone();
+    let err = qr.lstsq_in_place(b.as_mut(), &team).unwrap_err();
+    assert_eq!(
+        err,
+        LinalgError::ShapeMismatch {
+            op: "lstsq",
+            operand: "B",
+            dim: Dim::Rows,
+            expected: 50,
+            found: 49
+        }
+    );
+    assert_eq!(b, kept);
+    assert!(matches!(
+        qr.apply_q(&mat::<f64>(3, 1, 0.1), &team),
+        Err(LinalgError::ShapeMismatch { op: "apply_q", .. })
+    ));
+    // solve needs a square A.
+    assert_eq!(
+        qr.solve(&mat::<f64>(50, 1, 0.1), &team).unwrap_err(),
+        LinalgError::NotSquare {
+            op: "solve",
+            operand: "A",
+            rows: 50,
+            cols: 40
+        }
+    );
+    // A NaN in B is refused, B kept.
+    let mut b = mat::<f64>(50, 2, 0.1);
+    b[(4, 1)] = f64::INFINITY;
+    let kept = b.clone();
+    assert!(matches!(
+        qr.apply_q_adjoint_in_place(b.as_mut(), &team),
+        Err(LinalgError::NotFinite {
+            operand: "B",
+            row: 4,
+            col: 1,
+            ..
+        })
+    ));
+    assert_eq!(b, kept);
+}
+
+#[test]
+fn one_factorization_is_shared_between_threads() {
+    let team = team();
+    let a = mat::<f64>(80, 50, 0.45);
+    let qr = Qr::new(&a, &team).unwrap();
+    let b = mat::<f64>(80, 2, 0.6);
+    let want = qr.lstsq(&b, &Exec::serial()).unwrap();
+    std::thread::scope(|s| {
+        for _ in 0..3 {
+            s.spawn(|| {
+                let x = qr.lstsq(&b, &Exec::serial()).unwrap();
+                assert!(diff(&x, &want) <= 1e-12);
+            });
+        }
+    });
+}

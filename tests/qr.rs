@@ -1,0 +1,239 @@
+//! The QR kernel on every executor and scalar type: backward error of `A = Q R`, `Q` unitary,
+//! the same factors on every executor, rank-deficient input.
+
+use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::linalg::householder::{
+    apply_block_householder_sequence_on_the_left_in_place_scratch as seq_scratch,
+    apply_block_householder_sequence_on_the_left_in_place_with_conj as apply_seq,
+};
+use faer::linalg::matmul::matmul as faer_matmul;
+use faer::traits::math_utils::zero;
+use faer::{c32, c64, Accum, Conj, Mat, Par};
+use teamalg::gates::ParThreshold;
+use teamalg::kernels::par::{Executor, Seq};
+use teamalg::kernels::qr::{block_size, qr_in_place, qr_in_place_scratch, QrParams};
+use teamalg::{Exec, Pool};
+
+#[path = "common/sample.rs"]
+mod sample;
+use sample::{mat, plain_tokens, serial_executors, team, team_executors, Sample};
+
+/// Factors `a` on `exec` in blocks of `bs` (0: the default); `force` sends every section to
+/// the full width. Returns the factors and `H`.
+fn factor<T: Sample>(exec: &dyn Executor, a: &Mat<T>, bs: usize, force: bool) -> (Mat<T>, Mat<T>) {
+    let (m, n) = (a.nrows(), a.ncols());
+    let bs = if bs == 0 { block_size::<T>(m, n) } else { bs };
+    let mut f = a.clone();
+    let mut h = Mat::<T>::zeros(bs, m.min(n));
+    let width = exec.width();
+    let mut buf = MemBuffer::new(qr_in_place_scratch::<T>(m, n, bs, width));
+    let params = QrParams {
+        threshold: force.then_some(ParThreshold::Fixed(0)),
+    };
+    qr_in_place(
+        f.as_mut(),
+        h.as_mut(),
+        exec,
+        params,
+        width,
+        MemStack::new(&mut buf),
+    );
+    (f, h)
+}
+
+/// `Q` (`m x m`), formed by applying the reflectors to the identity.
+fn form_q<T: Sample>(f: &Mat<T>, h: &Mat<T>) -> Mat<T> {
+    let m = f.nrows();
+    let s = h.ncols();
+    let mut q = Mat::<T>::identity(m, m);
+    let mut buf = MemBuffer::new(seq_scratch::<T>(m, h.nrows(), m));
+    apply_seq(
+        f.as_ref().subcols(0, s),
+        h.as_ref(),
+        Conj::No,
+        q.as_mut(),
+        Par::Seq,
+        MemStack::new(&mut buf),
+    );
+    q
+}
+
+/// The largest entries of `A - Q R` and of `Q^H Q - I`.
+fn residuals<T: Sample>(a: &Mat<T>, f: &Mat<T>, h: &Mat<T>) -> (f64, f64) {
+    let (m, n) = (a.nrows(), a.ncols());
+    let s = m.min(n);
+    let q = form_q(f, h);
+    let r = Mat::from_fn(s, n, |i, j| if i <= j { f[(i, j)] } else { zero() });
+    let mut qr = Mat::<T>::zeros(m, n);
+    faer_matmul(
+        qr.as_mut(),
+        Accum::Replace,
+        q.as_ref().subcols(0, s),
+        r.as_ref(),
+        T::one(),
+        Par::Seq,
+    );
+    let mut qq = Mat::<T>::zeros(m, m);
+    faer_matmul(
+        qq.as_mut(),
+        Accum::Replace,
+        q.adjoint(),
+        q.as_ref(),
+        T::one(),
+        Par::Seq,
+    );
+    let mut worst = (0.0f64, 0.0f64);
+    for j in 0..n {
+        for i in 0..m {
+            worst.0 = worst.0.max(T::err(qr[(i, j)], a[(i, j)]));
+        }
+    }
+    for j in 0..m {
+        for i in 0..m {
+            let id = if i == j { T::one() } else { zero() };
+            worst.1 = worst.1.max(T::err(qq[(i, j)], id));
+        }
+    }
+    worst
+}
+
+fn check<T: Sample>(exec: &dyn Executor, m: usize, n: usize, bs: usize, force: bool) {
+    let a = mat::<T>(m, n, 0.37);
+    let (f, h) = factor(exec, &a, bs, force);
+    let (r, q) = residuals(&a, &f, &h);
+    let tol = 10.0 * T::tol(m.max(n));
+    assert!(r <= tol, "{m}x{n} bs {bs}: A - QR {r}");
+    assert!(q <= tol, "{m}x{n} bs {bs}: Q^H Q - I {q}");
+}
+
+fn shapes(bs: usize) -> Vec<(usize, usize)> {
+    let mut v: Vec<_> = [0, 1, 2, 3, bs - 1, bs, bs + 1, 2 * bs + 1, 127, 128, 129]
+        .iter()
+        .map(|&n| (n, n))
+        .collect();
+    v.extend([(300, 40), (40, 300), (129, 7), (7, 129), (65, 64), (64, 65)]);
+    v
+}
+
+fn all_types(exec: &dyn Executor, force: bool) {
+    for bs in [4, 0] {
+        for (m, n) in shapes(if bs == 0 { 32 } else { bs }) {
+            check::<f64>(exec, m, n, bs, force);
+            check::<f32>(exec, m, n, bs, force);
+            check::<c64>(exec, m, n, bs, force);
+            check::<c32>(exec, m, n, bs, force);
+        }
+    }
+}
+
+#[test]
+fn serial() {
+    serial_executors(all_types);
+}
+
+#[test]
+fn plain_token() {
+    plain_tokens(all_types);
+}
+
+#[test]
+fn team_and_team_token() {
+    team_executors(all_types);
+}
+
+/// faer's serial QR (the kernel's serial path), the blocked kernel on a plain token and on a
+/// team: the same factors and `H` to rounding.
+#[test]
+fn same_factors_on_every_executor() {
+    let pool = Pool::builder().threads(2).build().unwrap();
+    let team = team(2);
+    for (m, n) in [(200, 200), (257, 130), (130, 257)] {
+        let a = mat::<f64>(m, n, 0.91);
+        let (want, want_h) = factor(&Seq, &a, 16, true);
+        let token = Exec::new(&pool, 2).unwrap();
+        let runs = [
+            factor(&Exec::serial(), &a, 16, true),
+            factor(&token, &a, 16, true),
+            factor(&team, &a, 16, true),
+        ];
+        for (f, h) in runs {
+            for (got, want) in [(&f, &want), (&h, &want_h)] {
+                for j in 0..got.ncols() {
+                    for i in 0..got.nrows() {
+                        if got[(i, j)] == want[(i, j)] {
+                            continue; // also the infinite factor of an identity reflector
+                        }
+                        let e = (got[(i, j)] - want[(i, j)]).abs();
+                        assert!(
+                            e <= 1e-10 * (1.0 + want[(i, j)].abs()),
+                            "{m}x{n} ({i},{j}): {e}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Rank-deficient input (zero columns, repeated columns, a rank-1 block) on a forced team:
+/// still `A = Q R` with `Q` unitary, and `R`'s diagonal is zero to rounding where a column
+/// adds nothing new.
+#[test]
+fn rank_deficient_input_factors() {
+    let team = team(2);
+    for (m, n) in [(120, 90), (90, 120), (100, 100)] {
+        let base = mat::<f64>(m, n, 0.25);
+        // Column j % 5 == 0 is zero, == 2 repeats the one before, == 4 combines two earlier.
+        let col = |i: usize, j: usize| match j % 5 {
+            0 => 0.0,
+            2 => base[(i, j - 1)],
+            4 => base[(i, j - 1)] + 2.0 * base[(i, j - 3)],
+            _ => base[(i, j)],
+        };
+        let a = Mat::from_fn(m, n, col);
+        for bs in [4, 16] {
+            let (f, h) = factor(&team, &a, bs, true);
+            let (r, q) = residuals(&a, &f, &h);
+            assert!(r <= 1e-11 && q <= 1e-11, "{m}x{n} bs {bs}: {r} {q}");
+        }
+        let (f, _) = factor(&team, &a, 16, true);
+        // Column 0 is zero: nothing of it remains.
+        assert!(f[(0, 0)].abs() <= 1e-12);
+    }
+    // A rank-1 matrix: every diagonal entry of R after the first is zero to rounding.
+    let (m, n) = (150, 150);
+    let u = mat::<f64>(m, 1, 0.5);
+    let v = mat::<f64>(1, n, 0.75);
+    let a = Mat::from_fn(m, n, |i, j| u[(i, 0)] * v[(0, j)]);
+    let (f, h) = factor(&team, &a, 16, true);
+    let (r, q) = residuals(&a, &f, &h);
+    assert!(r <= 1e-11 && q <= 1e-11, "rank 1: {r} {q}");
+    for i in 1..n {
+        assert!(
+            f[(i, i)].abs() <= 1e-12 * n as f64,
+            "R[{i},{i}] = {}",
+            f[(i, i)]
+        );
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// Any shape, any block size, forced parallel or gated: `A = Q R` and `Q` unitary to
+    /// rounding on a team.
+    #[test]
+    fn any_shape_factors_on_a_team(
+        m in 0usize..120,
+        n in 0usize..120,
+        bs in 1usize..21,
+        force: bool,
+    ) {
+        TEAM.with(|team| check::<f64>(team, m, n, bs, force));
+    }
+}
+
+thread_local! {
+    /// One team per test thread for the property test's cases.
+    static TEAM: teamalg::Team = team(2);
+}
