@@ -25,10 +25,11 @@ use faer::traits::ComplexField;
 use faer::{Accum, MatMut, MatRef, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
+use crate::claims::{Claims, MIN_COLS};
 use crate::gate::{self, Region, Scope};
 use crate::par::{Executor, Part};
 use crate::sections;
-use crate::split::{Busy, LeadCost, Split};
+use crate::sections::Busy;
 use crate::tiles::Tiles;
 
 /// First guess of the cost of the lookahead (factoring a diagonal block and solving the panel
@@ -104,7 +105,6 @@ where
     factor_diag(a.rb_mut().submatrix_mut(0, 0, bs, bs), 0, stack)?;
     solve_panel(a.rb_mut().subcols_mut(0, bs), 0, bs);
     let mut failed: Option<NonPositivePivot> = None;
-    let mut cost = LeadCost::new(LEAD_COST);
     let mut k = 0;
     while k + bs.min(n - k) < n {
         let b = bs.min(n - k);
@@ -125,21 +125,16 @@ where
             k2,
             b2,
         };
-        let t = n - k2;
-        let extra = lead_units(t, b2);
-        let split = Split::new(t, w, b2, cost.extra(extra), |c| {
-            b as f64 * (c * t) as f64 - b as f64 * (c * c.saturating_sub(1)) as f64 / 2.0
-        });
+        let claims = Claims::new(b2, n - k2, w, MIN_COLS);
         let busy = Busy::default();
         let body = |p: Part<'_>| {
             let i = p.index();
-            busy.time(i, || step.run(i, &split, &lead))
+            busy.time(i, || step.run(i, &claims, &lead))
         };
         if w <= 1 {
             sections::timed("cholesky", k, 1, &busy, || body(Part::new(0, 1, None)));
         } else {
             sections::timed("cholesky", k, w, &busy, || exec.run(w, &body));
-            cost.learn(&busy, split.cost(0), extra, split.cost(1));
         }
         if let Some(e) = failed {
             return Err(e);
@@ -206,22 +201,17 @@ struct Step<T> {
 }
 
 impl<T: ComplexField + Send + Sync> Step<T> {
-    fn run<F: Fn(usize) -> f64>(&self, i: usize, split: &Split<F>, lead: &Mutex<Lead<'_, '_>>) {
+    fn run(&self, i: usize, claims: &Claims, lead: &Mutex<Lead<'_, '_>>) {
         let (k, k2) = (self.k, self.k2);
         let n = self.tiles.nrows();
-        let (c0, c1) = split.range(i);
-        if c1 == c0 {
-            return;
-        }
-        let (j0, j1) = (k2 + c0, k2 + c1);
         // SAFETY: the panel's columns k..k2 are in no participant's tile.
         let l21 = unsafe { self.tiles.view(k2, n, k, k2) };
-        // SAFETY: participant i owns columns j0..j1 (rows j0..n); the split partitions them.
-        let cols = unsafe { self.tiles.tile(j0, n, j0, j1) };
         if i == 0 && self.b2 > 0 {
             let b2 = self.b2;
-            let (mut panel, rest) = cols.split_at_col_mut(b2);
-            update(panel.rb_mut(), l21.subrows(0, n - k2), 0);
+            // SAFETY: the next panel's columns k2..k2 + b2 (rows k2..n) are the lead's alone;
+            // the claims hand out only the columns after them.
+            let mut panel = unsafe { self.tiles.tile(k2, n, k2, k2 + b2) };
+            update(panel.rb_mut(), l21, 0);
             let mut guard = lead.lock().unwrap_or_else(|e| e.into_inner());
             let Lead { stack, failed } = &mut *guard;
             let diag = panel.rb_mut().subrows_mut(0, b2);
@@ -229,9 +219,12 @@ impl<T: ComplexField + Send + Sync> Step<T> {
                 Ok(()) => solve_panel(panel, 0, b2),
                 Err(e) => **failed = Some(e),
             }
-            drop(guard);
-            update(rest.subrows_mut(b2, n - k2 - b2), l21, b2);
-        } else {
+        }
+        while let Some((c0, c1)) = claims.claim() {
+            let (j0, j1) = (k2 + c0, k2 + c1);
+            // SAFETY: the claims partition the trailing columns after the next panel; a
+            // chunk's tile is its columns' lower part, rows j0..n.
+            let cols = unsafe { self.tiles.tile(j0, n, j0, j1) };
             update(cols, l21, c0);
         }
     }

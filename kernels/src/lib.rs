@@ -10,6 +10,7 @@
 //! with its real number of sections ([`gate::width`]).
 
 pub mod cholesky;
+mod claims;
 pub mod gate;
 pub mod gemm;
 pub mod lu;
@@ -17,6 +18,5 @@ pub mod par;
 pub mod qr;
 pub mod sections;
 pub mod sparse;
-mod split;
 mod tiles;
 pub mod triangular;

@@ -3,11 +3,11 @@
 //! Per panel of `block_size` columns: the panel is factored by faer's serial `lu_in_place` (its
 //! row permutation turned back into swaps), then ONE section updates the trailing columns in
 //! chunks: each participant applies the panel's row swaps, the triangular solve with the
-//! panel's unit lower block and the GEMM update to its own columns (and the swaps to its share
-//! of the columns left of the panel). Participant 0 owns the next panel's columns: it updates
-//! them first and factors the next panel while the others finish their updates (lookahead), so
-//! the panel factorization, the serial part of LU, is hidden. Its chunk is shortened by the
-//! panel's cost. When the gate keeps the first section serial, the whole matrix goes to faer's
+//! panel's unit lower block and the GEMM update to the chunks of columns it claims (and the
+//! swaps to its share of the columns left of the panel). Participant 0 owns the next panel's
+//! columns: it updates them first and factors the next panel while the others claim the
+//! update's chunks (lookahead), so the panel factorization, the serial part of LU, is hidden;
+//! then it claims chunks too ([`crate::claims`]). When the gate keeps the first section serial, the whole matrix goes to faer's
 //! serial LU instead. Design record: `docs/kernels.md`.
 
 use std::sync::Mutex;
@@ -24,15 +24,16 @@ use faer::traits::ComplexField;
 use faer::{Accum, MatMut, MatRef, Par, Spec};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
+use crate::claims::{Claims, MIN_COLS};
 use crate::gate::{self, Region, Scope};
 use crate::par::{Executor, Part};
 use crate::sections;
-use crate::split::{Busy, LeadCost, Split};
+use crate::sections::Busy;
 use crate::tiles::Tiles;
 
-/// First guess of the cost of factoring a panel, per multiply-add, against a multiply-add of
-/// the update (the panel's level-2 steps and narrow products run slower than a wide GEMM);
-/// each section's busy times then correct it ([`LeadCost`]).
+/// The cost of factoring a panel, per multiply-add, against a multiply-add of the update (the
+/// panel's level-2 steps and narrow products run slower than a wide GEMM), for the gate's
+/// estimate of a section.
 const PANEL_COST: f64 = 2.0;
 
 /// Parameters of [`lu_in_place`].
@@ -144,7 +145,6 @@ where
         transpositions: count,
         zero_pivot: zero,
     };
-    let mut cost = LeadCost::new(PANEL_COST);
     let mut k = 0;
     while k < size {
         let b = bs.min(size - k);
@@ -176,19 +176,16 @@ where
             swaps: &done[k..],
             rt,
         };
-        let col_cost = update_cost(m - k2, b);
-        let panel = panel_units(m - k2, b2);
-        let split = Split::new(n - k2, w, b2, cost.extra(panel), |c| c as f64 * col_cost);
+        let claims = Claims::new(b2, n - k2, w, MIN_COLS);
         let busy = Busy::default();
         let body = |p: Part<'_>| {
             let i = p.index();
-            busy.time(i, || step.run(i, p.width(), &split, &lead))
+            busy.time(i, || step.run(i, p.width(), &claims, &lead))
         };
         if w <= 1 {
             sections::timed("lu", k, 1, &busy, || body(Part::new(0, 1, None)));
         } else {
             sections::timed("lu", k, w, &busy, || exec.run(w, &body));
-            cost.learn(&busy, split.cost(0), panel, split.cost(1));
         }
         k = k2;
     }
@@ -279,13 +276,7 @@ struct Step<'s, T> {
 }
 
 impl<T: ComplexField + Send + Sync> Step<'_, T> {
-    fn run<F: Fn(usize) -> f64>(
-        &self,
-        i: usize,
-        w: usize,
-        split: &Split<F>,
-        lead: &Mutex<Lead<'_, '_>>,
-    ) {
+    fn run(&self, i: usize, w: usize, claims: &Claims, lead: &Mutex<Lead<'_, '_>>) {
         let (k, k2) = (self.k, self.k2);
         let m = self.tiles.nrows();
         let swaps = &self.swaps[..k2 - k];
@@ -296,19 +287,15 @@ impl<T: ComplexField + Send + Sync> Step<'_, T> {
             let left = unsafe { self.tiles.tile(0, m, l0, l1) };
             apply_swaps(left, k, swaps);
         }
-        let (c0, c1) = split.range(i);
-        if c1 == c0 {
-            return;
-        }
         // SAFETY: the panel's columns k..k2 are in no participant's tile.
         let l11 = unsafe { self.tiles.view(k, k2, k, k2) };
         // SAFETY: as above.
         let l21 = unsafe { self.tiles.view(k2, m, k, k2) };
-        // SAFETY: participant i owns trailing columns k2 + c0..k2 + c1; the split partitions them.
-        let cols = unsafe { self.tiles.tile(0, m, k2 + c0, k2 + c1) };
         if i == 0 && self.b2 > 0 {
-            // Lookahead: the next panel first, factored at once, then the rest of the chunk.
-            let (mut panel, rest) = cols.split_at_col_mut(self.b2);
+            // Lookahead: the next panel first, factored at once, then claims like the others.
+            // SAFETY: the next panel's columns k2..k2 + b2 are the lead's alone; the claims
+            // hand out only the columns after them.
+            let mut panel = unsafe { self.tiles.tile(0, m, k2, k2 + self.b2) };
             update(panel.rb_mut(), k, swaps, l11, l21);
             let mut guard = lead.lock().unwrap_or_else(|e| e.into_inner());
             let Lead {
@@ -322,9 +309,10 @@ impl<T: ComplexField + Send + Sync> Step<'_, T> {
             if info.zero_pivot.is_none() {
                 info.zero_pivot = zero.map(|z| z + k2);
             }
-            drop(guard);
-            update(rest, k, swaps, l11, l21);
-        } else {
+        }
+        while let Some((c0, c1)) = claims.claim() {
+            // SAFETY: the claims partition the trailing columns after the next panel.
+            let cols = unsafe { self.tiles.tile(0, m, k2 + c0, k2 + c1) };
             update(cols, k, swaps, l11, l21);
         }
     }

@@ -5,8 +5,8 @@
 //! factor `T` in the panel's columns of `H`), then ONE section applies the block reflector
 //! `Q_p^H = I - V T^-H V^H` to the trailing columns in chunks, each chunk by faer's serial
 //! block-reflector product. Participant 0 owns the next panel's columns: it updates them
-//! first and factors the next panel while the others finish their chunks (lookahead), its
-//! chunk shortened by the panel's cost as in LU. When the gate keeps the first section serial,
+//! first and factors the next panel while the others claim the update's chunks (lookahead),
+//! then claims chunks too, as in LU ([`crate::claims`]). When the gate keeps the first section serial,
 //! the whole matrix goes to faer's serial QR with the same block size, so `H` has one layout
 //! on every executor: faer's (`block_size x min(m, n)`, block `j` of `block_size` reflectors
 //! in columns `j * block_size..`), which faer's Householder sequence functions read.
@@ -31,14 +31,15 @@ use faer::traits::ComplexField;
 use faer::{Conj, MatMut, MatRef, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
+use crate::claims::{Claims, MIN_COLS};
 use crate::gate::{self, Region, Scope};
 use crate::par::{Executor, Part};
 use crate::sections;
-use crate::split::{Busy, LeadCost, Split};
+use crate::sections::Busy;
 use crate::tiles::Tiles;
 
-/// First guess of the cost of factoring a panel, per multiply-add, against a multiply-add of
-/// the update; each section's busy times then correct it ([`LeadCost`]).
+/// The cost of factoring a panel, per multiply-add, against a multiply-add of the update, for
+/// the gate's estimate of a section.
 const PANEL_COST: f64 = 1.5;
 
 /// Alignment of each participant's scratch.
@@ -138,7 +139,6 @@ pub fn qr_in_place<T>(
             MemStack::new(&mut slot),
         );
     }
-    let mut cost = LeadCost::new(PANEL_COST);
     let mut k = 0;
     while k < size {
         let b = bs.min(size - k);
@@ -163,20 +163,17 @@ pub fn qr_in_place<T>(
             k2,
             b2,
         };
-        let col_cost = update_cost(m - k, b);
-        let panel = panel_units(m - k2, b2);
-        let split = Split::new(n - k2, w, b2, cost.extra(panel), |c| c as f64 * col_cost);
+        let claims = Claims::new(b2, n - k2, w, MIN_COLS);
         let busy = Busy::default();
         let body = |p: Part<'_>| {
             let i = p.index();
             let mut slot = lock(&slots[i]);
-            busy.time(i, || step.run(i, &split, &lead, MemStack::new(&mut slot)))
+            busy.time(i, || step.run(i, &claims, &lead, MemStack::new(&mut slot)))
         };
         if w <= 1 {
             sections::timed("qr", k, 1, &busy, || body(Part::new(0, 1, None)));
         } else {
             sections::timed("qr", k, w, &busy, || exec.run(w, &body));
-            cost.learn(&busy, split.cost(0), panel, split.cost(1));
         }
         k = k2;
     }
@@ -254,35 +251,24 @@ struct Step<'s, T> {
 }
 
 impl<T: ComplexField + Send + Sync> Step<'_, T> {
-    fn run<F: Fn(usize) -> f64>(
-        &self,
-        i: usize,
-        split: &Split<F>,
-        lead: &Mutex<MatMut<'_, T>>,
-        stack: &mut MemStack,
-    ) {
+    fn run(&self, i: usize, claims: &Claims, lead: &Mutex<MatMut<'_, T>>, stack: &mut MemStack) {
         let (k, k2) = (self.k, self.k2);
         let m = self.tiles.nrows();
-        let (c0, c1) = split.range(i);
-        if c1 == c0 {
-            return;
-        }
         // SAFETY: the panel's columns k..k2 are in no participant's tile.
         let v = unsafe { self.tiles.view(k, m, k, k2) };
-        // SAFETY: participant i owns trailing columns k2 + c0..k2 + c1 (rows k..m); the split
-        // partitions them.
-        let cols = unsafe { self.tiles.tile(k, m, k2 + c0, k2 + c1) };
         if i == 0 && self.b2 > 0 {
-            // Lookahead: the next panel first, factored at once, then the rest of the chunk.
-            let (mut panel, rest) = cols.split_at_col_mut(self.b2);
+            // Lookahead: the next panel first, factored at once, then claims like the others.
+            // SAFETY: the next panel's columns k2..k2 + b2 (rows k..m) are the lead's alone;
+            // the claims hand out only the columns after them.
+            let mut panel = unsafe { self.tiles.tile(k, m, k2, k2 + self.b2) };
             apply_transpose(v, self.t, Conj::Yes, panel.rb_mut(), Par::Seq, stack);
             let mut h = lock(lead);
             factor_panel(panel.subrows_mut(k2 - k, m - k2), h.rb_mut(), stack);
-            drop(h);
-            if rest.ncols() > 0 {
-                apply_transpose(v, self.t, Conj::Yes, rest, Par::Seq, stack);
-            }
-        } else {
+        }
+        while let Some((c0, c1)) = claims.claim() {
+            // SAFETY: the claims partition the trailing columns after the next panel (rows
+            // k..m).
+            let cols = unsafe { self.tiles.tile(k, m, k2 + c0, k2 + c1) };
             apply_transpose(v, self.t, Conj::Yes, cols, Par::Seq, stack);
         }
     }

@@ -26,9 +26,8 @@
 //! ```
 
 use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
-
-use crate::split::Busy;
 
 /// One section of a factorization.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -93,4 +92,32 @@ pub(crate) fn timed(site: &'static str, k: usize, width: usize, busy: &Busy, run
             other,
         })
     });
+}
+
+/// Busy times of a section's lead (participant 0) and participant 1, in nanoseconds.
+#[derive(Debug, Default)]
+pub(crate) struct Busy {
+    lead: AtomicU64,
+    other: AtomicU64,
+}
+
+impl Busy {
+    /// The busy times of the lead and of participant 1.
+    pub(crate) fn times(&self) -> (Duration, Duration) {
+        let d = |a: &AtomicU64| Duration::from_nanos(a.load(Relaxed));
+        (d(&self.lead), d(&self.other))
+    }
+
+    /// Times `f` as participant `i`'s work.
+    pub(crate) fn time<R>(&self, i: usize, f: impl FnOnce() -> R) -> R {
+        let start = Instant::now();
+        let r = f();
+        let ns = start.elapsed().as_nanos().min(u64::MAX as u128) as u64;
+        match i {
+            0 => self.lead.store(ns, Relaxed),
+            1 => self.other.store(ns, Relaxed),
+            _ => {}
+        }
+        r
+    }
 }
