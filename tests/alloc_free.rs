@@ -136,7 +136,8 @@ fn warm_entries_allocate_nothing() {
 
 /// The facade's calls allocate only what their documentation says: `matmul` and
 /// `solve_triangular` nothing, `cholesky_with_scratch` nothing, `lu_with_scratch` its two
-/// pivot vectors (the scratch comes from the caller's `MemStack`).
+/// pivot vectors, `qr_with_scratch` its block factors (the scratch comes from the caller's
+/// `MemStack`).
 #[test]
 fn the_facade_allocates_only_its_pivots() {
     use faer::dyn_stack::{MemBuffer, MemStack};
@@ -184,5 +185,30 @@ fn the_facade_allocates_only_its_pivots() {
     assert_eq!(
         lu, 2,
         "lu_with_scratch allocates its swaps and its row order, nothing else"
+    );
+    // QR, forced onto the team's two participants: only its block factors.
+    let forced = Options::new().threshold(
+        teamalg::gates::Family::Qr,
+        teamalg::gates::ParThreshold::Fixed(0),
+    );
+    let mut qr_buf = MemBuffer::new(linalg::qr_scratch::<f64>(n, n, 2));
+    let qr = count(|| {
+        work.copy_from(&a);
+        let stack = MemStack::new(&mut qr_buf);
+        linalg::qr_with_scratch(work.as_mut(), &team, &forced, stack).unwrap();
+    });
+    assert_eq!(
+        qr, 1,
+        "qr_with_scratch allocates its block factors, nothing else"
+    );
+    // The same call again, recorded (which allocates): it did run sections on the team.
+    work.copy_from(&a);
+    let ((), sections) = teamalg::kernels::sections::collect(|| {
+        let stack = MemStack::new(&mut qr_buf);
+        linalg::qr_with_scratch(work.as_mut(), &team, &forced, stack).unwrap();
+    });
+    assert!(
+        sections.iter().any(|s| s.width == 2),
+        "the QR ran sections on the team"
     );
 }

@@ -237,3 +237,21 @@ thread_local! {
     /// One team per test thread for the property test's cases.
     static TEAM: teamalg::Team = team(2);
 }
+
+/// Peak memory: beyond the matrix and `H` (which faer's QR has too), the kernel's scratch is
+/// faer serial's plus at most one block row (`bs x n`, a panel's worth when square) per
+/// participant, measured as the bytes its `StackReq` asks for.
+#[test]
+fn scratch_is_faers_plus_one_block_row_per_participant() {
+    use faer::linalg::qr::no_pivoting::factor::qr_in_place_scratch as faer_scratch;
+    for n in [256, 512, 2048] {
+        let bs = block_size::<f64>(n, n);
+        let faer = faer_scratch::<f64>(n, n, bs, Par::Seq, Default::default());
+        let panel = (bs * n * 8) as f64;
+        for w in [1, 2, 4, 16] {
+            let ours = qr_in_place_scratch::<f64>(n, n, bs, w).unaligned_bytes_required() as f64;
+            let allowed = 1.1 * faer.unaligned_bytes_required() as f64 + w as f64 * panel;
+            assert!(ours <= allowed, "n {n} w {w}: {ours} > {allowed}");
+        }
+    }
+}

@@ -73,8 +73,8 @@ fn part_scratch<T: ComplexField>(m: usize, n: usize, bs: usize) -> usize {
 }
 
 /// The scratch [`qr_in_place`] needs for an `m x n` matrix in blocks of `bs` on at most
-/// `width` participants: one block row of the trailing matrix each (`bs x n`), so at most one
-/// panel's worth per participant beyond faer's serial QR.
+/// `width` participants: the larger of faer's serial QR's (`bs x n`) and one block row of the
+/// trailing matrix per participant (`bs x n` each: one panel's worth for a square matrix).
 pub fn qr_in_place_scratch<T: ComplexField>(
     m: usize,
     n: usize,
@@ -82,11 +82,18 @@ pub fn qr_in_place_scratch<T: ComplexField>(
     width: usize,
 ) -> StackReq {
     let w = width.max(1);
-    StackReq::all_of(&[
+    // The serial path takes faer's own scratch; a parallel one a block row per participant.
+    let parallel = StackReq::all_of(&[
         StackReq::new_aligned::<u8>(w * part_scratch::<T>(m, n, bs.max(1)), ALIGN),
         StackReq::new::<Mutex<&mut [MaybeUninit<u8>]>>(w),
-        faer_qr_scratch::<T>(m, n, bs.max(1), Par::Seq, Default::default()),
-    ])
+    ]);
+    parallel.or(faer_qr_scratch::<T>(
+        m,
+        n,
+        bs.max(1),
+        Par::Seq,
+        Default::default(),
+    ))
 }
 
 /// Factors `A` in place as `A = Q R`: `R` (`min(m, n) x n`, upper trapezoidal) on and above
@@ -116,10 +123,7 @@ pub fn qr_in_place<T>(
         bs >= 1 && h.ncols() == size,
         "qr_in_place: h must be bs x min(m, n)"
     );
-    let per = part_scratch::<T>(m, n, bs);
     let slots_w = width.max(1);
-    let (bytes, stack) = stack.make_aligned_uninit::<u8>(slots_w * per, ALIGN);
-    let (slots, stack) = stack.collect(bytes.chunks_mut(per).map(Mutex::new));
     let w0 = call_region(m, n, bs)
         .map_or(1, |r| gate::width::<T>(exec, r, params.threshold))
         .min(slots_w);
@@ -129,6 +133,9 @@ pub fn qr_in_place<T>(
         faer_qr(a, h, Par::Seq, stack, Default::default());
         return;
     }
+    let per = part_scratch::<T>(m, n, bs);
+    let (bytes, stack) = stack.make_aligned_uninit::<u8>(slots_w * per, ALIGN);
+    let (slots, _) = stack.collect(bytes.chunks_mut(per).map(Mutex::new));
     exec.warm(w0);
     {
         let b = bs.min(size);

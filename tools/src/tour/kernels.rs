@@ -51,7 +51,7 @@ pub fn entry(i: usize, j: usize) -> f64 {
     ((i * 7 + j * 3) as f64 * 0.01).sin() + h as f64 / 1000.0 - 0.5
 }
 
-/// GEMM, LU and Cholesky (f64) at each size in `sizes`.
+/// GEMM, LU, Cholesky and QR (f64) at each size in `sizes`.
 pub fn rows(team: &Team, sizes: &[usize]) -> Vec<Row> {
     let mut out = Vec::new();
     for &n in sizes {
@@ -147,6 +147,43 @@ pub fn rows(team: &Team, sizes: &[usize]) -> Vec<Row> {
         );
         out.push(Row {
             kernel: "cholesky",
+            n,
+            serial,
+            team: t,
+        });
+
+        let bs = faer::linalg::qr::no_pivoting::factor::recommended_block_size::<f64>(n, n);
+        let mut h = Mat::<f64>::zeros(bs, n);
+        let mut qr_buf = faer::dyn_stack::MemBuffer::new(
+            faer::linalg::qr::no_pivoting::factor::qr_in_place_scratch::<f64>(
+                n,
+                n,
+                bs,
+                Par::Seq,
+                Default::default(),
+            ),
+        );
+        let (serial, t) = pair(
+            calls,
+            || work.borrow_mut().copy_from(&a),
+            || {
+                let stack = faer::dyn_stack::MemStack::new(&mut qr_buf);
+                let mut w = work.borrow_mut();
+                let p = Default::default();
+                faer::linalg::qr::no_pivoting::factor::qr_in_place(
+                    w.as_mut(),
+                    h.as_mut(),
+                    Par::Seq,
+                    stack,
+                    p,
+                );
+            },
+            || {
+                linalg::qr(work.borrow_mut().as_mut(), team).expect("finite input");
+            },
+        );
+        out.push(Row {
+            kernel: "qr",
             n,
             serial,
             team: t,
