@@ -9,7 +9,7 @@
 //! - [`linalg`], the facade: faer-like calls that take the executor last, check their input
 //!   and decide per region, with the cost model of [`gates`], whether going parallel pays.
 //!
-//! QR, the SVD and the self-adjoint EVD are not written yet.
+//! The SVD and the self-adjoint EVD are not written yet.
 //!
 //! ```
 //! use teamalg::{Exec, Pool};

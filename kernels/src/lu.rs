@@ -7,8 +7,8 @@
 //! swaps to its share of the columns left of the panel). Participant 0 owns the next panel's
 //! columns: it updates them first and factors the next panel while the others claim the
 //! update's chunks (lookahead), so the panel factorization, the serial part of LU, is hidden;
-//! then it claims chunks too ([`crate::claims`]). When the gate keeps the first section serial, the whole matrix goes to faer's
-//! serial LU instead. Design record: `docs/kernels.md`.
+//! then it claims chunks too (`claims.rs`). When the gate keeps the first section serial, the
+//! whole matrix goes to faer's serial LU instead. Design record: `docs/kernels.md`.
 
 use std::sync::Mutex;
 

@@ -6,8 +6,8 @@
 //! `Q_p^H = I - V T^-H V^H` to the trailing columns in chunks, each chunk by faer's serial
 //! block-reflector product. Participant 0 owns the next panel's columns: it updates them
 //! first and factors the next panel while the others claim the update's chunks (lookahead),
-//! then claims chunks too, as in LU ([`crate::claims`]). When the gate keeps the first section serial,
-//! the whole matrix goes to faer's serial QR with the same block size, so `H` has one layout
+//! then claims chunks too, as in LU (`claims.rs`). When the gate keeps the first section
+//! serial, the whole matrix goes to faer's serial QR with the same block size, so `H` has one layout
 //! on every executor: faer's (`block_size x min(m, n)`, block `j` of `block_size` reflectors
 //! in columns `j * block_size..`), which faer's Householder sequence functions read.
 //! Design record: `docs/kernels.md`.
