@@ -165,6 +165,20 @@ fn the_facade_allocates_only_its_pivots() {
     let opts = Options::new();
     let mut buf =
         MemBuffer::new(linalg::lu_scratch::<f64>(n, n).or(linalg::cholesky_scratch::<f64>(n)));
+    // The factorizations' participants claim column chunks of whatever size is left, so which
+    // thread runs the largest GEMM varies from call to call, and faer's per-thread GEMM
+    // workspaces grow (once) to the largest product a thread has run. Warm both threads with
+    // factorizations twice as large first: every chunk of the counted calls is smaller.
+    let big = Mat::<f64>::from_fn(
+        2 * n,
+        2 * n,
+        |i, j| if i == j { 4.0 * n as f64 } else { 1.0 },
+    );
+    for _ in 0..3 {
+        linalg::Cholesky::new(&big, &team).unwrap();
+        linalg::Lu::new(&big, &team).unwrap();
+        linalg::Qr::new(&big, &team).unwrap();
+    }
     let products = count(|| {
         linalg::matmul(&mut c, Accum::Replace, &a, &a, 1.0, &team).unwrap();
         let (left, lower, non_unit) = (SolveSide::Left, Triangle::Lower, Diag::NonUnit);
