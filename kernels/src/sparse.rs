@@ -3,8 +3,14 @@
 //! serial product on its chunk: every column of `B` costs `nnz(A)` multiply-adds, so equal
 //! column counts are equal work, and no two chunks write the same column of `C`.
 
-use faer::sparse::linalg::matmul::sparse_dense_matmul as faer_sparse_dense;
+use faer::reborrow::Reborrow;
+use faer::sparse::linalg::matmul::{
+    sparse_dense_matmul as faer_sparse_dense, sparse_sparse_matmul_numeric as faer_numeric,
+    sparse_sparse_matmul_numeric_scratch as faer_numeric_scratch,
+    sparse_sparse_matmul_symbolic as faer_symbolic, SparseMatMulInfo,
+};
 use faer::sparse::{FaerError, SparseColMat, SparseColMatRef};
+use faer::traits::math_utils::zero;
 use faer::traits::{ComplexField, Conjugate, Index};
 use faer::{Accum, MatMut, MatRef, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
@@ -92,14 +98,18 @@ fn product_region(site: &'static str, dims: [usize; 3], units: f64) -> Region {
 }
 
 /// Where a chunk's product is left for the join.
-type Slot<I, T> = std::sync::Mutex<Option<Result<SparseColMat<I, T>, FaerError>>>;
+type Slot<I> = std::sync::Mutex<
+    Option<Result<(faer::sparse::SymbolicSparseColMat<I>, SparseMatMulInfo), FaerError>>,
+>;
 
 /// `alpha A B` with `A` and `B` sparse (CSC), on `exec`, as a new sparse matrix with sorted
 /// row indices. One region of as many multiply-adds as the product takes (each stored entry
 /// `B[k, j]` meets the `nnz(A[:, k])` entries of its column of `A`), family
 /// [`Family::SparseProduct`]. The columns of `B` are cut into chunks of about equal multiply-adds;
-/// each participant runs faer's serial product (symbolic, then numeric) on its chunks, and the
-/// results are joined column after column, so the product is exactly faer's.
+/// each participant runs faer's serial symbolic product on its chunks; then the result's arrays
+/// are allocated once and each chunk copies its row indices into its range and runs faer's
+/// serial numeric product straight into its range of values, so the product is exactly
+/// faer's, with no second copy of the values.
 ///
 /// Errors: faer's, when memory runs out.
 ///
@@ -118,7 +128,6 @@ where
     A: Conjugate<Canonical = T>,
     B: Conjugate<Canonical = T>,
 {
-    use faer::sparse::linalg::matmul::sparse_sparse_matmul as faer_sparse_sparse;
     let (m, k, n) = (a.nrows(), a.ncols(), b.ncols());
     assert!(
         b.nrows() == k,
@@ -139,7 +148,7 @@ where
     let region = product_region("sparse_sparse", [m, n, k], units);
     let w = gate::width::<T>(exec, region, params.threshold).min(n);
     if w <= 1 {
-        return faer_sparse_sparse(a, b, alpha, Par::Seq);
+        return faer::sparse::linalg::matmul::sparse_sparse_matmul(a, b, alpha, Par::Seq);
     }
     // Chunk c of `chunks` holds the columns whose multiply-adds start in its share of the total.
     let bounds = |c: usize, chunks: usize| -> (usize, usize) {
@@ -149,19 +158,11 @@ where
         (start, end.max(start))
     };
     let chunks = exec.chunks(w);
-    let parts: Vec<Slot<I, T>> = (0..chunks).map(|_| std::sync::Mutex::new(None)).collect();
+    // Pass 1: each chunk's structure (faer's symbolic product of A and its columns of B).
+    let parts: Vec<Slot<I>> = (0..chunks).map(|_| std::sync::Mutex::new(None)).collect();
     exec.run_chunks(w, &|c: usize, chunks: usize| {
         let (c0, c1) = bounds(c, chunks);
-        let sym = b.symbolic();
-        let cols = faer::sparse::SymbolicSparseColMatRef::new_unsorted_checked(
-            k,
-            c1 - c0,
-            &sym.col_ptr()[c0..=c1],
-            sym.col_nnz().map(|nnz| &nnz[c0..c1]),
-            sym.row_idx(),
-        );
-        let chunk = SparseColMatRef::new(cols, b.val());
-        let r = faer_sparse_sparse(a, chunk, alpha.clone(), Par::Seq);
+        let r = faer_symbolic(a.symbolic(), columns(b, c0, c1).symbolic());
         *parts[c].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
     });
     let parts = parts
@@ -171,41 +172,81 @@ where
             p.expect("every chunk ran")
         })
         .collect::<Result<Vec<_>, _>>()?;
-    join(m, n, &parts, exec, w)
+    // Pass 2: the row indices copied and the values computed straight into the result.
+    assemble(m, n, &parts, exec, w, |c, dst| {
+        let (c0, c1) = bounds(c, chunks);
+        let mut buf =
+            faer::dyn_stack::MemBuffer::new(faer_numeric_scratch::<I, T>(dst.symbolic(), Par::Seq));
+        let stack = faer::dyn_stack::MemStack::new(&mut buf);
+        let info = &parts[c].1;
+        faer_numeric(
+            dst,
+            Accum::Add,
+            a,
+            columns(b, c0, c1),
+            alpha.clone(),
+            info,
+            Par::Seq,
+            stack,
+        );
+    })
 }
 
-/// Joins the chunks' products column after column into one matrix. The copying runs on the
-/// participants, each into its own range of the result (a serial join cost more than the
-/// chunks' products: it copies and faults in the whole result on one thread).
-fn join<I, T>(
+/// Columns `c0..c1` of `b`, as a matrix of their own (sharing `b`'s arrays).
+fn columns<'a, I: Index, T>(
+    b: SparseColMatRef<'a, I, T>,
+    c0: usize,
+    c1: usize,
+) -> SparseColMatRef<'a, I, T> {
+    let sym = b.symbolic();
+    let cols = faer::sparse::SymbolicSparseColMatRef::new_unsorted_checked(
+        b.nrows(),
+        c1 - c0,
+        &sym.col_ptr()[c0..=c1],
+        sym.col_nnz().map(|nnz| &nnz[c0..c1]),
+        sym.row_idx(),
+    );
+    SparseColMatRef::new(cols, b.val())
+}
+
+/// Builds the product from its chunks' structures: one allocation of the final row indices and
+/// values; then each chunk, on the participants, copies its row indices into its range,
+/// zeroes its values and has `numeric(c, dst)` add its product into them (faer's numeric
+/// product, the same arithmetic as its serial call, so the result is bitwise faer's).
+fn assemble<I, T>(
     m: usize,
     n: usize,
-    parts: &[faer::sparse::SparseColMat<I, T>],
+    parts: &[(faer::sparse::SymbolicSparseColMat<I>, SparseMatMulInfo)],
     exec: &(impl Executor + ?Sized),
     w: usize,
-) -> Result<faer::sparse::SparseColMat<I, T>, faer::sparse::FaerError>
+    numeric: impl Fn(usize, faer::sparse::SparseColMatMut<'_, I, T>) + Sync,
+) -> Result<SparseColMat<I, T>, FaerError>
 where
     I: Index,
     T: ComplexField + Send + Sync,
 {
-    let nnz = |p: &faer::sparse::SparseColMat<I, T>| -> usize {
-        (0..p.ncols())
-            .map(|j| p.as_ref().row_idx_of_col_raw(j).len())
-            .sum()
-    };
-    let lens: Vec<usize> = parts.iter().map(nnz).collect();
+    let lens: Vec<usize> = parts.iter().map(|p| p.0.row_idx().len()).collect();
     let total: usize = lens.iter().sum();
-    let mut col_ptr = Vec::with_capacity(n + 1);
+    let mut col_ptr = Vec::new();
+    col_ptr
+        .try_reserve_exact(n + 1)
+        .map_err(|_| FaerError::OutOfMemory)?;
     col_ptr.push(I::truncate(0));
     let mut at = 0usize;
-    for p in parts {
+    for (p, _) in parts {
+        let ptr = p.col_ptr();
         for j in 0..p.ncols() {
-            at += p.as_ref().row_idx_of_col_raw(j).len();
+            at += ptr[j + 1].zx() - ptr[j].zx();
             col_ptr.push(I::truncate(at));
         }
     }
-    let mut row_idx: Vec<I> = Vec::with_capacity(total);
-    let mut val: Vec<T> = Vec::with_capacity(total);
+    let mut row_idx: Vec<I> = Vec::new();
+    let mut val: Vec<T> = Vec::new();
+    row_idx
+        .try_reserve_exact(total)
+        .map_err(|_| FaerError::OutOfMemory)?;
+    val.try_reserve_exact(total)
+        .map_err(|_| FaerError::OutOfMemory)?;
     {
         let (mut ri, mut vi) = (
             &mut row_idx.spare_capacity_mut()[..total],
@@ -223,33 +264,33 @@ where
             let Some((r, v)) = dests[c].lock().unwrap_or_else(|e| e.into_inner()).take() else {
                 return;
             };
-            let p = parts[c].as_ref();
-            let (mut r, mut v) = (r.iter_mut(), v.iter_mut());
-            for j in 0..p.ncols() {
-                for (x, y) in p.row_idx_of_col_raw(j).iter().zip(p.val_of_col(j)) {
-                    r.next().expect("sized from the same columns").write(*x);
-                    v.next()
-                        .expect("sized from the same columns")
-                        .write(y.clone());
-                }
+            let sym = parts[c].0.rb();
+            for (dst, src) in r.iter_mut().zip(sym.row_idx()) {
+                dst.write(*src);
             }
+            for x in v.iter_mut() {
+                x.write(zero());
+            }
+            // SAFETY: every element of `v` was initialized just above.
+            let v = unsafe { &mut *(v as *mut [std::mem::MaybeUninit<T>] as *mut [T]) };
+            numeric(c, faer::sparse::SparseColMatMut::new(sym, v));
             done.fetch_add(1, std::sync::atomic::Ordering::Release);
         });
         // Checked, not assumed: the slots are read as initialized below.
         assert_eq!(done.load(std::sync::atomic::Ordering::Acquire), parts.len());
     }
     // SAFETY: the ranges of `lens` partition 0..total, and each of the `parts.len()` chunks
-    // (the assert above counted them all) wrote every slot of its range, as many as its columns
-    // hold; so the first `total` elements of both vectors are initialized.
+    // (the assert above counted them all) wrote every slot of its range: its row indices, as
+    // many as its structure holds, and its values (zeroed, then added to).
     unsafe {
         row_idx.set_len(total);
         val.set_len(total);
     }
-    // SAFETY: each chunk is a valid m-row matrix with sorted row indices (faer's product
-    // returns one), and its columns were appended in order with `col_ptr` advancing by each
-    // column's entries from 0: so `col_ptr` has n + 1 non-decreasing entries ending at
-    // `row_idx.len()`, and every column's rows are in bounds, sorted and distinct.
+    // SAFETY: each chunk's structure is faer's symbolic product, a valid m-row structure with
+    // sorted, distinct row indices; its columns were appended in order with `col_ptr`
+    // advancing by each column's entries from 0: so `col_ptr` has n + 1 non-decreasing entries
+    // ending at `row_idx.len()`, and every column's rows are in bounds, sorted and distinct.
     let symbolic =
         unsafe { faer::sparse::SymbolicSparseColMat::new_unchecked(m, n, col_ptr, None, row_idx) };
-    Ok(faer::sparse::SparseColMat::new(symbolic, val))
+    Ok(SparseColMat::new(symbolic, val))
 }
