@@ -131,11 +131,7 @@ where
             let i = p.index();
             busy.time(i, || step.run(i, &claims, &lead))
         };
-        if w <= 1 {
-            sections::timed("cholesky", k, 1, &busy, || body(Part::new(0, 1, None)));
-        } else {
-            sections::timed("cholesky", k, w, &busy, || exec.run(w, &body));
-        }
+        sections::run(exec, "cholesky", k, w, &busy, &body);
         if let Some(e) = failed {
             return Err(e);
         }

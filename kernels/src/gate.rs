@@ -48,6 +48,19 @@ pub enum Scope {
     Section,
 }
 
+/// The sections of a blocked factorization of `m x n` in panels of `bs`: one per panel that
+/// has trailing columns; zero when the matrix is a single panel (it then runs serially).
+pub(crate) fn panel_sections(m: usize, n: usize, bs: usize) -> usize {
+    let size = m.min(n);
+    if size <= bs {
+        return 0;
+    }
+    (0..size)
+        .step_by(bs)
+        .filter(|&k| (k + bs).min(size) < n)
+        .count()
+}
+
 fn duration(ns: f64) -> Duration {
     Duration::from_nanos(ns.clamp(0.0, u64::MAX as f64) as u64)
 }

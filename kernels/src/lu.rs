@@ -182,11 +182,7 @@ where
             let i = p.index();
             busy.time(i, || step.run(i, p.width(), &claims, &lead))
         };
-        if w <= 1 {
-            sections::timed("lu", k, 1, &busy, || body(Part::new(0, 1, None)));
-        } else {
-            sections::timed("lu", k, w, &busy, || exec.run(w, &body));
-        }
+        sections::run(exec, "lu", k, w, &busy, &body);
         k = k2;
     }
     info
@@ -195,12 +191,8 @@ where
 /// The region of the whole call: an LU of `m x n` in panels of `bs`, one section per panel
 /// that has trailing columns; `None` when no panel has any.
 fn call_region(m: usize, n: usize, bs: usize) -> Option<Region> {
-    let size = m.min(n);
-    let sections = (0..size)
-        .step_by(bs)
-        .filter(|&k| (k + bs).min(size) < n)
-        .count();
-    (sections > 0 && size > bs).then(|| Region {
+    let sections = gate::panel_sections(m, n, bs);
+    (sections > 0).then(|| Region {
         site: "lu",
         dims: [m, n, bs],
         units: lu_units(m, n),

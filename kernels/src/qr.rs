@@ -177,11 +177,7 @@ pub fn qr_in_place<T>(
             let mut slot = lock(&slots[i]);
             busy.time(i, || step.run(i, &claims, &lead, MemStack::new(&mut slot)))
         };
-        if w <= 1 {
-            sections::timed("qr", k, 1, &busy, || body(Part::new(0, 1, None)));
-        } else {
-            sections::timed("qr", k, w, &busy, || exec.run(w, &body));
-        }
+        sections::run(exec, "qr", k, w, &busy, &body);
         k = k2;
     }
 }
@@ -193,12 +189,8 @@ fn lock<'a, G>(m: &'a Mutex<G>) -> std::sync::MutexGuard<'a, G> {
 /// The region of the whole call: a QR of `m x n` in panels of `bs`, one section per panel
 /// that has trailing columns; `None` when no panel has any.
 fn call_region(m: usize, n: usize, bs: usize) -> Option<Region> {
-    let size = m.min(n);
-    let sections = (0..size)
-        .step_by(bs)
-        .filter(|&k| (k + bs).min(size) < n)
-        .count();
-    (sections > 0 && size > bs).then(|| Region {
+    let sections = gate::panel_sections(m, n, bs);
+    (sections > 0).then(|| Region {
         site: "qr",
         dims: [m, n, bs],
         units: qr_units(m, n),

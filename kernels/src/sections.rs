@@ -29,6 +29,8 @@ use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
+use crate::par::{Executor, Part};
+
 /// One section of a factorization.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Section {
@@ -73,8 +75,25 @@ pub fn collect<R>(f: impl FnOnce() -> R) -> (R, Vec<Section>) {
     (r, seen)
 }
 
+/// Runs one section of a factorization: `body` on `width` participants of `exec`, or on the
+/// calling thread alone as participant 0 when `width <= 1`; timed when a collection is active.
+pub(crate) fn run(
+    exec: &(impl Executor + ?Sized),
+    site: &'static str,
+    k: usize,
+    width: usize,
+    busy: &Busy,
+    body: &(dyn Fn(Part<'_>) + Sync),
+) {
+    if width <= 1 {
+        timed(site, k, 1, busy, || body(Part::new(0, 1, None)));
+    } else {
+        timed(site, k, width, busy, || exec.run(width, body));
+    }
+}
+
 /// Runs one section (`run`), timed when a collection is active.
-pub(crate) fn timed(site: &'static str, k: usize, width: usize, busy: &Busy, run: impl FnOnce()) {
+fn timed(site: &'static str, k: usize, width: usize, busy: &Busy, run: impl FnOnce()) {
     if DEPTH.with(Cell::get) == 0 {
         return run();
     }
