@@ -185,6 +185,12 @@ impl<T: Field> Qr<'_, T> {
         f.subcols(0, f.nrows().min(f.ncols()))
     }
 
+    /// `Q B` or `Q^H B` in place on `exec`, unchecked (the callers checked `b`).
+    fn q_on(&self, b: MatMut<'_, T>, adjoint: bool, exec: &(impl Executor + ?Sized)) {
+        let threshold = self.options.get(Family::Qr);
+        kernel::apply_q_in_place(self.basis(), self.h.as_ref(), b, adjoint, exec, threshold);
+    }
+
     /// The first exact zero on `R`'s diagonal, if any (`R` is then singular).
     pub fn zero_diagonal(&self) -> Option<usize> {
         let f = self.factors();
@@ -202,8 +208,7 @@ impl<T: Field> Qr<'_, T> {
         if self.options.checks_finite() {
             check::finite(op, "B", b.as_ref(), Part::All)?;
         }
-        let threshold = self.options.get(Family::Qr);
-        kernel::apply_q_in_place(self.basis(), self.h.as_ref(), b, adjoint, exec, threshold);
+        self.q_on(b, adjoint, exec);
         Ok(())
     }
 
@@ -264,8 +269,7 @@ impl<T: Field> Qr<'_, T> {
     fn q_cols(&self, cols: usize, exec: &(impl Executor + ?Sized)) -> Mat<T> {
         let m = self.factors().nrows();
         let mut q = Mat::<T>::identity(m, cols);
-        let threshold = self.options.get(Family::Qr);
-        kernel::apply_q_in_place(self.basis(), self.h.as_ref(), q.as_mut(), false, exec, threshold);
+        self.q_on(q.as_mut(), false, exec);
         q
     }
 
@@ -327,8 +331,7 @@ impl<T: Field> Qr<'_, T> {
         }
         let p = self.ready(op, &b)?;
         let mut b = b;
-        let threshold = self.options.get(Family::Qr);
-        kernel::apply_q_in_place(self.basis(), self.h.as_ref(), b.as_mut(), true, exec, threshold);
+        self.q_on(b.as_mut(), true, exec);
         let r = f.subrows(0, n);
         let (left, upper) = (SolveSide::Left, Triangle::Upper);
         triangular::solve_in_place(r, b.subrows_mut(0, n), left, upper, Diag::NonUnit, exec, p);
@@ -425,8 +428,7 @@ impl<T: Field> Qr<'_, T> {
         let (left, lower) = (SolveSide::Left, Triangle::Lower);
         triangular::solve_in_place(rt, y.as_mut(), left, lower, Diag::NonUnit, exec, p);
         conjugate(y);
-        let threshold = self.options.get(Family::Qr);
-        kernel::apply_q_in_place(self.basis(), self.h.as_ref(), x.as_mut(), false, exec, threshold);
+        self.q_on(x.as_mut(), false, exec);
         Ok(x)
     }
 
