@@ -3,7 +3,12 @@
 //! ```text
 //! cargo bench --bench kernels -- [--sizes 32,64,...] [--width W] [--kernels gemm,lu,cholesky,qr]
 //!     [--settled] [--inside-rayon] [--audit] [--finite-check] [--sections] [--csv FILE]
+//!     [--block N] [--wide N]
 //! ```
+//!
+//! `--block N` and `--wide N` force LU's and Cholesky's panel width and wide panel width (the
+//! second blocking level; the panel width gives one level); 0, the default, picks each from
+//! the size.
 //!
 //! `--sections` prints where the factorizations' time goes on a held team: per call, the
 //! serial time outside sections and each section's wall time against the busy time of its
@@ -46,6 +51,7 @@
 //! `n x n` matrix with 10 entries per column times itself. The factorizations work in place: each call gets its input
 //! back first, outside the timed part.
 
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 use faer::dyn_stack::{MemBuffer, MemStack};
@@ -173,7 +179,11 @@ impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for Lu<T> {
     fn teamalg(&mut self, exec: &dyn Executor) {
         let f = &mut self.0;
         let stack = MemStack::new(&mut f.buf);
-        let p = LuParams::default();
+        let p = LuParams {
+            block_size: BLOCK.load(Relaxed),
+            wide_size: WIDE.load(Relaxed),
+            ..LuParams::default()
+        };
         lu::lu_in_place(f.work.as_mut(), &mut f.idx, &exec, p, stack);
     }
 }
@@ -194,7 +204,11 @@ impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for Cholesky<T> {
     fn teamalg(&mut self, exec: &dyn Executor) {
         let f = &mut self.0;
         let stack = MemStack::new(&mut f.buf);
-        let p = CholeskyParams::default();
+        let p = CholeskyParams {
+            block_size: BLOCK.load(Relaxed),
+            wide_size: WIDE.load(Relaxed),
+            ..CholeskyParams::default()
+        };
         cholesky::cholesky_in_place(f.work.as_mut(), &exec, p, stack).expect("positive definite");
     }
 }
@@ -375,6 +389,12 @@ fn stats(v: &[f64]) -> (f64, f64) {
 }
 
 /// Where `--csv` rows go.
+/// `--block N`: the panel width of the LU and Cholesky arms (0: the kernels' own).
+static BLOCK: AtomicUsize = AtomicUsize::new(0);
+
+/// `--wide N`: the wide panel width of the LU and Cholesky arms (0: the kernels' own).
+static WIDE: AtomicUsize = AtomicUsize::new(0);
+
 static CSV: std::sync::OnceLock<std::sync::Mutex<Csv>> = std::sync::OnceLock::new();
 
 /// Appends the arms of one interleaved cell to the `--csv` file, if any.
@@ -724,6 +744,8 @@ fn main() {
             "--inside-rayon" => inside_rayon = true,
             "--finite-check" => finite_check = true,
             "--sections" => trace_sections = true,
+            "--block" => BLOCK.store(args.next().expect("--block N").parse().unwrap(), Relaxed),
+            "--wide" => WIDE.store(args.next().expect("--wide N").parse().unwrap(), Relaxed),
             "--csv" => {
                 let path = args.next().expect("--csv FILE");
                 let header = "kernel,scalar,n,width,arm,median_us,p90_us,max_us,ratio_to_serial";

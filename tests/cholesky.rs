@@ -31,16 +31,19 @@ fn spd<T: Sample>(n: usize, seed: f64) -> Mat<T> {
     a
 }
 
+/// Factors `a` on `exec` with panels of `bs` in wide panels of `wide` (0: the defaults);
+/// `force` sends every section to the full width.
 fn factor<T: Sample>(
     exec: &dyn Executor,
     a: &Mat<T>,
-    bs: usize,
+    (bs, wide): (usize, usize),
     force: bool,
 ) -> (Mat<T>, Result<(), NonPositivePivot>) {
     let mut f = a.clone();
     let mut buf = MemBuffer::new(cholesky_in_place_scratch::<T>(a.nrows()));
     let params = CholeskyParams {
         block_size: bs,
+        wide_size: wide,
         threshold: if force {
             Some(ParThreshold::Fixed(0))
         } else {
@@ -51,9 +54,9 @@ fn factor<T: Sample>(
     (f, r)
 }
 
-fn check<T: Sample>(exec: &dyn Executor, n: usize, bs: usize, force: bool) {
+fn check<T: Sample>(exec: &dyn Executor, n: usize, (bs, wide): (usize, usize), force: bool) {
     let a = spd::<T>(n, 0.29);
-    let (f, r) = factor(exec, &a, bs, force);
+    let (f, r) = factor(exec, &a, (bs, wide), force);
     assert_eq!(r, Ok(()), "{n}");
     let l = Mat::from_fn(n, n, |i, j| if i >= j { f[(i, j)] } else { zero() });
     let mut llh = Mat::<T>::zeros(n, n);
@@ -70,20 +73,24 @@ fn check<T: Sample>(exec: &dyn Executor, n: usize, bs: usize, force: bool) {
         for i in 0..n {
             if i >= j {
                 let e = T::err(llh[(i, j)], a[(i, j)]);
-                assert!(e <= 10.0 * scale * T::tol(n), "{n} bs {bs} ({i},{j}): {e}");
+                assert!(
+                    e <= 10.0 * scale * T::tol(n),
+                    "{n} bs {bs} wide {wide} ({i},{j}): {e}"
+                );
             }
         }
     }
 }
 
 fn all_types(exec: &dyn Executor, force: bool) {
-    for bs in [4, 0] {
+    // One level and two (wide panels of 3 and of 2 panels).
+    for blocks @ (bs, _) in [(4, 0), (4, 12), (0, 0), (0, 128)] {
         let b = if bs == 0 { 64 } else { bs };
         for n in [0, 1, 2, 3, b - 1, b, b + 1, 127, 128, 129, 257] {
-            check::<f64>(exec, n, bs, force);
-            check::<f32>(exec, n, bs, force);
-            check::<c64>(exec, n, bs, force);
-            check::<c32>(exec, n, bs, force);
+            check::<f64>(exec, n, blocks, force);
+            check::<f32>(exec, n, blocks, force);
+            check::<c64>(exec, n, blocks, force);
+            check::<c32>(exec, n, blocks, force);
         }
     }
 }
@@ -110,12 +117,13 @@ fn same_factor_on_every_executor() {
     let team = team(2);
     for n in [100, 257] {
         let a = spd::<c64>(n, 0.61);
-        let (want, _) = factor(&Seq, &a, 16, true);
+        let (want, _) = factor(&Seq, &a, (16, 0), true);
         let token = Exec::new(&pool, 2).unwrap();
         for (f, r) in [
-            factor(&Exec::serial(), &a, 16, true),
-            factor(&token, &a, 16, true),
-            factor(&team, &a, 16, true),
+            factor(&Exec::serial(), &a, (16, 0), true),
+            factor(&token, &a, (16, 0), true),
+            factor(&team, &a, (16, 0), true),
+            factor(&team, &a, (16, 48), true),
         ] {
             assert_eq!(r, Ok(()));
             for j in 0..n {
@@ -136,8 +144,13 @@ proptest::proptest! {
 
     /// Any size, any panel width, forced parallel or gated: `A = L L^H` to rounding on a team.
     #[test]
-    fn any_size_factors_on_a_team(n in 0usize..150, bs in 1usize..25, force: bool) {
-        TEAM.with(|team| check::<f64>(team, n, bs, force));
+    fn any_size_factors_on_a_team(
+        n in 0usize..150,
+        bs in 1usize..25,
+        wide in 0usize..80,
+        force: bool,
+    ) {
+        TEAM.with(|team| check::<f64>(team, n, (bs, wide), force));
     }
 }
 
@@ -155,9 +168,10 @@ fn not_positive_definite_reports_the_column() {
         let mut a = spd::<f64>(100, 0.5);
         a[(j, j)] = -1e4;
         for (label, r) in [
-            ("serial", factor(&Seq, &a, 8, true).1),
-            ("team", factor(&team, &a, 8, true).1),
-            ("team default", factor(&team, &a, 0, false).1),
+            ("serial", factor(&Seq, &a, (8, 0), true).1),
+            ("team", factor(&team, &a, (8, 0), true).1),
+            ("team, two levels", factor(&team, &a, (8, 32), true).1),
+            ("team default", factor(&team, &a, (0, 0), false).1),
         ] {
             assert_eq!(r, Err(NonPositivePivot { index: j }), "{label}");
         }
@@ -170,7 +184,10 @@ fn nan_input_does_not_hang() {
     let team = team(2);
     let mut a = spd::<f64>(150, 0.3);
     a[(70, 3)] = f64::NAN;
-    for (f, r) in [factor(&team, &a, 16, true), factor(&Seq, &a, 16, true)] {
+    for (f, r) in [
+        factor(&team, &a, (16, 32), true),
+        factor(&Seq, &a, (16, 0), true),
+    ] {
         match r {
             Err(NonPositivePivot { index }) => assert!(index >= 3, "{index}"),
             Ok(()) => assert!(f[(149, 149)].is_nan()),

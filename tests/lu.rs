@@ -13,12 +13,12 @@ use teamalg::{Exec, Pool};
 mod sample;
 use sample::{mat, plain_tokens, serial_executors, team, team_executors, Sample};
 
-/// Factors `a` on `exec` with panels of `bs` (0: the default); `force` sends every section
-/// to the full width.
+/// Factors `a` on `exec` with panels of `bs` in wide panels of `wide` (0: the defaults);
+/// `force` sends every section to the full width.
 fn factor<T: Sample>(
     exec: &dyn Executor,
     a: &Mat<T>,
-    bs: usize,
+    (bs, wide): (usize, usize),
     force: bool,
 ) -> (Mat<T>, Vec<usize>, LuInfo) {
     let (m, n) = (a.nrows(), a.ncols());
@@ -27,6 +27,7 @@ fn factor<T: Sample>(
     let mut buf = MemBuffer::new(lu_in_place_scratch::<T>(m, n));
     let params = LuParams {
         block_size: bs,
+        wide_size: wide,
         threshold: if force {
             Some(ParThreshold::Fixed(0))
         } else {
@@ -90,9 +91,15 @@ fn residual<T: Sample>(a: &Mat<T>, f: &Mat<T>, swaps: &[usize]) -> f64 {
     worst
 }
 
-fn check<T: Sample>(exec: &dyn Executor, m: usize, n: usize, bs: usize, force: bool) {
+fn check<T: Sample>(
+    exec: &dyn Executor,
+    m: usize,
+    n: usize,
+    (bs, wide): (usize, usize),
+    force: bool,
+) {
     let a = mat::<T>(m, n, 0.37);
-    let (f, swaps, info) = factor(exec, &a, bs, force);
+    let (f, swaps, info) = factor(exec, &a, (bs, wide), force);
     assert_eq!(info.zero_pivot, None, "{m}x{n}");
     assert_eq!(
         info.transpositions,
@@ -101,7 +108,7 @@ fn check<T: Sample>(exec: &dyn Executor, m: usize, n: usize, bs: usize, force: b
     let r = residual(&a, &f, &swaps);
     assert!(
         r <= 10.0 * T::tol(m.max(n)),
-        "{m}x{n} bs {bs}: residual {r}"
+        "{m}x{n} bs {bs} wide {wide}: residual {r}"
     );
 }
 
@@ -115,12 +122,13 @@ fn shapes(bs: usize) -> Vec<(usize, usize)> {
 }
 
 fn all_types(exec: &dyn Executor, force: bool) {
-    for bs in [4, 0] {
+    // One level and two (wide panels of 3 and of 2 panels).
+    for blocks @ (bs, _) in [(4, 0), (4, 12), (0, 0), (0, 128)] {
         for (m, n) in shapes(if bs == 0 { 64 } else { bs }) {
-            check::<f64>(exec, m, n, bs, force);
-            check::<f32>(exec, m, n, bs, force);
-            check::<c64>(exec, m, n, bs, force);
-            check::<c32>(exec, m, n, bs, force);
+            check::<f64>(exec, m, n, blocks, force);
+            check::<f32>(exec, m, n, blocks, force);
+            check::<c64>(exec, m, n, blocks, force);
+            check::<c32>(exec, m, n, blocks, force);
         }
     }
 }
@@ -148,12 +156,13 @@ fn same_factors_on_every_executor() {
     let team = team(2);
     for (m, n) in [(200, 200), (257, 130), (130, 257)] {
         let a = mat::<f64>(m, n, 0.91);
-        let (want, want_swaps, _) = factor(&Seq, &a, 16, true);
+        let (want, want_swaps, _) = factor(&Seq, &a, (16, 0), true);
         let token = Exec::new(&pool, 2).unwrap();
         let runs = [
-            factor(&Exec::serial(), &a, 16, true),
-            factor(&token, &a, 16, true),
-            factor(&team, &a, 16, true),
+            factor(&Exec::serial(), &a, (16, 0), true),
+            factor(&token, &a, (16, 0), true),
+            factor(&team, &a, (16, 0), true),
+            factor(&team, &a, (16, 48), true),
         ];
         for (f, swaps, _) in runs {
             assert_eq!(swaps, want_swaps, "{m}x{n}");
@@ -180,9 +189,10 @@ proptest::proptest! {
         m in 0usize..120,
         n in 0usize..120,
         bs in 1usize..21,
+        wide in 0usize..70,
         force: bool,
     ) {
-        TEAM.with(|team| check::<f64>(team, m, n, bs, force));
+        TEAM.with(|team| check::<f64>(team, m, n, (bs, wide), force));
     }
 }
 
@@ -202,9 +212,10 @@ fn singular_input_reports_the_first_zero_pivot() {
             a[(i, zero_col)] = 0.0;
         }
         for (label, info) in [
-            ("serial", factor(&Seq, &a, 8, true).2),
-            ("team", factor(&team, &a, 8, true).2),
-            ("team default", factor(&team, &a, 0, false).2),
+            ("serial", factor(&Seq, &a, (8, 0), true).2),
+            ("team", factor(&team, &a, (8, 0), true).2),
+            ("team, two levels", factor(&team, &a, (8, 32), true).2),
+            ("team default", factor(&team, &a, (0, 0), false).2),
         ] {
             assert_eq!(info.zero_pivot, Some(zero_col), "{label}");
         }
@@ -212,7 +223,7 @@ fn singular_input_reports_the_first_zero_pivot() {
     // Rank 1, with multipliers that are powers of two, so the elimination is exact and the
     // second pivot is exactly zero.
     let a = Mat::from_fn(50, 50, |i, j| (1 << (i % 4)) as f64 * (j + 1) as f64);
-    assert_eq!(factor(&team, &a, 8, true).2.zero_pivot, Some(1));
+    assert_eq!(factor(&team, &a, (8, 24), true).2.zero_pivot, Some(1));
 }
 
 #[test]
@@ -220,9 +231,9 @@ fn nan_in_gives_nan_out_without_hanging() {
     let team = team(2);
     let mut a = mat::<f64>(150, 150, 0.3);
     a[(70, 3)] = f64::NAN;
-    let (f, _, _) = factor(&team, &a, 16, true);
+    let (f, _, _) = factor(&team, &a, (16, 32), true);
     assert!(f[(149, 149)].is_nan());
-    let (f, _, _) = factor(&Seq, &a, 16, true);
+    let (f, _, _) = factor(&Seq, &a, (16, 0), true);
     assert!(f[(149, 149)].is_nan());
 }
 

@@ -27,6 +27,7 @@ use teamalg_gates::{Family, ParThreshold, Scalar};
 
 use crate::claims::{Claims, MIN_COLS};
 use crate::gate::{self, Region, Scope};
+use crate::levels::{Levels, Panel};
 use crate::par::{Executor, Part};
 use crate::sections;
 use crate::sections::Busy;
@@ -42,6 +43,10 @@ const LEAD_COST: f64 = 1.5;
 pub struct CholeskyParams {
     /// Panel width; 0 picks one from the size.
     pub block_size: usize,
+    /// Wide panel width (the second blocking level, a multiple of the panel width): the
+    /// trailing matrix is updated once per wide panel. 0 picks one from the size; the panel
+    /// width gives one level.
+    pub wide_size: usize,
     /// How each panel's section decides to go parallel.
     /// `None` leaves it to the executor's model (the pool's threshold for
     /// [`Family::Cholesky`], else the rule).
@@ -64,6 +69,15 @@ pub fn block_size(n: usize) -> usize {
     } else {
         64
     }
+}
+
+/// The wide panel width used for a matrix of size `n` with panels of `bs`: `bs`, one level,
+/// on every size. On the hosts measured so far the trailing matrix of the largest size (32 MiB
+/// at 2048) stays in the last-level cache, so a wider update saves no time, and the wide
+/// panel's short sections leave a participant idle (`docs/perf/kernels.md`, "Two blocking
+/// levels").
+pub fn wide_size(_n: usize, bs: usize) -> usize {
+    bs
 }
 
 /// The scratch [`cholesky_in_place`] needs for an `n x n` matrix.
@@ -105,15 +119,15 @@ where
     factor_diag(a.rb_mut().submatrix_mut(0, 0, bs, bs), 0, stack)?;
     solve_panel(a.rb_mut().subcols_mut(0, bs), 0, bs);
     let mut failed: Option<NonPositivePivot> = None;
-    let mut k = 0;
-    while k + bs.min(n - k) < n {
-        let b = bs.min(n - k);
-        let k2 = k + b;
-        let b2 = bs.min(n - k2);
+    let wide = match params.wide_size {
+        0 => wide_size(n, bs),
+        w => w,
+    };
+    for p in Levels::new(bs, wide, n, n).sections() {
         // The first section's width is the call's, decided at entry.
-        let w = match k {
+        let w = match p.k {
             0 => w0,
-            _ => gate::width::<T>(exec, section(n, k, b, b2), params.threshold),
+            _ => gate::width::<T>(exec, section(n, &p), params.threshold),
         };
         let lead = Mutex::new(Lead {
             stack: &mut *stack,
@@ -121,21 +135,18 @@ where
         });
         let step = Step {
             tiles: Tiles::new(a.rb_mut()),
-            k,
-            k2,
-            b2,
+            p,
         };
-        let claims = Claims::new(b2, n - k2, w, MIN_COLS);
+        let claims = Claims::new(p.b2, p.end - p.k2, w, MIN_COLS);
         let busy = Busy::default();
-        let body = |p: Part<'_>| {
-            let i = p.index();
+        let body = |part: Part<'_>| {
+            let i = part.index();
             busy.time(i, || step.run(i, &claims, &lead))
         };
-        sections::run(exec, "cholesky", k, w, &busy, &body);
+        sections::run(exec, "cholesky", p.k, w, &busy, &body);
         if let Some(e) = failed {
             return Err(e);
         }
-        k = k2;
     }
     Ok(())
 }
@@ -155,18 +166,28 @@ fn call_region(n: usize, bs: usize) -> Region {
     }
 }
 
-/// The region of the section after panel `k..k + b`, which also factors and solves the next
-/// panel of width `b2`.
-fn section(n: usize, k: usize, b: usize, b2: usize) -> Region {
-    let t = n - k - b;
-    // The lead's columns (the next panel) and the rest of the triangle.
-    let all = b as f64 * (t * (t + 1)) as f64 / 2.0;
-    let rest = t - b2;
-    let shared = b as f64 * (rest * (rest + 1)) as f64 / 2.0;
-    let lead = all - shared + LEAD_COST * lead_units(t, b2);
+/// The region of section `p`, which also factors and solves the next panel.
+fn section(n: usize, p: &Panel) -> Region {
+    let Panel {
+        k,
+        k2,
+        b2,
+        src,
+        end,
+    } = *p;
+    let t = n - k2;
+    let rank = (k2 - src) as f64;
+    // Column c of the targets has t - c rows to update: the lead's columns (the next panel)
+    // and the rest.
+    let rows = |c0: usize, c1: usize| {
+        let (c0, c1) = (c0 as f64, c1 as f64);
+        (c1 - c0) * (t as f64) - (c0 + c1 - 1.0) * (c1 - c0) / 2.0
+    };
+    let shared = rank * rows(b2, end - k2);
+    let lead = rank * rows(0, b2) + LEAD_COST * lead_units(t, b2);
     Region {
         site: "cholesky/panel",
-        dims: [n - k, t, b],
+        dims: [n - k, end - k2, k2 - src],
         units: lead + shared,
         family: Family::Cholesky,
         sections: 1,
@@ -188,22 +209,19 @@ struct Lead<'s, 'm> {
     failed: &'m mut Option<NonPositivePivot>,
 }
 
-/// One section: the trailing update after panel `k..k2`.
+/// One section: the update after panel `k..k2` with the source `src..k2`.
 struct Step<T> {
     tiles: Tiles<T>,
-    k: usize,
-    k2: usize,
-    b2: usize,
+    p: Panel,
 }
 
 impl<T: ComplexField + Send + Sync> Step<T> {
     fn run(&self, i: usize, claims: &Claims, lead: &Mutex<Lead<'_, '_>>) {
-        let (k, k2) = (self.k, self.k2);
+        let Panel { k2, b2, src, .. } = self.p;
         let n = self.tiles.nrows();
-        // SAFETY: the panel's columns k..k2 are in no participant's tile.
-        let l21 = unsafe { self.tiles.view(k2, n, k, k2) };
-        if i == 0 && self.b2 > 0 {
-            let b2 = self.b2;
+        // SAFETY: the source's columns src..k2 are in no participant's tile.
+        let l21 = unsafe { self.tiles.view(k2, n, src, k2) };
+        if i == 0 && b2 > 0 {
             // SAFETY: the next panel's columns k2..k2 + b2 (rows k2..n) are the lead's alone;
             // the claims hand out only the columns after them.
             let mut panel = unsafe { self.tiles.tile(k2, n, k2, k2 + b2) };

@@ -13,6 +13,7 @@ pub mod cholesky;
 mod claims;
 pub mod gate;
 pub mod gemm;
+mod levels;
 pub mod lu;
 pub mod par;
 pub mod qr;

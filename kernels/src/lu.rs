@@ -26,6 +26,7 @@ use teamalg_gates::{Family, ParThreshold, Scalar};
 
 use crate::claims::{Claims, MIN_COLS};
 use crate::gate::{self, Region, Scope};
+use crate::levels::{Levels, Panel};
 use crate::par::{Executor, Part};
 use crate::sections;
 use crate::sections::Busy;
@@ -41,6 +42,10 @@ const PANEL_COST: f64 = 2.0;
 pub struct LuParams {
     /// Panel width; 0 picks one from the size.
     pub block_size: usize,
+    /// Wide panel width (the second blocking level, a multiple of the panel width): the
+    /// trailing matrix is updated once per wide panel. 0 picks one from the size; the panel
+    /// width gives one level.
+    pub wide_size: usize,
     /// faer's recursion threshold inside a panel (8 factors tall panels 10 to 15 % faster than
     /// faer's default of 16).
     pub recursion_threshold: usize,
@@ -53,6 +58,7 @@ impl Default for LuParams {
     fn default() -> Self {
         LuParams {
             block_size: 0,
+            wide_size: 0,
             recursion_threshold: 8,
             threshold: None,
         }
@@ -78,6 +84,15 @@ pub fn block_size(size: usize) -> usize {
     } else {
         64
     }
+}
+
+/// The wide panel width used for a matrix of size `size` with panels of `bs`: `bs`, one level,
+/// on every size. On the hosts measured so far the trailing matrix of the largest size (32 MiB
+/// at 2048) stays in the last-level cache, so a wider update saves no time, and the wide
+/// panel's short sections leave a participant idle (`docs/perf/kernels.md`, "Two blocking
+/// levels").
+pub fn wide_size(_size: usize, bs: usize) -> usize {
+    bs
 }
 
 /// The scratch [`lu_in_place`] needs for an `m x n` matrix.
@@ -145,21 +160,25 @@ where
         transpositions: count,
         zero_pivot: zero,
     };
-    let mut k = 0;
-    while k < size {
-        let b = bs.min(size - k);
-        let k2 = k + b;
-        let b2 = bs.min(size - k2);
-        if k2 == n {
-            // The last panel has no section: its swaps reach the columns left of it here.
-            apply_swaps(a.rb_mut().subcols_mut(0, k), k, &swaps[k..k2]);
-            break;
+    let levels = Levels::new(bs, wide_of(params, size, bs), size, n);
+    for p in levels.sections() {
+        let Panel {
+            k,
+            k2,
+            b2,
+            src,
+            end,
+        } = p;
+        if src < k {
+            // The wide update reads the wide panel's earlier columns: their rows get this
+            // panel's swaps before the section, not during it.
+            apply_swaps(a.rb_mut().subcols_mut(src, k - src), k, &swaps[k..k2]);
         }
         // The first section's width is the call's, decided at entry.
         let w = if k == 0 {
             w0
         } else {
-            let r = panel_section(m, n, k, b, b2);
+            let r = panel_section(m, n, &p);
             r.map_or(1, |r| gate::width::<T>(exec, r, params.threshold))
         };
         let (done, rest) = swaps.split_at_mut(k2);
@@ -170,20 +189,23 @@ where
         });
         let step = Step {
             tiles: Tiles::new(a.rb_mut()),
-            k,
-            k2,
-            b2,
-            swaps: &done[k..],
+            p,
+            swaps: &done[src..],
             rt,
         };
-        let claims = Claims::new(b2, n - k2, w, MIN_COLS);
+        let claims = Claims::new(b2, end - k2, w, MIN_COLS);
         let busy = Busy::default();
-        let body = |p: Part<'_>| {
-            let i = p.index();
-            busy.time(i, || step.run(i, p.width(), &claims, &lead))
+        let body = |part: Part<'_>| {
+            let i = part.index();
+            busy.time(i, || step.run(i, part.width(), &claims, &lead))
         };
         sections::run(exec, "lu", k, w, &busy, &body);
-        k = k2;
+    }
+    // The last panel, when it has no section (`n <= m`): its swaps reach the columns left of
+    // it here.
+    let last = (size - 1) / bs * bs;
+    if levels.after(last).is_none() {
+        apply_swaps(a.rb_mut().subcols_mut(0, last), last, &swaps[last..size]);
     }
     info
 }
@@ -203,17 +225,32 @@ fn call_region(m: usize, n: usize, bs: usize) -> Option<Region> {
     })
 }
 
-/// The region of the section after panel `k..k + b`, which also factors the next panel of
-/// width `b2`; `None` when it has no trailing columns.
-fn panel_section(m: usize, n: usize, k: usize, b: usize, b2: usize) -> Option<Region> {
-    let k2 = k + b;
-    let cols = n.checked_sub(k2).filter(|&c| c > 0)?;
-    let col = update_cost(m - k2, b);
+/// The wide panel width of a call.
+fn wide_of(params: LuParams, size: usize, bs: usize) -> usize {
+    match params.wide_size {
+        0 => wide_size(size, bs),
+        w => w,
+    }
+}
+
+/// The region of section `p`, which also factors the next panel; `None` when it has no
+/// target columns.
+fn panel_section(m: usize, n: usize, p: &Panel) -> Option<Region> {
+    let Panel {
+        k,
+        k2,
+        b2,
+        src,
+        end,
+    } = *p;
+    let cols = end.checked_sub(k2).filter(|&c| c > 0)?;
+    let rank = k2 - src;
+    let col = update_cost(m - k2, rank);
     let lead = b2 as f64 * col + PANEL_COST * panel_units(m - k2, b2);
     let shared = cols.saturating_sub(b2) as f64 * col;
     Some(Region {
         site: "lu/panel",
-        dims: [m - k, n - k, b],
+        dims: [m - k, end - k, rank],
         units: lead + shared,
         family: Family::LuPartial,
         sections: 1,
@@ -255,40 +292,38 @@ struct Lead<'s, 'p> {
     info: &'s mut LuInfo,
 }
 
-/// One section: the update after panel `k..k2`.
+/// One section: the update after panel `k..k2` with the source `src..k2`.
 struct Step<'s, T> {
     tiles: Tiles<T>,
-    k: usize,
-    k2: usize,
-    /// The next panel's width (0 after the last panel).
-    b2: usize,
-    /// The panel's swaps, `swaps[0..k2 - k]`.
+    p: Panel,
+    /// The source's swaps, `swaps[0..k2 - src]`.
     swaps: &'s [usize],
     rt: Option<usize>,
 }
 
 impl<T: ComplexField + Send + Sync> Step<'_, T> {
     fn run(&self, i: usize, w: usize, claims: &Claims, lead: &Mutex<Lead<'_, '_>>) {
-        let (k, k2) = (self.k, self.k2);
+        let Panel { k, k2, b2, src, .. } = self.p;
         let m = self.tiles.nrows();
-        let swaps = &self.swaps[..k2 - k];
-        // The swaps reach the columns left of the panel too.
-        let (l0, l1) = (i * k / w, (i + 1) * k / w);
+        let swaps = &self.swaps[..k2 - src];
+        // The panel's swaps reach the columns left of the source too (the source's own
+        // earlier columns got them before the section).
+        let (l0, l1) = (i * src / w, (i + 1) * src / w);
         if l1 > l0 {
-            // SAFETY: participant i owns columns l0..l1 < k; the ranges partition 0..k.
+            // SAFETY: participant i owns columns l0..l1 < src; the ranges partition 0..src.
             let left = unsafe { self.tiles.tile(0, m, l0, l1) };
-            apply_swaps(left, k, swaps);
+            apply_swaps(left, k, &swaps[k - src..]);
         }
-        // SAFETY: the panel's columns k..k2 are in no participant's tile.
-        let l11 = unsafe { self.tiles.view(k, k2, k, k2) };
+        // SAFETY: the source's columns src..k2 are in no participant's tile.
+        let l11 = unsafe { self.tiles.view(src, k2, src, k2) };
         // SAFETY: as above.
-        let l21 = unsafe { self.tiles.view(k2, m, k, k2) };
-        if i == 0 && self.b2 > 0 {
+        let l21 = unsafe { self.tiles.view(k2, m, src, k2) };
+        if i == 0 && b2 > 0 {
             // Lookahead: the next panel first, factored at once, then claims like the others.
             // SAFETY: the next panel's columns k2..k2 + b2 are the lead's alone; the claims
             // hand out only the columns after them.
-            let mut panel = unsafe { self.tiles.tile(0, m, k2, k2 + self.b2) };
-            update(panel.rb_mut(), k, swaps, l11, l21);
+            let mut panel = unsafe { self.tiles.tile(0, m, k2, k2 + b2) };
+            update(panel.rb_mut(), src, swaps, l11, l21);
             let mut guard = lead.lock().unwrap_or_else(|e| e.into_inner());
             let Lead {
                 swaps: next,
@@ -303,9 +338,9 @@ impl<T: ComplexField + Send + Sync> Step<'_, T> {
             }
         }
         while let Some((c0, c1)) = claims.claim() {
-            // SAFETY: the claims partition the trailing columns after the next panel.
+            // SAFETY: the claims partition the target columns after the next panel.
             let cols = unsafe { self.tiles.tile(0, m, k2 + c0, k2 + c1) };
-            update(cols, k, swaps, l11, l21);
+            update(cols, src, swaps, l11, l21);
         }
     }
 }
