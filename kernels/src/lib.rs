@@ -1,14 +1,16 @@
 //! The kernels of teamalg.
 //!
 //! Blocked parallel kernels built around faer's serial kernels (`Par::Seq`): GEMM, the
-//! triangular solve, LU with partial pivoting, Cholesky, Householder QR and sparse products.
-//! (SVD and the self-adjoint EVD are not written yet.) Kernels
+//! triangular solve, LU with partial pivoting, Cholesky, Householder QR, sparse products and
+//! the solver for the SVD of a bidiagonal matrix ([`bidiag_svd`]).
+//! (The SVD of a general matrix and the self-adjoint EVD are not written yet.) Kernels
 //! are generic over a small executor contract ([`par::Executor`]: a width, the dispatch cost of a
 //! section, "run this section on `w` participants"), so the same code runs serially
 //! ([`par::Seq`]), on a plain budget token or on a hot team (the `teamalg` crate implements the
 //! contract for its tokens and teams). Every parallel region asks the gate of `teamalg-gates`
 //! with its real number of sections ([`gate::width`]).
 
+pub mod bidiag_svd;
 pub mod cholesky;
 mod claims;
 pub mod gate;
