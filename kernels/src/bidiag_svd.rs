@@ -105,6 +105,10 @@ pub trait Rotate: Copy + Send + Sync + Scalar + sealed::Sealed + 'static {
     fn rotate(x: &mut Self, y: &mut Self, c: Self::Real, s: Self::Real);
     /// `-x`.
     fn negate(x: &mut Self);
+    /// The real and imaginary parts (imaginary zero for a real type).
+    fn parts(self) -> (Self::Real, Self::Real);
+    /// The number with these parts (the imaginary part dropped for a real type).
+    fn from_parts(re: Self::Real, im: Self::Real) -> Self;
 }
 
 macro_rules! real_rotate {
@@ -119,6 +123,12 @@ macro_rules! real_rotate {
             }
             fn negate(x: &mut $r) {
                 *x = -*x;
+            }
+            fn parts(self) -> ($r, $r) {
+                (self, 0.0)
+            }
+            fn from_parts(re: $r, _: $r) -> $r {
+                re
             }
         }
     };
@@ -138,6 +148,12 @@ macro_rules! complex {
             }
             fn negate(x: &mut Self) {
                 *x = -*x;
+            }
+            fn parts(self) -> ($r, $r) {
+                (self.re, self.im)
+            }
+            fn from_parts(re: $r, im: $r) -> Self {
+                Complex::new(re, im)
             }
         }
     };

@@ -2,8 +2,8 @@
 //!
 //! Blocked parallel kernels built around faer's serial kernels (`Par::Seq`): GEMM, the
 //! triangular solve, LU with partial pivoting, Cholesky, Householder QR, sparse products and
-//! the solver for the SVD of a bidiagonal matrix ([`bidiag_svd`]).
-//! (The SVD of a general matrix and the self-adjoint EVD are not written yet.) Kernels
+//! the SVD ([`svd`], with its own bidiagonal solver [`bidiag_svd`]; its bidiagonalization is
+//! still faer's serial one). (The self-adjoint EVD is not written yet.) Kernels
 //! are generic over a small executor contract ([`par::Executor`]: a width, the dispatch cost of a
 //! section, "run this section on `w` participants"), so the same code runs serially
 //! ([`par::Seq`]), on a plain budget token or on a hot team (the `teamalg` crate implements the
@@ -21,5 +21,6 @@ pub mod par;
 pub mod qr;
 pub mod sections;
 pub mod sparse;
+pub mod svd;
 mod tiles;
 pub mod triangular;

@@ -1,0 +1,252 @@
+//! The SVD of general matrices: `A V = U diag(s)` to rounding, `U` and `V` unitary, values
+//! against faer's, thin and full, tall and wide, every scalar type and executor, the same
+//! values on every executor, rank-deficient, graded and tiny matrices, and its errors.
+
+use faer::{c32, c64, Mat};
+use teamalg::gates::ParThreshold;
+use teamalg::kernels::bidiag_svd::{BidiagSvdError, BidiagSvdParams, Real, Rotate};
+use teamalg::kernels::par::{Executor, Seq};
+use teamalg::kernels::svd::{svd, SvdParams};
+
+#[path = "common/sample.rs"]
+mod sample;
+use sample::{mat, plain_tokens, serial_executors, team_executors, Sample};
+
+type Parts = (f64, f64);
+
+fn parts<T: Rotate>(x: T) -> Parts {
+    let (re, im) = x.parts();
+    (re.to_f64(), im.to_f64())
+}
+
+fn mul(a: Parts, b: Parts) -> Parts {
+    (a.0 * b.0 - a.1 * b.1, a.0 * b.1 + a.1 * b.0)
+}
+
+/// Unit roundoff of `T`'s real type.
+fn eps<T: Rotate>() -> f64 {
+    <<T as Rotate>::Real as Real>::EPS.to_f64()
+}
+
+struct Result<T> {
+    s: Vec<f64>,
+    u: Mat<T>,
+    v: Mat<T>,
+}
+
+fn params(force: bool) -> SvdParams {
+    let threshold = force.then_some(ParThreshold::Fixed(0));
+    SvdParams {
+        solver: BidiagSvdParams {
+            batch: 2,
+            threshold,
+        },
+        threshold,
+    }
+}
+
+fn run<T: Sample + Rotate>(a: &Mat<T>, full: bool, exec: &dyn Executor, force: bool) -> Result<T> {
+    let (m, n) = (a.nrows(), a.ncols());
+    let k = m.min(n);
+    let mut s = vec![<<T as Rotate>::Real as Real>::ZERO; k];
+    let mut u = Mat::<T>::zeros(m, if full { m } else { k });
+    let mut v = Mat::<T>::zeros(n, if full { n } else { k });
+    svd(
+        a.as_ref(),
+        &mut s,
+        Some(u.as_mut()),
+        Some(v.as_mut()),
+        exec,
+        params(force),
+    )
+    .unwrap();
+    Result {
+        s: s.iter().map(|x| x.to_f64()).collect(),
+        u,
+        v,
+    }
+}
+
+/// `||A V_k - U_k S|| / ||A||` and the largest entry of `U^H U - I` and `V^H V - I`.
+fn errors<T: Rotate>(a: &Mat<T>, r: &Result<T>) -> (f64, f64) {
+    let (m, n) = (a.nrows(), a.ncols());
+    let k = r.s.len();
+    let (mut res, mut norm) = (0.0f64, 0.0f64);
+    for i in 0..m {
+        for j in 0..n {
+            let (re, im) = parts(a[(i, j)]);
+            norm += re * re + im * im;
+        }
+        for j in 0..k {
+            let (mut re, mut im) = (0.0, 0.0);
+            for l in 0..n {
+                let p = mul(parts(a[(i, l)]), parts(r.v[(l, j)]));
+                re += p.0;
+                im += p.1;
+            }
+            let (ur, ui) = parts(r.u[(i, j)]);
+            re -= ur * r.s[j];
+            im -= ui * r.s[j];
+            res += re * re + im * im;
+        }
+    }
+    let mut orth = 0.0f64;
+    for q in [&r.u, &r.v] {
+        for i in 0..q.ncols() {
+            for j in 0..q.ncols() {
+                let (mut re, mut im) = (0.0, 0.0);
+                for l in 0..q.nrows() {
+                    let (a, b) = parts(q[(l, i)]);
+                    let p = mul((a, -b), parts(q[(l, j)]));
+                    re += p.0;
+                    im += p.1;
+                }
+                if i == j {
+                    re -= 1.0;
+                }
+                orth = orth.max(re.hypot(im));
+            }
+        }
+    }
+    (res.sqrt() / norm.sqrt().max(f64::MIN_POSITIVE), orth)
+}
+
+fn check<T: Sample + Rotate>(a: &Mat<T>, r: &Result<T>, what: &str) {
+    let (m, n) = (a.nrows(), a.ncols());
+    let (res, orth) = errors(a, r);
+    // faer's own level: a small multiple of the unit roundoff times the size.
+    let bound = 30.0 * eps::<T>() * (m.max(n).max(1) as f64);
+    assert!(res <= bound, "{what} {m}x{n}: residual {res:e} > {bound:e}");
+    assert!(
+        orth <= bound,
+        "{what} {m}x{n}: orthogonality {orth:e} > {bound:e}"
+    );
+    assert!(r.s.windows(2).all(|w| w[0] >= w[1]) && r.s.iter().all(|x| *x >= 0.0));
+}
+
+fn shapes() -> Vec<(usize, usize)> {
+    vec![
+        (0, 0),
+        (0, 3),
+        (3, 0),
+        (1, 1),
+        (2, 2),
+        (3, 3),
+        (5, 3),
+        (3, 5),
+        (31, 32),
+        (32, 32),
+        (33, 33),
+        (64, 20),
+        (20, 64),
+        (70, 70),
+    ]
+}
+
+fn every_shape<T: Sample + Rotate>() {
+    for (m, n) in shapes() {
+        let a = mat::<T>(m, n, 1.0);
+        for full in [false, true] {
+            check(
+                &a,
+                &run(&a, full, &Seq, false),
+                if full { "full" } else { "thin" },
+            );
+        }
+    }
+}
+
+#[test]
+fn f64_every_shape() {
+    every_shape::<f64>();
+}
+
+#[test]
+fn f32_every_shape() {
+    every_shape::<f32>();
+}
+
+#[test]
+fn c64_every_shape() {
+    every_shape::<c64>();
+}
+
+#[test]
+fn c32_every_shape() {
+    every_shape::<c32>();
+}
+
+#[test]
+fn values_match_faers() {
+    for (m, n) in [(40, 40), (60, 25), (25, 60)] {
+        let a = mat::<f64>(m, n, 2.0);
+        let ours = run(&a, false, &Seq, false).s;
+        let theirs = a.singular_values().unwrap();
+        for (x, y) in ours.iter().zip(&theirs) {
+            assert!((x - y).abs() <= 1e-13 * theirs[0], "{x} against {y}");
+        }
+        // Values only give the same values.
+        let mut s = vec![0.0; m.min(n)];
+        svd(a.as_ref(), &mut s, None, None, &Seq, SvdParams::default()).unwrap();
+        assert_eq!(s, ours);
+    }
+}
+
+#[test]
+fn every_executor_gives_the_same_values() {
+    for (m, n) in [(90, 70), (70, 90)] {
+        let a = mat::<c64>(m, n, 3.0);
+        let base = run(&a, true, &Seq, false);
+        check(&a, &base, "base");
+        let same = |exec: &dyn Executor, force: bool| {
+            let r = run(&a, true, exec, force);
+            // The values come from the same serial bidiagonalization and solver: the same bits.
+            // The vectors start from Householder factors formed in column chunks, whose
+            // products faer rounds by chunk width: equal to rounding, and each a valid SVD.
+            assert_eq!(r.s, base.s);
+            check(&a, &r, "executor");
+            for (x, y) in [(&r.u, &base.u), (&r.v, &base.v)] {
+                let diff = (x - y).norm_max();
+                assert!(diff <= 1e-12, "vectors differ by {diff:e} on an executor");
+            }
+        };
+        serial_executors(same);
+        plain_tokens(same);
+        team_executors(same);
+    }
+}
+
+#[test]
+fn rank_deficient_graded_and_tiny_matrices() {
+    let n = 48;
+    // Rank 5: a product of 48x5 and 5x48 factors.
+    let l = mat::<f64>(n, 5, 4.0);
+    let rt = mat::<f64>(5, n, 5.0);
+    let low = &l * &rt;
+    let r = run(&low, false, &Seq, false);
+    check(&low, &r, "rank 5");
+    assert!(r.s[5] <= 1e-13 * r.s[0], "{:?}", &r.s[..7]);
+    // Graded columns over 12 decades.
+    let graded = Mat::from_fn(n, n, |i, j| {
+        mat::<f64>(n, n, 6.0)[(i, j)] * 10f64.powf(-(j as f64) / 4.0)
+    });
+    check(&graded, &run(&graded, false, &Seq, false), "graded");
+    // Tiny: subnormal-scaled entries keep a small residual relative to their own norm.
+    let tiny = Mat::from_fn(20, 20, |i, j| mat::<f64>(20, 20, 7.0)[(i, j)] * 1e-310);
+    check(&tiny, &run(&tiny, false, &Seq, false), "tiny");
+    // Clustered: a multiple of an orthogonal matrix has every value equal.
+    let q = run(&mat::<f64>(30, 30, 8.0), false, &Seq, false).u;
+    let r = run(&q, false, &Seq, false);
+    check(&q, &r, "clustered");
+    assert!(r.s.iter().all(|x| (x - 1.0).abs() <= 1e-13));
+}
+
+#[test]
+fn non_finite_input_is_refused() {
+    let mut a = mat::<f64>(4, 3, 1.0);
+    a[(2, 1)] = f64::NAN;
+    let mut s = vec![0.0; 3];
+    let err = svd(a.as_ref(), &mut s, None, None, &Seq, SvdParams::default()).unwrap_err();
+    assert_eq!(err, BidiagSvdError::NotFinite);
+    assert_eq!(s, vec![0.0; 3]);
+}
