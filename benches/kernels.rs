@@ -1,7 +1,7 @@
 //! The kernels against faer, side by side in one run.
 //!
 //! ```text
-//! cargo bench --bench kernels -- [--sizes 32,64,...] [--width W] [--kernels gemm,lu,cholesky,qr]
+//! cargo bench --bench kernels -- [--sizes 32,64,...] [--width W] [--kernels gemm,lu,cholesky,qr,svd]
 //!     [--settled] [--inside-rayon] [--audit] [--finite-check] [--sections] [--csv FILE]
 //!     [--block N] [--wide N]
 //! ```
@@ -61,16 +61,19 @@ use faer::linalg::matmul::matmul as faer_matmul;
 use faer::linalg::qr::no_pivoting::factor::{
     qr_in_place as faer_qr, qr_in_place_scratch as faer_qr_scratch,
 };
+use faer::linalg::svd::{svd as faer_svd, svd_scratch as faer_svd_scratch, ComputeSvdVectors};
 use faer::sparse::linalg::matmul::sparse_dense_matmul as faer_sparse_dense;
 use faer::traits::ComplexField;
 use faer::{c64, Accum, Mat, Par};
 use teamalg::gates::Scalar;
+use teamalg::kernels::bidiag_svd::{Real as RealNumber, Rotate};
 use teamalg::kernels::cholesky::{self, CholeskyParams};
 use teamalg::kernels::gemm::{matmul, GemmParams};
 use teamalg::kernels::lu::{self, LuParams};
 use teamalg::kernels::par::Executor;
 use teamalg::kernels::qr::{self, QrParams};
 use teamalg::kernels::sparse::{sparse_dense_matmul, SparseParams};
+use teamalg::kernels::svd::{self, SvdParams};
 use teamalg::Pool;
 use teamalg_tools::csv::Csv;
 use teamalg_tools::tour::team::held_team;
@@ -263,6 +266,60 @@ impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for Qr<T> {
             self.width,
             stack,
         );
+    }
+}
+
+/// SVD: faer's `svd` and the kernel (thin vectors, or values only), from the same matrix.
+struct Svd<T: Rotate> {
+    a: Mat<T>,
+    s: Mat<T>,
+    sr: Vec<<T as Rotate>::Real>,
+    u: Mat<T>,
+    v: Mat<T>,
+    vectors: bool,
+    buf: faer::dyn_stack::MemBuffer,
+}
+
+impl<T: ComplexField + Rotate> Svd<T> {
+    fn new(a: Mat<T>, vectors: bool, width: usize) -> Self {
+        let n = a.nrows();
+        let want = if vectors {
+            ComputeSvdVectors::Thin
+        } else {
+            ComputeSvdVectors::No
+        };
+        let req = faer_svd_scratch::<T>(n, n, want, want, Par::rayon(width), Default::default());
+        Svd {
+            s: Mat::zeros(n, 1),
+            sr: vec![<<T as Rotate>::Real as RealNumber>::ZERO; n],
+            u: Mat::zeros(n, n),
+            v: Mat::zeros(n, n),
+            a,
+            vectors,
+            buf: faer::dyn_stack::MemBuffer::new(req),
+        }
+    }
+}
+
+impl<T: ComplexField + Rotate> Case for Svd<T> {
+    fn faer(&mut self, par: Par) {
+        let (u, v) = if self.vectors {
+            (Some(self.u.as_mut()), Some(self.v.as_mut()))
+        } else {
+            (None, None)
+        };
+        let s = self.s.as_mut().col_mut(0).as_diagonal_mut();
+        let stack = MemStack::new(&mut self.buf);
+        faer_svd(self.a.as_ref(), s, u, v, par, stack, Default::default()).expect("svd");
+    }
+    fn teamalg(&mut self, exec: &dyn Executor) {
+        let (u, v) = if self.vectors {
+            (Some(self.u.as_mut()), Some(self.v.as_mut()))
+        } else {
+            (None, None)
+        };
+        let p = SvdParams::default();
+        svd::svd(self.a.as_ref(), &mut self.sr, u, v, &exec, p).expect("svd");
     }
 }
 
@@ -861,6 +918,16 @@ fn main() {
                 });
                 rows("qr c64", &factor_sizes, w, settled, |n| {
                     Box::new(Qr::new(Mat::from_fn(n, n, cx), w))
+                });
+            }
+            "svd" => {
+                for (name, vectors) in [("svd f64", true), ("svd values f64", false)] {
+                    rows(name, &factor_sizes, w, settled, |n| {
+                        Box::new(Svd::new(Mat::from_fn(n, n, re), vectors, w))
+                    });
+                }
+                rows("svd c64", &factor_sizes, w, settled, |n| {
+                    Box::new(Svd::new(Mat::from_fn(n, n, cx), true, w))
                 });
             }
             "sparse" => {
