@@ -9,7 +9,8 @@
 //! - [`linalg`], the facade: faer-like calls that take the executor last, check their input
 //!   and decide per region, with the cost model of [`gates`], whether going parallel pays.
 //!
-//! The SVD and the self-adjoint EVD are not written yet.
+//! The SVD exists as a kernel only ([`kernels::svd`], not yet fast: `docs/svd.md`); the
+//! self-adjoint EVD is not written yet.
 //!
 //! ```
 //! use teamalg::{Exec, Pool};
