@@ -295,107 +295,28 @@ fn apply<T: Rotate>(
     });
 }
 
-/// Rows a strip is cut into while a batch passes over it: eight rows of a column are one cache
-/// line of f64, and a block of eight rows of every column (32 KiB at 512 f64 columns) stays in
-/// L1 for the whole batch.
-const ROW_BLOCK: usize = 8;
-
-/// Applies `rots` in order to one strip of rows (column-major: each column's rows contiguous),
-/// eight rows at a time. A sweep's rotations form a chain (`j, j + 1, ...` or `j, j - 1, ...`)
-/// that shares one column between neighbours: the chain keeps that column in registers, so each
-/// entry is loaded and stored once per sweep instead of twice. The arithmetic per entry is the
-/// same as rotation by rotation, so the result does not depend on the strips.
+/// Applies `rots` in order to one strip of rows (column-major: each column's rows contiguous).
 fn apply_strip<T: Rotate>(x: MatMut<'_, T>, rots: &[Rot<T::Real>]) {
-    let (rows, cols) = (x.nrows(), x.ncols());
-    if rows == 0 {
-        return;
-    }
-    assert_eq!(x.row_stride(), 1, "rotations need column-major storage");
-    assert!(
-        rots.iter().all(|r| (r.j as usize) + 1 < cols),
-        "a rotation outside the matrix"
-    );
+    let rows = x.nrows();
     let cs = x.col_stride();
     let base = x.as_ptr_mut();
-    for r0 in (0..rows).step_by(ROW_BLOCK) {
-        let len = ROW_BLOCK.min(rows - r0);
-        let col = |j: usize| {
-            // SAFETY: `j < cols` (asserted above for every rotation's columns) and `r0 < rows`,
-            // so the offset stays inside `x`'s allocation; `x` is borrowed mutably for the
-            // whole call, and the entries are only read and written through these pointers.
-            unsafe { base.offset(j as isize * cs + r0 as isize) }
+    assert_eq!(x.row_stride(), 1, "rotations need column-major storage");
+    for r in rots {
+        let j = r.j as usize;
+        debug_assert!(j + 1 < x.ncols());
+        // SAFETY: columns j and j + 1 exist (the rotation's index comes from the solver, which
+        // only rotates columns below n, and `x` has n columns), each holds `rows` contiguous
+        // entries (row stride 1, checked), and they are distinct columns, so the two slices do
+        // not overlap; `x` is borrowed mutably for the whole loop.
+        let (a, b) = unsafe {
+            (
+                std::slice::from_raw_parts_mut(base.offset(j as isize * cs), rows),
+                std::slice::from_raw_parts_mut(base.offset((j as isize + 1) * cs), rows),
+            )
         };
-        if len == ROW_BLOCK {
-            rotate_block(&col, ROW_BLOCK, rots);
-        } else {
-            rotate_block(&col, len, rots);
+        for (x, y) in a.iter_mut().zip(b.iter_mut()) {
+            T::rotate(x, y, r.c, r.s);
         }
-    }
-}
-
-/// Applies `rots` to `len <= ROW_BLOCK` rows whose column `j` starts at `col(j)`, chain by
-/// chain.
-#[inline(always)]
-fn rotate_block<T: Rotate>(col: &impl Fn(usize) -> *mut T, len: usize, rots: &[Rot<T::Real>]) {
-    let zero = T::from_parts(<T::Real as Real>::ZERO, <T::Real as Real>::ZERO);
-    let load = |j: usize, into: &mut [T; ROW_BLOCK]| {
-        let p = col(j);
-        for (t, v) in into.iter_mut().enumerate().take(len) {
-            // SAFETY: `col(j)` starts `len` valid entries of column j (see `apply_strip`).
-            *v = unsafe { p.add(t).read() };
-        }
-    };
-    let store = |j: usize, from: &[T; ROW_BLOCK]| {
-        let p = col(j);
-        for (t, v) in from.iter().enumerate().take(len) {
-            // SAFETY: as for `load`; no reference to these entries is live.
-            unsafe { p.add(t).write(*v) };
-        }
-    };
-    let (mut carry, mut other) = ([zero; ROW_BLOCK], [zero; ROW_BLOCK]);
-    let mut i = 0;
-    while i < rots.len() {
-        let j0 = rots[i].j;
-        let down = i + 1 < rots.len() && rots[i + 1].j + 1 == j0;
-        let mut end = i + 1;
-        while end < rots.len() && chained(rots[end - 1].j, rots[end].j, down) {
-            end += 1;
-        }
-        if down {
-            // Columns j, j - 1, ...: the shared column is j (x_{j+1} of the next rotation).
-            load(j0 as usize + 1, &mut carry);
-            for r in &rots[i..end] {
-                load(r.j as usize, &mut other);
-                for t in 0..len {
-                    T::rotate(&mut other[t], &mut carry[t], r.c, r.s);
-                }
-                store(r.j as usize + 1, &carry);
-                std::mem::swap(&mut carry, &mut other);
-            }
-            store(rots[end - 1].j as usize, &carry);
-        } else {
-            // Columns j, j + 1, ...: the shared column is j + 1 (x_j of the next rotation).
-            load(j0 as usize, &mut carry);
-            for r in &rots[i..end] {
-                load(r.j as usize + 1, &mut other);
-                for t in 0..len {
-                    T::rotate(&mut carry[t], &mut other[t], r.c, r.s);
-                }
-                store(r.j as usize, &carry);
-                std::mem::swap(&mut carry, &mut other);
-            }
-            store(rots[end - 1].j as usize + 1, &carry);
-        }
-        i = end;
-    }
-}
-
-/// Whether rotation `next` continues the chain of `prev` (one column down or up).
-fn chained(prev: u32, next: u32, down: bool) -> bool {
-    if down {
-        next + 1 == prev
-    } else {
-        next == prev + 1
     }
 }
 
@@ -944,46 +865,6 @@ fn finish<T: Rotate, E: Executor + ?Sized>(d: &mut [T::Real], rec: &mut Recorder
                     x[(r, k)] = t;
                 }
             }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{apply_strip, Rot};
-    use faer::Mat;
-
-    /// Rotation by rotation, the plain way.
-    fn naive(x: &mut Mat<f64>, rots: &[Rot<f64>]) {
-        for r in rots {
-            let j = r.j as usize;
-            for i in 0..x.nrows() {
-                let (a, b) = (x[(i, j)], x[(i, j + 1)]);
-                x[(i, j)] = r.c * a + r.s * b;
-                x[(i, j + 1)] = r.c * b - r.s * a;
-            }
-        }
-    }
-
-    #[test]
-    fn chains_give_the_bits_of_one_rotation_at_a_time() {
-        let rot = |j: u32, t: f64| Rot {
-            j,
-            c: t.cos(),
-            s: t.sin(),
-        };
-        // Down chains, up chains, single rotations, a repeated pair and a chain that restarts.
-        let mut rots = Vec::new();
-        rots.extend((2..9).map(|j| rot(j, 0.1 * j as f64)));
-        rots.extend((0..6).rev().map(|j| rot(j, 0.3 + 0.05 * j as f64)));
-        rots.extend([rot(4, 0.7), rot(4, -0.2), rot(9, 1.1), rot(0, 0.4)]);
-        rots.extend((3..10).map(|j| rot(j, -0.15 * j as f64)));
-        for rows in [1, 7, 8, 9, 21] {
-            let x0 = Mat::from_fn(rows, 11, |i, j| ((i * 11 + j) as f64).sin());
-            let (mut a, mut b) = (x0.clone(), x0.clone());
-            apply_strip(a.as_mut(), &rots);
-            naive(&mut b, &rots);
-            assert!(a == b, "{rows} rows");
         }
     }
 }
