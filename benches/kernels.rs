@@ -1,7 +1,7 @@
 //! The kernels against faer, side by side in one run.
 //!
 //! ```text
-//! cargo bench --bench kernels -- [--sizes 32,64,...] [--width W] [--kernels gemm,lu,cholesky,qr,svd]
+//! cargo bench --bench kernels -- [--sizes 32,64,...] [--width W] [--kernels gemm,lu,cholesky,qr,svd,evd]
 //!     [--settled] [--inside-rayon] [--audit] [--finite-check] [--sections] [--csv FILE]
 //!     [--block N] [--wide N]
 //! ```
@@ -56,6 +56,9 @@ use std::time::{Duration, Instant};
 
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::cholesky::llt::factor::{cholesky_in_place, cholesky_in_place_scratch};
+use faer::linalg::evd::{
+    self_adjoint_evd as faer_evd, self_adjoint_evd_scratch as faer_evd_scratch, ComputeEigenvectors,
+};
 use faer::linalg::lu::partial_pivoting::factor::{lu_in_place, lu_in_place_scratch};
 use faer::linalg::matmul::matmul as faer_matmul;
 use faer::linalg::qr::no_pivoting::factor::{
@@ -68,6 +71,7 @@ use faer::{c64, Accum, Mat, Par};
 use teamalg::gates::Scalar;
 use teamalg::kernels::bidiag_svd::{Real as RealNumber, Rotate};
 use teamalg::kernels::cholesky::{self, CholeskyParams};
+use teamalg::kernels::evd::{self, EvdParams};
 use teamalg::kernels::gemm::{matmul, GemmParams};
 use teamalg::kernels::lu::{self, LuParams};
 use teamalg::kernels::par::Executor;
@@ -320,6 +324,59 @@ impl<T: ComplexField + Rotate> Case for Svd<T> {
         };
         let p = SvdParams::default();
         svd::svd(self.a.as_ref(), &mut self.sr, u, v, &exec, p).expect("svd");
+    }
+}
+
+/// Self-adjoint EVD: faer's `self_adjoint_evd` and the kernel (vectors, or values only), from
+/// the same Hermitian matrix, each in scratch it holds.
+struct Evd<T: Rotate> {
+    a: Mat<T>,
+    s: Mat<T>,
+    w: Vec<<T as Rotate>::Real>,
+    u: Mat<T>,
+    vectors: bool,
+    buf: faer::dyn_stack::MemBuffer,
+    ours: faer::dyn_stack::MemBuffer,
+}
+
+impl<T: ComplexField + Rotate> Evd<T> {
+    fn new(b: Mat<T>, vectors: bool, width: usize) -> Self {
+        let n = b.nrows();
+        let a = Mat::from_fn(n, n, |i, j| {
+            let (x, y) = (b[(i, j)].parts(), b[(j, i)].parts());
+            T::from_parts(x.0 + y.0, x.1 - y.1)
+        });
+        let want = if vectors {
+            ComputeEigenvectors::Yes
+        } else {
+            ComputeEigenvectors::No
+        };
+        let req = faer_evd_scratch::<T>(n, want, Par::rayon(width), Default::default());
+        Evd {
+            s: Mat::zeros(n, 1),
+            w: vec![<<T as Rotate>::Real as RealNumber>::ZERO; n],
+            u: Mat::zeros(n, n),
+            a,
+            vectors,
+            buf: faer::dyn_stack::MemBuffer::new(req),
+            ours: faer::dyn_stack::MemBuffer::new(evd::self_adjoint_evd_scratch::<T>(n, vectors)),
+        }
+    }
+}
+
+impl<T: ComplexField + Rotate> Case for Evd<T> {
+    fn faer(&mut self, par: Par) {
+        let u = self.vectors.then(|| self.u.as_mut());
+        let s = self.s.as_mut().col_mut(0).as_diagonal_mut();
+        let stack = MemStack::new(&mut self.buf);
+        faer_evd(self.a.as_ref(), s, u, par, stack, Default::default()).expect("evd");
+    }
+    fn teamalg(&mut self, exec: &dyn Executor) {
+        let u = self.vectors.then(|| self.u.as_mut());
+        let p = EvdParams::default();
+        let stack = MemStack::new(&mut self.ours);
+        evd::self_adjoint_evd_with_scratch(self.a.as_ref(), &mut self.w, u, &exec, p, stack)
+            .expect("evd");
     }
 }
 
@@ -928,6 +985,16 @@ fn main() {
                 }
                 rows("svd c64", &factor_sizes, w, settled, |n| {
                     Box::new(Svd::new(Mat::from_fn(n, n, cx), true, w))
+                });
+            }
+            "evd" => {
+                for (name, vectors) in [("evd f64", true), ("evd values f64", false)] {
+                    rows(name, &factor_sizes, w, settled, |n| {
+                        Box::new(Evd::new(Mat::from_fn(n, n, re), vectors, w))
+                    });
+                }
+                rows("evd c64", &factor_sizes, w, settled, |n| {
+                    Box::new(Evd::new(Mat::from_fn(n, n, cx), true, w))
                 });
             }
             "sparse" => {

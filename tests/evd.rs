@@ -1,0 +1,271 @@
+//! The self-adjoint EVD: `A U = U diag(w)` to rounding, `U` unitary, values against faer's,
+//! every scalar type, edge orders and both tridiagonal solvers (below and above order 128),
+//! the lower triangle alone read, the same values on every executor, rank-deficient,
+//! clustered and tiny matrices, and its errors.
+
+use faer::{c32, c64, Mat};
+use teamalg::gates::ParThreshold;
+use teamalg::kernels::bidiag_svd::{Real, Rotate};
+use teamalg::kernels::evd::{self_adjoint_evd, EvdError, EvdParams};
+use teamalg::kernels::par::{Executor, Seq};
+
+#[path = "common/sample.rs"]
+mod sample;
+use sample::{mat, plain_tokens, serial_executors, team_executors, Sample};
+
+type Parts = (f64, f64);
+
+fn parts<T: Rotate>(x: T) -> Parts {
+    let (re, im) = x.parts();
+    (re.to_f64(), im.to_f64())
+}
+
+fn mul(a: Parts, b: Parts) -> Parts {
+    (a.0 * b.0 - a.1 * b.1, a.0 * b.1 + a.1 * b.0)
+}
+
+fn eps<T: Rotate>() -> f64 {
+    <<T as Rotate>::Real as Real>::EPS.to_f64()
+}
+
+/// `(B + B^H) / 2` for a reproducible `B`.
+fn hermitian<T: Sample + Rotate>(n: usize, seed: f64) -> Mat<T> {
+    let b = mat::<T>(n, n, seed);
+    Mat::from_fn(n, n, |i, j| {
+        let (x, y) = (parts(b[(i, j)]), parts(b[(j, i)]));
+        from((0.5 * (x.0 + y.0), 0.5 * (x.1 - y.1)))
+    })
+}
+
+fn from<T: Rotate>(x: Parts) -> T {
+    T::from_parts(
+        <T as Rotate>::Real::from_f64(x.0),
+        <T as Rotate>::Real::from_f64(x.1),
+    )
+}
+
+struct Result<T> {
+    w: Vec<f64>,
+    u: Mat<T>,
+}
+
+fn params(force: bool) -> EvdParams {
+    EvdParams {
+        threshold: force.then_some(ParThreshold::Fixed(0)),
+    }
+}
+
+fn run<T: Sample + Rotate>(a: &Mat<T>, exec: &dyn Executor, force: bool) -> Result<T> {
+    let n = a.nrows();
+    let mut w = vec![<<T as Rotate>::Real as Real>::ZERO; n];
+    let mut u = Mat::<T>::zeros(n, n);
+    self_adjoint_evd(a.as_ref(), &mut w, Some(u.as_mut()), exec, params(force)).unwrap();
+    Result {
+        w: w.iter().map(|x| x.to_f64()).collect(),
+        u,
+    }
+}
+
+fn values<T: Sample + Rotate>(a: &Mat<T>) -> Vec<f64> {
+    let mut w = vec![<<T as Rotate>::Real as Real>::ZERO; a.nrows()];
+    self_adjoint_evd(a.as_ref(), &mut w, None, &Seq, EvdParams::default()).unwrap();
+    w.iter().map(|x| x.to_f64()).collect()
+}
+
+/// `||A U - U W|| / ||A||` and the largest entry of `U^H U - I`, `A` read from its lower
+/// triangle.
+fn errors<T: Rotate>(a: &Mat<T>, r: &Result<T>) -> (f64, f64) {
+    let n = a.nrows();
+    let at = |i: usize, j: usize| {
+        if i >= j {
+            parts(a[(i, j)])
+        } else {
+            let (re, im) = parts(a[(j, i)]);
+            (re, -im)
+        }
+    };
+    let (mut res, mut norm) = (0.0f64, 0.0f64);
+    for i in 0..n {
+        for j in 0..n {
+            let (re, im) = at(i, j);
+            norm += re * re + im * im;
+            let (mut re, mut im) = (0.0, 0.0);
+            for l in 0..n {
+                let p = mul(at(i, l), parts(r.u[(l, j)]));
+                re += p.0;
+                im += p.1;
+            }
+            let (ur, ui) = parts(r.u[(i, j)]);
+            re -= ur * r.w[j];
+            im -= ui * r.w[j];
+            res += re * re + im * im;
+        }
+    }
+    let mut orth = 0.0f64;
+    for i in 0..n {
+        for j in 0..n {
+            let (mut re, mut im) = (0.0, 0.0);
+            for l in 0..n {
+                let (x, y) = parts(r.u[(l, i)]);
+                let p = mul((x, -y), parts(r.u[(l, j)]));
+                re += p.0;
+                im += p.1;
+            }
+            if i == j {
+                re -= 1.0;
+            }
+            orth = orth.max(re.hypot(im));
+        }
+    }
+    (res.sqrt() / norm.sqrt().max(f64::MIN_POSITIVE), orth)
+}
+
+fn check<T: Sample + Rotate>(a: &Mat<T>, r: &Result<T>, what: &str) {
+    let n = a.nrows();
+    let (res, orth) = errors(a, r);
+    // faer's own level: a small multiple of the unit roundoff times the order.
+    let bound = 30.0 * eps::<T>() * (n.max(1) as f64);
+    assert!(res <= bound, "{what} {n}: residual {res:e} > {bound:e}");
+    assert!(
+        orth <= bound,
+        "{what} {n}: orthogonality {orth:e} > {bound:e}"
+    );
+    assert!(
+        r.w.windows(2).all(|w| w[0] <= w[1]),
+        "{what} {n}: not sorted"
+    );
+}
+
+/// Edge orders, block edges, and both sides of the divide-and-conquer threshold (128).
+const ORDERS: [usize; 11] = [0, 1, 2, 3, 31, 32, 33, 64, 127, 128, 150];
+
+fn every_order<T: Sample + Rotate>() {
+    for n in ORDERS {
+        let a = hermitian::<T>(n, 1.0);
+        let r = run(&a, &Seq, false);
+        check(&a, &r, "random");
+        // Values only (the QL iteration) agree with the values beside the vectors.
+        let scale = r.w.iter().fold(0.0f64, |m, x| m.max(x.abs())).max(1.0);
+        for (x, y) in values(&a).iter().zip(&r.w) {
+            let tol = 20.0 * eps::<T>() * n as f64 * scale;
+            assert!((x - y).abs() <= tol, "{n}: values only {x} against {y}");
+        }
+    }
+}
+
+#[test]
+fn f64_every_order() {
+    every_order::<f64>();
+}
+
+#[test]
+fn f32_every_order() {
+    every_order::<f32>();
+}
+
+#[test]
+fn c64_every_order() {
+    every_order::<c64>();
+}
+
+#[test]
+fn c32_every_order() {
+    every_order::<c32>();
+}
+
+#[test]
+fn values_match_faers() {
+    for n in [40, 140] {
+        let a = hermitian::<c64>(n, 2.0);
+        let ours = run(&a, &Seq, false).w;
+        let theirs = a.self_adjoint_eigenvalues(faer::Side::Lower).unwrap();
+        let scale = theirs.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        for (x, y) in ours.iter().zip(&theirs) {
+            assert!((x - y).abs() <= 1e-13 * scale, "{x} against {y}");
+        }
+    }
+}
+
+#[test]
+fn only_the_lower_triangle_is_read() {
+    let a = hermitian::<c64>(50, 3.0);
+    let mut b = a.clone();
+    for j in 0..50 {
+        for i in 0..j {
+            b[(i, j)] = c64::new(f64::NAN, 7.0);
+        }
+        // The diagonal's imaginary part is taken as zero.
+        b[(j, j)].im = 5.0;
+    }
+    let (ra, rb) = (run(&a, &Seq, false), run(&b, &Seq, false));
+    assert_eq!(ra.w, rb.w);
+    assert_eq!(ra.u, rb.u);
+}
+
+#[test]
+fn every_executor_gives_the_same_values() {
+    for n in [90, 160] {
+        let a = hermitian::<c64>(n, 4.0);
+        let base = run(&a, &Seq, false);
+        check(&a, &base, "base");
+        let same = |exec: &dyn Executor, force: bool| {
+            let r = run(&a, exec, force);
+            // The values come from the same serial tridiagonalization and solver: the same
+            // bits. The back-transformation runs in column chunks, which faer rounds by chunk
+            // width: the vectors equal to rounding, and each a valid decomposition.
+            assert_eq!(r.w, base.w);
+            check(&a, &r, "executor");
+            let diff = (&r.u - &base.u).norm_max();
+            assert!(diff <= 1e-12, "vectors differ by {diff:e} on an executor");
+        };
+        serial_executors(same);
+        plain_tokens(same);
+        team_executors(same);
+    }
+}
+
+#[test]
+fn rank_deficient_clustered_and_tiny_matrices() {
+    let n = 60;
+    // Rank 4: L L^T with L 60x4.
+    let l = mat::<f64>(n, 4, 5.0);
+    let low = &l * l.transpose();
+    let r = run(&low, &Seq, false);
+    check(&low, &r, "rank 4");
+    let top = r.w[n - 1];
+    assert!(r.w[..n - 4].iter().all(|x| x.abs() <= 1e-13 * top));
+    // Clustered: the identity plus a tiny perturbation has every value near one.
+    let near = Mat::from_fn(n, n, |i, j| {
+        f64::from(u8::from(i == j)) + 1e-12 * hermitian::<f64>(n, 6.0)[(i, j)]
+    });
+    let r = run(&near, &Seq, false);
+    check(&near, &r, "clustered");
+    assert!(r.w.iter().all(|x| (x - 1.0).abs() <= 1e-10));
+    // Tiny: subnormal-scaled entries keep a small residual relative to their own norm.
+    let tiny = Mat::from_fn(20, 20, |i, j| hermitian::<f64>(20, 7.0)[(i, j)] * 1e-300);
+    check(&tiny, &run(&tiny, &Seq, false), "tiny");
+    // Graded: the diagonal over 12 decades.
+    let graded = Mat::from_fn(n, n, |i, j| {
+        hermitian::<f64>(n, 8.0)[(i, j)] * 10f64.powf(-((i + j) as f64) / 10.0)
+    });
+    check(&graded, &run(&graded, &Seq, false), "graded");
+}
+
+#[test]
+fn non_finite_input_is_refused() {
+    let mut a = hermitian::<f64>(5, 1.0);
+    a[(3, 1)] = f64::INFINITY;
+    let mut w = vec![0.0; 5];
+    let mut u = Mat::<f64>::zeros(5, 5);
+    let err = self_adjoint_evd(
+        a.as_ref(),
+        &mut w,
+        Some(u.as_mut()),
+        &Seq,
+        EvdParams::default(),
+    )
+    .unwrap_err();
+    assert_eq!(err, EvdError::NotFinite);
+    assert_eq!(w, vec![0.0; 5]);
+    assert_eq!(u, Mat::<f64>::zeros(5, 5));
+}
