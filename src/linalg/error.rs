@@ -24,10 +24,12 @@ impl fmt::Display for Dim {
 /// [`LinalgError::op`]); those about an input name the operand as the call's documentation
 /// does (`"A"`, `"B"`, `"C"`, `"alpha"`).
 ///
-/// The checks (`ShapeMismatch`, `NotSquare`, `NotFinite`, `Singular`, `NotTall`) run before anything is
-/// written: the call then changed nothing. `NotPositiveDefinite` is found while factoring; an
-/// in-place Cholesky then leaves a partial factorization (see the variant), the owned
-/// [`Cholesky::new`](super::Cholesky::new) leaves the input as it was.
+/// The checks (`ShapeMismatch`, `NotSquare`, `NotFinite`, `Singular`, `NotTall`) run before
+/// anything is written: the call then changed nothing. `NotPositiveDefinite` and
+/// `NoConvergence` are found while computing: an in-place Cholesky then leaves a partial
+/// factorization (see the variant), the owned [`Cholesky::new`](super::Cholesky::new) leaves
+/// the input as it was; an SVD or EVD leaves its outputs holding no result and its input as
+/// it was.
 ///
 /// ```
 /// use faer::{Accum, Mat};
@@ -110,6 +112,13 @@ pub enum LinalgError {
         /// Its columns.
         cols: usize,
     },
+    /// An iterative decomposition (SVD, self-adjoint EVD) did not converge within its
+    /// documented iteration limit (`docs/svd.md`); the outputs hold no result. Not seen on any
+    /// finite input so far: report the matrix.
+    NoConvergence {
+        /// The operation.
+        op: &'static str,
+    },
     /// The result could not be allocated (a sparse product whose structure does not fit in
     /// memory).
     OutOfMemory {
@@ -128,6 +137,7 @@ impl LinalgError {
             | LinalgError::NotPositiveDefinite { op, .. }
             | LinalgError::Singular { op, .. }
             | LinalgError::NotTall { op, .. }
+            | LinalgError::NoConvergence { op }
             | LinalgError::OutOfMemory { op } => op,
         }
     }
@@ -166,6 +176,9 @@ impl fmt::Display for LinalgError {
                 f,
                 "{op}: A is {rows}x{cols}, wider than tall (underdetermined: factor A^H and use min_norm_adjoint)"
             ),
+            LinalgError::NoConvergence { op } => {
+                write!(f, "{op}: the iteration did not converge")
+            }
             LinalgError::OutOfMemory { op } => write!(f, "{op}: the result does not fit in memory"),
         }
     }

@@ -11,7 +11,12 @@
 //! - [`Qr`] (owned, [`Qr::new`]) and [`qr`] (in place): `A = Q R` by Householder reflections,
 //!   any shape, with `Q` and `Q^H` applied without forming `Q`, thin and full `Q`, `solve`,
 //!   least squares (`lstsq`, tall) and the minimum-norm solve of a wide system
-//!   (`min_norm_adjoint`), `reconstruct`.
+//!   (`min_norm_adjoint`), `reconstruct`;
+//! - [`Svd`] (owned, thin [`Svd::new`] or full [`Svd::new_full`]), [`singular_values`] and
+//!   [`svd_into`] (into the caller's storage): `A = U diag(s) V^H`, any shape;
+//! - [`SelfAdjointEigen`] (owned), [`self_adjoint_eigenvalues`] and [`self_adjoint_eigen_into`]
+//!   (into the caller's storage, also with scratch): `A = U diag(w) U^H` of a self-adjoint
+//!   matrix, read from its lower triangle.
 //!
 //! The executor argument is anything that runs kernels: a `&Team`, a token, or
 //! `&Exec::serial()`. Inputs are anything faer's `AsMatRef` takes (`&Mat`, `MatRef`, `MatMut`),
@@ -62,22 +67,30 @@ use teamalg_gates::{Family, ParThreshold, Scalar, Source, Thresholds};
 mod check;
 mod cholesky;
 mod error;
+mod evd;
 mod factors;
 mod lu;
 mod matmul;
 mod qr;
 mod scan;
 mod sparse;
+mod svd;
 mod triangular;
 
 pub use cholesky::{cholesky, cholesky_scratch, cholesky_with, cholesky_with_scratch, Cholesky};
 pub use error::{Dim, LinalgError};
+pub use evd::{
+    self_adjoint_eigen_into, self_adjoint_eigen_into_with_scratch, self_adjoint_eigen_scratch,
+    self_adjoint_eigenvalues, SelfAdjointEigen,
+};
 pub use lu::{lu, lu_scratch, lu_with, lu_with_scratch, Lu};
 pub use matmul::{matmul, matmul_with};
 pub use qr::{qr, qr_scratch, qr_with, qr_with_scratch, Qr};
 pub use sparse::{
     sparse_dense_matmul, sparse_dense_matmul_with, sparse_sparse_matmul, sparse_sparse_matmul_with,
 };
+pub use svd::{singular_values, svd_into, RealOf, Svd, SvdVectors};
+pub use teamalg_kernels::bidiag_svd::Rotate;
 pub use teamalg_kernels::triangular::{Diag, SolveSide, Triangle};
 pub use triangular::{solve_triangular, solve_triangular_with, TriangularView};
 

@@ -1,0 +1,229 @@
+//! The eigendecomposition of a self-adjoint matrix, `A = U diag(w) U^H`: owned
+//! ([`SelfAdjointEigen::new`], [`self_adjoint_eigenvalues`]) or into the caller's storage
+//! ([`self_adjoint_eigen_into`], with scratch [`self_adjoint_eigen_into_with_scratch`]).
+
+use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
+use faer::mat::AsMatRef;
+use faer::traits::{ComplexField, Conjugate};
+use faer::{Mat, MatMut, MatRef};
+use teamalg_gates::Family;
+use teamalg_kernels::bidiag_svd::{Real, Rotate};
+use teamalg_kernels::evd::{
+    self_adjoint_evd_scratch, self_adjoint_evd_with_scratch, EvdError, EvdParams,
+};
+use teamalg_kernels::par::Executor;
+
+use super::check::{self, Part};
+use super::svd::RealOf;
+use super::{Dim, Field, LinalgError, Options};
+
+/// The eigendecomposition `A = U diag(w) U^H` of a self-adjoint (real symmetric or complex
+/// Hermitian) matrix, read from its lower triangle: the eigenvalues non-decreasing, `U`
+/// unitary. faer's serial tridiagonalization and tridiagonal solver, then the
+/// back-transformation on the executor (`docs/svd.md`, "The self-adjoint EVD").
+///
+/// ```
+/// use faer::Mat;
+/// use teamalg::{linalg, Pool};
+///
+/// let team = Pool::builder().threads(2).build()?.into_team(2)?;
+/// // The second difference matrix: eigenvalues 2 - 2 cos(k pi / 6), k = 1..5.
+/// let a = Mat::<f64>::from_fn(5, 5, |i, j| match i.abs_diff(j) { 0 => 2.0, 1 => -1.0, _ => 0.0 });
+/// let eig = linalg::SelfAdjointEigen::new(&a, &team)?;
+/// for (k, w) in eig.w().iter().enumerate() {
+///     let exact = 2.0 - 2.0 * ((k + 1) as f64 * std::f64::consts::PI / 6.0).cos();
+///     assert!((w - exact).abs() < 1e-14);
+/// }
+/// assert!((eig.reconstruct() - &a).norm_max() < 1e-14);
+/// let w = linalg::self_adjoint_eigenvalues(&a, &team)?;
+/// assert!((w[4] - eig.w()[4]).abs() < 1e-14);
+/// # Ok::<(), teamalg::Error>(())
+/// ```
+// `Send` and `Sync` are automatic and sound: an owned matrix and a vector, read-only through
+// `&SelfAdjointEigen`.
+#[derive(Debug, Clone)]
+pub struct SelfAdjointEigen<T: Rotate> {
+    w: Vec<RealOf<T>>,
+    u: Mat<T>,
+}
+
+impl<T: Field + Rotate> SelfAdjointEigen<T> {
+    /// The eigendecomposition of `a` (which may be a conjugated view), reading its lower
+    /// triangle, on `exec`. Errors: [`LinalgError::NotSquare`] and [`LinalgError::NotFinite`]
+    /// (checked first), [`LinalgError::NoConvergence`].
+    pub fn new<A: Conjugate<Canonical = T>>(
+        a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<Self, LinalgError> {
+        Self::new_with(a, exec, &Options::new())
+    }
+
+    /// [`SelfAdjointEigen::new`] with the call's [`Options`] (family `Qr` for the
+    /// back-transformation).
+    pub fn new_with<A: Conjugate<Canonical = T>>(
+        a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
+        exec: &(impl Executor + ?Sized),
+        options: &Options,
+    ) -> Result<Self, LinalgError> {
+        let a = a.as_mat_ref();
+        let n = check(a.canonical(), options)?;
+        let a = a.to_owned();
+        let mut w = vec![RealOf::<T>::ZERO; n];
+        let mut u = Mat::<T>::zeros(n, n);
+        let mut buf = MemBuffer::new(self_adjoint_evd_scratch::<T>(n, true));
+        let stack = MemStack::new(&mut buf);
+        run(a.as_ref(), &mut w, Some(u.as_mut()), exec, options, stack)?;
+        Ok(SelfAdjointEigen { w, u })
+    }
+
+    /// The eigenvalues, non-decreasing.
+    pub fn w(&self) -> &[RealOf<T>] {
+        &self.w
+    }
+
+    /// The eigenvectors, as columns (`A U = U diag(w)`).
+    pub fn u(&self) -> MatRef<'_, T> {
+        self.u.as_ref()
+    }
+
+    /// `A` again: `U diag(w) U^H` (serially; a check, not a kernel).
+    pub fn reconstruct(&self) -> Mat<T> {
+        let u = self.u.as_ref();
+        let uw = Mat::from_fn(u.nrows(), u.ncols(), |i, j| {
+            let (re, im) = u[(i, j)].parts();
+            T::from_parts(re * self.w[j], im * self.w[j])
+        });
+        uw * u.adjoint()
+    }
+}
+
+/// The eigenvalues of the self-adjoint `a` (which may be a conjugated view), reading its
+/// lower triangle, non-decreasing, on `exec`; no vectors are formed. Errors as
+/// [`SelfAdjointEigen::new`].
+pub fn self_adjoint_eigenvalues<T: Field + Rotate, A: Conjugate<Canonical = T>>(
+    a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
+    exec: &(impl Executor + ?Sized),
+) -> Result<Vec<RealOf<T>>, LinalgError> {
+    let a = a.as_mat_ref();
+    let options = Options::new();
+    let n = check(a.canonical(), &options)?;
+    let a = a.to_owned();
+    let mut w = vec![RealOf::<T>::ZERO; n];
+    let mut buf = MemBuffer::new(self_adjoint_evd_scratch::<T>(n, false));
+    run(
+        a.as_ref(),
+        &mut w,
+        None,
+        exec,
+        &options,
+        MemStack::new(&mut buf),
+    )?;
+    Ok(w)
+}
+
+/// The scratch [`self_adjoint_eigen_into_with_scratch`] needs for order `n`, with or without
+/// vectors.
+pub fn self_adjoint_eigen_scratch<T: ComplexField>(n: usize, vectors: bool) -> StackReq {
+    self_adjoint_evd_scratch::<T>(n, vectors)
+}
+
+/// The eigendecomposition of the self-adjoint `a` (`n x n`, its lower triangle read) into the
+/// caller's storage, on `exec`: `w` (`n` entries) gets the eigenvalues, `u`, if given
+/// (`n x n`), the eigenvectors.
+///
+/// Errors: [`LinalgError::NotSquare`], [`LinalgError::ShapeMismatch`] for `w` or `u`,
+/// [`LinalgError::NotFinite`] (checked first: nothing is written),
+/// [`LinalgError::NoConvergence`] (then `w` and `u` hold no result).
+pub fn self_adjoint_eigen_into<T: Field + Rotate>(
+    a: MatRef<'_, T>,
+    w: &mut [RealOf<T>],
+    u: Option<MatMut<'_, T>>,
+    exec: &(impl Executor + ?Sized),
+    options: &Options,
+) -> Result<(), LinalgError> {
+    let mut buf = MemBuffer::new(self_adjoint_evd_scratch::<T>(a.nrows(), u.is_some()));
+    self_adjoint_eigen_into_with_scratch(a, w, u, exec, options, MemStack::new(&mut buf))
+}
+
+/// [`self_adjoint_eigen_into`] taking its scratch from `stack` (at least
+/// [`self_adjoint_eigen_scratch`] of the order): only the back-transformation's per-chunk
+/// scratch is allocated.
+///
+/// ```
+/// use faer::dyn_stack::{MemBuffer, MemStack};
+/// use faer::{c64, Mat};
+/// use teamalg::{linalg, Exec};
+///
+/// let n = 40;
+/// let mut buf = MemBuffer::new(linalg::self_adjoint_eigen_scratch::<c64>(n, true));
+/// let a = Mat::<c64>::from_fn(n, n, |i, j| match i.abs_diff(j) {
+///     0 => c64::new(i as f64, 0.0),
+///     1 if i > j => c64::new(0.0, 1.0),
+///     1 => c64::new(0.0, -1.0),
+///     _ => c64::new(0.0, 0.0),
+/// });
+/// let (mut w, mut u) = (vec![0.0; n], Mat::<c64>::zeros(n, n));
+/// let opts = linalg::Options::new();
+/// for _ in 0..3 {
+///     let stack = MemStack::new(&mut buf);
+///     linalg::self_adjoint_eigen_into_with_scratch(a.as_ref(), &mut w, Some(u.as_mut()), &Exec::serial(), &opts, stack)?;
+/// }
+/// let uw = Mat::<c64>::from_fn(n, n, |i, j| u[(i, j)] * w[j]);
+/// assert!((&a * &u - uw).norm_max() < 1e-12);
+/// # Ok::<(), teamalg::linalg::LinalgError>(())
+/// ```
+///
+/// # Panics
+/// When `stack` is smaller than [`self_adjoint_eigen_scratch`].
+pub fn self_adjoint_eigen_into_with_scratch<T: Field + Rotate>(
+    a: MatRef<'_, T>,
+    w: &mut [RealOf<T>],
+    u: Option<MatMut<'_, T>>,
+    exec: &(impl Executor + ?Sized),
+    options: &Options,
+    stack: &mut MemStack,
+) -> Result<(), LinalgError> {
+    let n = check::square("self_adjoint_eigen", "A", a)?;
+    check::dim("self_adjoint_eigen", "w", Dim::Rows, n, w.len())?;
+    if let Some(u) = &u {
+        check::dim("self_adjoint_eigen", "U", Dim::Rows, n, u.nrows())?;
+        check::dim("self_adjoint_eigen", "U", Dim::Cols, n, u.ncols())?;
+    }
+    check(a, options)?;
+    run(a, w, u, exec, options, stack)
+}
+
+/// What every EVD checks before it writes: squareness, and the lower triangle's finiteness
+/// when the options ask. Returns the order.
+fn check<T: Field>(a: MatRef<'_, T>, options: &Options) -> Result<usize, LinalgError> {
+    let n = check::square("self_adjoint_eigen", "A", a)?;
+    if options.checks_finite() {
+        check::finite("self_adjoint_eigen", "A", a, Part::Lower)?;
+    }
+    Ok(n)
+}
+
+/// The kernel on checked input.
+fn run<T: Field + Rotate>(
+    a: MatRef<'_, T>,
+    w: &mut [RealOf<T>],
+    u: Option<MatMut<'_, T>>,
+    exec: &(impl Executor + ?Sized),
+    options: &Options,
+    stack: &mut MemStack,
+) -> Result<(), LinalgError> {
+    let params = EvdParams {
+        threshold: options.get(Family::Qr),
+    };
+    self_adjoint_evd_with_scratch(a, w, u, exec, params, stack).map_err(|e| match e {
+        // Only reached with the check off: the kernel refuses non-finite input itself.
+        EvdError::NotFinite => check::finite("self_adjoint_eigen", "A", a, Part::Lower)
+            .err()
+            .unwrap_or(LinalgError::NoConvergence {
+                op: "self_adjoint_eigen",
+            }),
+        EvdError::NoConvergence => LinalgError::NoConvergence {
+            op: "self_adjoint_eigen",
+        },
+    })
+}

@@ -1,0 +1,228 @@
+//! The singular value decomposition, `A = U diag(s) V^H`: owned ([`Svd::new`],
+//! [`Svd::new_full`], [`singular_values`]) or into the caller's storage ([`svd_into`]).
+
+use faer::mat::AsMatRef;
+use faer::traits::Conjugate;
+use faer::{Mat, MatMut, MatRef};
+use teamalg_gates::Family;
+use teamalg_kernels::bidiag_svd::{BidiagSvdError, BidiagSvdParams, Real, Rotate};
+use teamalg_kernels::par::Executor;
+use teamalg_kernels::svd::{svd as kernel_svd, SvdParams};
+
+use super::check::{self, Part};
+use super::{Dim, Field, LinalgError, Options};
+
+/// The real type of `T`'s magnitudes: `f64` for `f64` and `c64`, `f32` for `f32` and `c32`.
+pub type RealOf<T> = <T as Rotate>::Real;
+
+/// Which singular vectors an SVD forms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SvdVectors {
+    /// The first `min(m, n)` columns of `U` and `V` (the thin SVD).
+    Thin,
+    /// All of `U` (`m x m`) and `V` (`n x n`).
+    Full,
+}
+
+/// The SVD `A = U diag(s) V^H` of an `m x n` matrix: the singular values non-increasing and
+/// non-negative, `U` and `V` with orthonormal columns, thin (`m x k` and `n x k`, `k =
+/// min(m, n)`) or full. The bidiagonal QR solver, the formation of `U` and `V` and their
+/// rotations run on the executor (`docs/svd.md`); its accuracy is faer's level: residual and
+/// orthogonality a small multiple of the unit roundoff times `max(m, n)`.
+///
+/// ```
+/// use faer::Mat;
+/// use teamalg::{linalg, Pool};
+///
+/// let team = Pool::builder().threads(2).build()?.into_team(2)?;
+/// let a = Mat::<f64>::from_fn(6, 4, |i, j| ((i * 7 + j * 3) % 5) as f64 - 2.0);
+/// let svd = linalg::Svd::new(&a, &team)?;
+/// assert_eq!((svd.u().ncols(), svd.v().ncols(), svd.s().len()), (4, 4, 4));
+/// assert!(svd.s().windows(2).all(|w| w[0] >= w[1]));
+/// assert!((svd.reconstruct() - &a).norm_max() < 1e-12);
+/// // The values alone, and the full factors:
+/// let s = linalg::singular_values(&a, &team)?;
+/// assert!((s[0] - svd.s()[0]).abs() < 1e-12);
+/// let full = linalg::Svd::new_full(&a, &team)?;
+/// assert_eq!((full.u().ncols(), full.v().ncols()), (6, 4));
+/// # Ok::<(), teamalg::Error>(())
+/// ```
+// `Send` and `Sync` are automatic and sound: owned matrices and a vector, read-only through
+// `&Svd`.
+#[derive(Debug, Clone)]
+pub struct Svd<T: Rotate> {
+    s: Vec<RealOf<T>>,
+    u: Mat<T>,
+    v: Mat<T>,
+}
+
+impl<T: Field + Rotate> Svd<T> {
+    /// The thin SVD of `a` (which may be a conjugated view), on `exec`. Errors:
+    /// [`LinalgError::NotFinite`] (checked first), [`LinalgError::NoConvergence`].
+    pub fn new<A: Conjugate<Canonical = T>>(
+        a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<Self, LinalgError> {
+        Self::new_with(a, SvdVectors::Thin, exec, &Options::new())
+    }
+
+    /// The full SVD of `a`: `U` is `m x m` and `V` is `n x n`. Errors as [`Svd::new`].
+    pub fn new_full<A: Conjugate<Canonical = T>>(
+        a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<Self, LinalgError> {
+        Self::new_with(a, SvdVectors::Full, exec, &Options::new())
+    }
+
+    /// The SVD of `a` with the vectors asked for and the call's [`Options`] (family `Qr` for
+    /// forming `U` and `V`, `HouseholderRank1` for the solver's rotations).
+    pub fn new_with<A: Conjugate<Canonical = T>>(
+        a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
+        vectors: SvdVectors,
+        exec: &(impl Executor + ?Sized),
+        options: &Options,
+    ) -> Result<Self, LinalgError> {
+        let a = a.as_mat_ref();
+        check(a.canonical(), options)?;
+        let a = a.to_owned();
+        let (m, n) = (a.nrows(), a.ncols());
+        let k = m.min(n);
+        let (uc, vc) = match vectors {
+            SvdVectors::Thin => (k, k),
+            SvdVectors::Full => (m, n),
+        };
+        let mut s = vec![RealOf::<T>::ZERO; k];
+        let (mut u, mut v) = (Mat::<T>::zeros(m, uc), Mat::<T>::zeros(n, vc));
+        run(
+            a.as_ref(),
+            &mut s,
+            Some(u.as_mut()),
+            Some(v.as_mut()),
+            exec,
+            options,
+        )?;
+        Ok(Svd { s, u, v })
+    }
+
+    /// The singular values, non-increasing.
+    pub fn s(&self) -> &[RealOf<T>] {
+        &self.s
+    }
+
+    /// The left singular vectors, as columns.
+    pub fn u(&self) -> MatRef<'_, T> {
+        self.u.as_ref()
+    }
+
+    /// The right singular vectors, as columns.
+    pub fn v(&self) -> MatRef<'_, T> {
+        self.v.as_ref()
+    }
+
+    /// `A` again: `U_k diag(s) V_k^H` over the first `k = min(m, n)` columns (serially; a
+    /// check, not a kernel).
+    pub fn reconstruct(&self) -> Mat<T> {
+        let k = self.s.len();
+        let (u, v) = (self.u.as_ref().subcols(0, k), self.v.as_ref().subcols(0, k));
+        let us = Mat::from_fn(u.nrows(), k, |i, j| {
+            let (re, im) = u[(i, j)].parts();
+            T::from_parts(re * self.s[j], im * self.s[j])
+        });
+        us * v.adjoint()
+    }
+}
+
+/// The singular values of `a` (which may be a conjugated view), non-increasing, on `exec`;
+/// no vectors are formed. Errors as [`Svd::new`].
+pub fn singular_values<T: Field + Rotate, A: Conjugate<Canonical = T>>(
+    a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
+    exec: &(impl Executor + ?Sized),
+) -> Result<Vec<RealOf<T>>, LinalgError> {
+    let a = a.as_mat_ref();
+    let mut s = vec![RealOf::<T>::ZERO; a.nrows().min(a.ncols())];
+    let options = Options::new();
+    check(a.canonical(), &options)?;
+    let a = a.to_owned();
+    run(a.as_ref(), &mut s, None, None, exec, &options)?;
+    Ok(s)
+}
+
+/// The SVD of `a` (`m x n`, `k = min(m, n)`) into the caller's storage, on `exec`: `s` (`k`
+/// entries) gets the singular values; `u`, if given, the left singular vectors (`m x k` or
+/// `m x m`), `v` the right ones (`n x k` or `n x n`). `a` is only read.
+///
+/// Errors: [`LinalgError::ShapeMismatch`] for `s`, `u` or `v` (`u` and `v` are checked
+/// against the thin shape when their column count is neither), [`LinalgError::NotFinite`]
+/// (checked first: nothing is written), [`LinalgError::NoConvergence`] (then `s`, `u` and `v`
+/// hold no result).
+///
+/// ```
+/// use faer::Mat;
+/// use teamalg::{linalg, Exec};
+///
+/// let a = Mat::<f64>::from_fn(3, 5, |i, j| (i + 2 * j) as f64);
+/// let mut s = [0.0; 3];
+/// let mut v = Mat::<f64>::zeros(5, 3);
+/// linalg::svd_into(a.as_ref(), &mut s, None, Some(v.as_mut()), &Exec::serial(), &linalg::Options::new())?;
+/// // Rank 2: the third value is zero to rounding.
+/// assert!(s[2] < 1e-12 * s[0]);
+/// let mut short = [0.0; 2];
+/// let err = linalg::svd_into(a.as_ref(), &mut short, None, None, &Exec::serial(), &linalg::Options::new());
+/// assert!(matches!(err, Err(linalg::LinalgError::ShapeMismatch { operand: "s", .. })));
+/// # Ok::<(), teamalg::linalg::LinalgError>(())
+/// ```
+pub fn svd_into<T: Field + Rotate>(
+    a: MatRef<'_, T>,
+    s: &mut [RealOf<T>],
+    u: Option<MatMut<'_, T>>,
+    v: Option<MatMut<'_, T>>,
+    exec: &(impl Executor + ?Sized),
+    options: &Options,
+) -> Result<(), LinalgError> {
+    let (m, n) = (a.nrows(), a.ncols());
+    let k = m.min(n);
+    check::dim("svd", "s", Dim::Rows, k, s.len())?;
+    for (name, x, rows) in [("U", u.as_ref(), m), ("V", v.as_ref(), n)] {
+        if let Some(x) = x {
+            check::dim("svd", name, Dim::Rows, rows, x.nrows())?;
+            if x.ncols() != rows {
+                check::dim("svd", name, Dim::Cols, k, x.ncols())?;
+            }
+        }
+    }
+    check(a, options)?;
+    run(a, s, u, v, exec, options)
+}
+
+/// What every SVD checks before it writes: finiteness, when the options ask.
+fn check<T: Field>(a: MatRef<'_, T>, options: &Options) -> Result<(), LinalgError> {
+    if options.checks_finite() {
+        check::finite("svd", "A", a, Part::All)?;
+    }
+    Ok(())
+}
+
+/// The kernel on checked input.
+fn run<T: Field + Rotate>(
+    a: MatRef<'_, T>,
+    s: &mut [RealOf<T>],
+    u: Option<MatMut<'_, T>>,
+    v: Option<MatMut<'_, T>>,
+    exec: &(impl Executor + ?Sized),
+    options: &Options,
+) -> Result<(), LinalgError> {
+    let params = SvdParams {
+        solver: BidiagSvdParams {
+            threshold: options.get(Family::HouseholderRank1),
+            ..BidiagSvdParams::default()
+        },
+        threshold: options.get(Family::Qr),
+    };
+    kernel_svd(a, s, u, v, exec, params).map_err(|e| match e {
+        // Only reached with the check off: the kernel refuses non-finite input itself.
+        BidiagSvdError::NotFinite => check::finite("svd", "A", a, Part::All)
+            .err()
+            .unwrap_or(LinalgError::NoConvergence { op: "svd" }),
+        BidiagSvdError::NoConvergence { .. } => LinalgError::NoConvergence { op: "svd" },
+    })
+}
