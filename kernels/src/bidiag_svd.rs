@@ -98,7 +98,9 @@ real!(f32);
 real!(f64);
 
 /// A scalar whose columns the solver's (real) rotations act on: `f32`, `f64`, `c32`, `c64`.
-pub trait Rotate: Copy + Send + Sync + Scalar + sealed::Sealed + 'static {
+pub trait Rotate:
+    Copy + Send + Sync + Scalar + sealed::Sealed + crate::fused::Fused + 'static
+{
     /// The real type of the rotations.
     type Real: Real;
     /// `x <- c x + s y`, `y <- c y - s x`.

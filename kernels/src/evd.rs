@@ -7,7 +7,6 @@
 use std::fmt;
 
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
-use faer::linalg::evd::tridiag::{tridiag_in_place, tridiag_in_place_scratch};
 use faer::linalg::evd::{
     self_adjoint_evd_scratch as faer_evd_scratch, tridiagonal_self_adjoint_evd, ComputeEigenvectors,
 };
@@ -21,10 +20,14 @@ use teamalg_gates::ParThreshold;
 use crate::bidiag_svd::{Real, Rotate};
 use crate::par::Executor;
 use crate::qr::apply_q_in_place;
+use crate::tridiag::{tridiag_in_place, tridiag_in_place_scratch};
 
 /// Parameters of [`self_adjoint_evd`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct EvdParams {
+    /// How the tridiagonalization decides to go parallel (family `TridiagStep`); `None`
+    /// leaves it to the executor's model.
+    pub tridiag: Option<ParThreshold>,
     /// How the back-transformation decides to go parallel (family `Qr`); `None` leaves it to
     /// the executor's model.
     pub threshold: Option<ParThreshold>,
@@ -107,7 +110,7 @@ pub fn self_adjoint_evd_scratch<T: ComplexField>(n: usize, vectors: bool) -> Sta
         temp_mat_scratch::<T>(bs, n.saturating_sub(1)),
         temp_mat_scratch::<T>(n, 3),
         StackReq::any_of(&[
-            tridiag_in_place_scratch::<T>(n, Par::Seq, Default::default()),
+            tridiag_in_place_scratch::<T>(n),
             // faer's whole-EVD scratch covers its tridiagonal solver.
             faer_evd_scratch::<T>(n, want, Par::Seq, Default::default()),
         ]),
@@ -164,13 +167,7 @@ where
             trid[(i, j)] = a[(i, j)];
         }
     }
-    tridiag_in_place(
-        trid.as_mut(),
-        h.as_mut(),
-        Par::Seq,
-        stack,
-        Default::default(),
-    );
+    tridiag_in_place(trid.as_mut(), h.as_mut(), exec, params.tridiag, stack);
     for i in 0..n {
         cols[(i, 0)] = trid[(i, i)];
         if i + 1 < n {

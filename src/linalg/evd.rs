@@ -58,8 +58,8 @@ impl<T: Field + Rotate> SelfAdjointEigen<T> {
         Self::new_with(a, exec, &Options::new())
     }
 
-    /// [`SelfAdjointEigen::new`] with the call's [`Options`] (family `Qr` for the
-    /// back-transformation).
+    /// [`SelfAdjointEigen::new`] with the call's [`Options`] (family `TridiagStep` for the
+    /// tridiagonalization, `Qr` for the back-transformation).
     pub fn new_with<A: Conjugate<Canonical = T>>(
         a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
         exec: &(impl Executor + ?Sized),
@@ -213,6 +213,7 @@ fn run<T: Field + Rotate>(
     stack: &mut MemStack,
 ) -> Result<(), LinalgError> {
     let params = EvdParams {
+        tridiag: options.get(Family::TridiagStep),
         threshold: options.get(Family::Qr),
     };
     self_adjoint_evd_with_scratch(a, w, u, exec, params, stack).map_err(|e| match e {

@@ -1,0 +1,183 @@
+//! The tridiagonalization's fused pass over a band of columns, with runtime SIMD dispatch
+//! (`pulp`, the crate faer itself uses): one read and one write of each matrix entry applies
+//! the previous step's rank-two update and accumulates both halves of the next
+//! Hermitian matrix-vector product. Design record: `docs/svd.md` ("The parallel
+//! tridiagonalization").
+
+use faer::MatMut;
+use num_complex::Complex;
+use pulp::{Simd, WithSimd};
+
+/// One band of the trailing matrix `B` (its lower triangle) and the vectors of one step, all
+/// indexed from the band's first column `c0`: rows `c0..n` of `B` are rows `0..` here.
+#[derive(Debug)]
+pub struct Band<'a, T> {
+    /// Columns `c0..c1` of `B`, rows `c0..n`: column `j` is read from row `j` on.
+    pub a: MatMut<'a, T>,
+    /// The previous step's Householder vector and update vector (`B -= vp yp^H + yp vp^H`);
+    /// `None` on the first step.
+    pub pending: Option<(&'a [T], &'a [T])>,
+    /// This step's Householder vector.
+    pub v: &'a [T],
+    /// Gets the band's part of the lower half of `B v` (rows `c0..n`); overwritten (the band's
+    /// first column stores, the others accumulate).
+    pub z: &'a mut [T],
+    /// Gets, per column `j` of the band, the strict upper half of `(B v)_j`:
+    /// `sum_{i > j} conj(b_ij) v_i`.
+    pub upper: &'a mut [T],
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+    impl Sealed for num_complex::Complex<f32> {}
+    impl Sealed for num_complex::Complex<f64> {}
+}
+
+/// The scalar types the fused pass runs on: `f32`, `f64`, `c32` and `c64` (sealed).
+pub trait Fused: Copy + Send + Sync + Sized + sealed::Sealed {
+    /// Runs the fused pass over `band`: for each column `j` and row `i >= j`,
+    /// `b_ij -= vp_i conj(yp_j) + yp_i conj(vp_j)`, then `z_i += b_ij v_j` and, for `i > j`,
+    /// `upper_j += conj(b_ij) v_i`.
+    fn fused_band(band: Band<'_, Self>);
+}
+
+/// The column-major slice of column `j` of `a`, from row `j` on.
+fn column<'s, T>(a: &'s mut MatMut<'_, T>, j: usize) -> &'s mut [T] {
+    let col = a
+        .as_mut()
+        .col_mut(j)
+        .try_as_col_major_mut()
+        .expect("fused pass: column-major tiles");
+    &mut col.as_slice_mut()[j..]
+}
+
+macro_rules! fused_impl {
+    ($t:ty, $splat:ident, $as:ident, $as_mut:ident, $mul_add:ident,
+     $conj_mul_add:ident, $add:ident, $reduce:ident, $zero:expr, $conj:expr) => {
+        impl Fused for $t {
+            fn fused_band(band: Band<'_, $t>) {
+                struct Op<'a>(Band<'a, $t>);
+                impl WithSimd for Op<'_> {
+                    type Output = ();
+                    #[inline(always)]
+                    fn with_simd<S: Simd>(self, simd: S) {
+                        let Band {
+                            mut a,
+                            pending,
+                            v,
+                            z,
+                            upper,
+                        } = self.0;
+                        let conj: fn($t) -> $t = $conj;
+                        let zero = simd.$splat($zero);
+                        for j in 0..a.ncols() {
+                            let first = j == 0;
+                            let col = column(&mut a, j);
+                            let (vj, z, vv) = (v[j], &mut z[j..], &v[j..]);
+                            // Without a pending update, multipliers of zero on `v` itself.
+                            let (vp, yp, cyp, cvp) = match pending {
+                                Some((vp, yp)) => (&vp[j..], &yp[j..], -conj(yp[j]), -conj(vp[j])),
+                                None => (vv, vv, $zero, $zero),
+                            };
+                            let (ncyp, ncvp, sv) = (simd.$splat(cyp), simd.$splat(cvp), simd.$splat(vj));
+                            let (ah, at) = S::$as_mut(col);
+                            let (zh, zt) = S::$as_mut(z);
+                            let (vph, vpt) = S::$as(vp);
+                            let (yph, ypt) = S::$as(yp);
+                            let (vh, vt) = S::$as(vv);
+                            let (mut acc0, mut acc1) = (zero, zero);
+                            let len = ah.len();
+                            let (zh, vph, yph, vh) = (&mut zh[..len], &vph[..len], &yph[..len], &vh[..len]);
+                            let mut a2 = ah.chunks_exact_mut(2);
+                            let mut z2 = zh.chunks_exact_mut(2);
+                            let (mut vp2, mut yp2, mut v2) =
+                                (vph.chunks_exact(2), yph.chunks_exact(2), vh.chunks_exact(2));
+                            for ((((a, z), vp), yp), v) in (&mut a2).zip(&mut z2).zip(&mut vp2).zip(&mut yp2).zip(&mut v2) {
+                                let mut x0 = simd.$mul_add(vp[0], ncyp, a[0]);
+                                let mut x1 = simd.$mul_add(vp[1], ncyp, a[1]);
+                                x0 = simd.$mul_add(yp[0], ncvp, x0);
+                                x1 = simd.$mul_add(yp[1], ncvp, x1);
+                                a[0] = x0;
+                                a[1] = x1;
+                                z[0] = simd.$mul_add(x0, sv, if first { zero } else { z[0] });
+                                z[1] = simd.$mul_add(x1, sv, if first { zero } else { z[1] });
+                                acc0 = simd.$conj_mul_add(x0, v[0], acc0);
+                                acc1 = simd.$conj_mul_add(x1, v[1], acc1);
+                            }
+                            let rest = a2.into_remainder().iter_mut().zip(z2.into_remainder()).zip(vp2.remainder()).zip(yp2.remainder()).zip(v2.remainder());
+                            for ((((a, z), vp), yp), v) in rest {
+                                let mut x = simd.$mul_add(*vp, ncyp, *a);
+                                x = simd.$mul_add(*yp, ncvp, x);
+                                *a = x;
+                                *z = simd.$mul_add(x, sv, if first { zero } else { *z });
+                                acc0 = simd.$conj_mul_add(x, *v, acc0);
+                            }
+                            let mut sum = simd.$reduce(simd.$add(acc0, acc1));
+                            for ((((a, z), vp), yp), v) in at.iter_mut().zip(zt).zip(vpt).zip(ypt).zip(vt) {
+                                let x = *a + *vp * cyp + *yp * cvp;
+                                *a = x;
+                                *z = if first { x * vj } else { *z + x * vj };
+                                sum += conj(x) * *v;
+                            }
+                            // The diagonal belongs to the lower half only.
+                            let diag = column(&mut a, j)[0];
+                            upper[j] = sum - conj(diag) * vj;
+                        }
+                    }
+                }
+                pulp::Arch::new().dispatch(Op(band));
+            }
+        }
+    };
+}
+
+fused_impl!(
+    f64,
+    splat_f64s,
+    as_simd_f64s,
+    as_mut_simd_f64s,
+    mul_add_f64s,
+    mul_add_f64s,
+    add_f64s,
+    reduce_sum_f64s,
+    0.0,
+    |x| x
+);
+fused_impl!(
+    f32,
+    splat_f32s,
+    as_simd_f32s,
+    as_mut_simd_f32s,
+    mul_add_f32s,
+    mul_add_f32s,
+    add_f32s,
+    reduce_sum_f32s,
+    0.0,
+    |x| x
+);
+fused_impl!(
+    Complex<f64>,
+    splat_c64s,
+    as_simd_c64s,
+    as_mut_simd_c64s,
+    mul_add_c64s,
+    conj_mul_add_c64s,
+    add_c64s,
+    reduce_sum_c64s,
+    Complex::new(0.0, 0.0),
+    |x: Complex<f64>| x.conj()
+);
+fused_impl!(
+    Complex<f32>,
+    splat_c32s,
+    as_simd_c32s,
+    as_mut_simd_c32s,
+    mul_add_c32s,
+    conj_mul_add_c32s,
+    add_c32s,
+    reduce_sum_c32s,
+    Complex::new(0.0, 0.0),
+    |x: Complex<f32>| x.conj()
+);
