@@ -48,8 +48,10 @@
 //! Kernels: GEMM (`n x n x n`), LU with partial pivoting, Cholesky and Householder QR
 //! (`n x n`, QR with faer's block size in both arms); the factorizations' sizes start at 64. `--kernels sparse` (not in the default list): the 2D Laplacian of
 //! an `n x n` grid (sizes from 64 on) times 64 dense columns; `--kernels sparse_sparse`: a random
-//! `n x n` matrix with 10 entries per column times itself. The factorizations work in place: each call gets its input
-//! back first, outside the timed part.
+//! `n x n` matrix with 10 entries per column times itself. `--kernels svd` (teamalg's own SVD
+//! path, `SvdParams::own`; thin vectors, values only, c64) and `--kernels evd` (the self-adjoint
+//! EVD, vectors, values only, c64), sizes from 64 on, in scratch each arm holds. The
+//! factorizations work in place: each call gets its input back first, outside the timed part.
 
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, Instant};
@@ -322,7 +324,11 @@ impl<T: ComplexField + Rotate> Case for Svd<T> {
         } else {
             (None, None)
         };
-        let p = SvdParams::default();
+        // teamalg's own path (the default is faer's serial SVD).
+        let p = SvdParams {
+            own: true,
+            ..SvdParams::default()
+        };
         svd::svd(self.a.as_ref(), &mut self.sr, u, v, &exec, p).expect("svd");
     }
 }

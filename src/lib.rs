@@ -9,8 +9,10 @@
 //! - [`linalg`], the facade: faer-like calls that take the executor last, check their input
 //!   and decide per region, with the cost model of [`gates`], whether going parallel pays.
 //!
-//! The SVD exists as a kernel only ([`kernels::svd`], not yet fast: `docs/svd.md`); the
-//! self-adjoint EVD is not written yet.
+//! The SVD ([`linalg::Svd`]) is faer's serial one behind the facade's checks for now
+//! (teamalg's own, [`kernels::svd`], is correct but slower), and the self-adjoint EVD
+//! ([`linalg::SelfAdjointEigen`]) runs its tridiagonalization on the team but its tridiagonal
+//! solver serially (`docs/svd.md`).
 //!
 //! ```
 //! use teamalg::{Exec, Pool};

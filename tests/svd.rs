@@ -37,6 +37,7 @@ struct Result<T> {
 fn params(force: bool) -> SvdParams {
     let threshold = force.then_some(ParThreshold::Fixed(0));
     SvdParams {
+        own: true,
         solver: BidiagSvdParams {
             batch: 2,
             threshold,
@@ -187,8 +188,27 @@ fn values_match_faers() {
         }
         // Values only give the same values.
         let mut s = vec![0.0; m.min(n)];
-        svd(a.as_ref(), &mut s, None, None, &Seq, SvdParams::default()).unwrap();
+        svd(a.as_ref(), &mut s, None, None, &Seq, params(false)).unwrap();
         assert_eq!(s, ours);
+        // The default path is faer's serial SVD: its values, bit for bit.
+        svd(a.as_ref(), &mut s, None, None, &Seq, SvdParams::default()).unwrap();
+        let k = m.min(n);
+        let no = faer::linalg::svd::ComputeSvdVectors::No;
+        let req =
+            faer::linalg::svd::svd_scratch::<f64>(m, n, no, no, faer::Par::Seq, Default::default());
+        let mut buf = faer::dyn_stack::MemBuffer::new(req);
+        let mut faer_s = Mat::<f64>::zeros(k, 1);
+        faer::linalg::svd::svd(
+            a.as_ref(),
+            faer_s.as_mut().col_mut(0).as_diagonal_mut(),
+            None,
+            None,
+            faer::Par::Seq,
+            faer::dyn_stack::MemStack::new(&mut buf),
+            Default::default(),
+        )
+        .unwrap();
+        assert_eq!(s, (0..k).map(|i| faer_s[(i, 0)]).collect::<Vec<_>>());
     }
 }
 

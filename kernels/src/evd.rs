@@ -1,5 +1,5 @@
-//! The eigendecomposition of a self-adjoint matrix, `A = U diag(w) U^H`: faer's serial
-//! tridiagonalization, faer's tridiagonal solver (implicit QL for values only, divide and
+//! The eigendecomposition of a self-adjoint matrix, `A = U diag(w) U^H`: the tridiagonalization
+//! on the executor ([`crate::tridiag`]), faer's tridiagonal solver (implicit QL for values only, divide and
 //! conquer with vectors from order 128), then the back-transformation `U = Q Z` in column
 //! chunks on the executor ([`crate::qr::apply_q_in_place`]). Design record: `docs/svd.md`
 //! ("The self-adjoint EVD").

@@ -2,11 +2,14 @@
 //! explicit Householder factors formed in column chunks on the executor
 //! ([`crate::qr::apply_q_in_place`]), the bidiagonal made real by unit phases folded into those
 //! factors, then teamalg's bidiagonal QR ([`crate::bidiag_svd`]) rotating the factors in row
-//! strips. A wide matrix is handled through its adjoint. Design record: `docs/svd.md`.
+//! strips. A wide matrix is handled through its adjoint. That path runs when
+//! [`SvdParams::own`] asks for it; by default faer's serial SVD runs, which is faster today.
+//! Design record: `docs/svd.md`.
 
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::qr::no_pivoting::factor::recommended_block_size;
 use faer::linalg::svd::bidiag::{bidiag_in_place, bidiag_in_place_scratch};
+use faer::linalg::svd::{svd as faer_svd, svd_scratch as faer_svd_scratch, ComputeSvdVectors};
 use faer::traits::ComplexField;
 use faer::{Mat, MatMut, MatRef, Par};
 use teamalg_gates::ParThreshold;
@@ -18,6 +21,12 @@ use crate::qr::apply_q_in_place;
 /// Parameters of [`svd`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SvdParams {
+    /// Whether teamalg's own path runs (faer's serial bidiagonalization, the Householder
+    /// factors formed on the executor, teamalg's bidiagonal QR rotating them on the executor).
+    /// `false`, the default, runs faer's serial SVD instead: teamalg's path measured slower
+    /// than it with vectors at every size on the development host (`docs/perf/kernels.md`),
+    /// and a call must never be slower than serial.
+    pub own: bool,
     /// The bidiagonal solver's batches and threshold.
     pub solver: BidiagSvdParams,
     /// How forming the Householder factors decides to go parallel (family `Qr`); `None` leaves
@@ -58,7 +67,8 @@ fn phase<T: Rotate>(z: T) -> T {
 ///
 /// # Errors
 /// [`BidiagSvdError::NotFinite`] when `a` holds an infinity or a NaN;
-/// [`BidiagSvdError::NoConvergence`] from the bidiagonal solver.
+/// [`BidiagSvdError::NoConvergence`] from the bidiagonal solver (from faer's, on the default
+/// path, with every value counted as unconverged).
 ///
 /// # Panics
 /// When `s`, `u` or `v` has the wrong shape.
@@ -115,6 +125,9 @@ where
         }
         return Ok(());
     }
+    if !params.own {
+        return faer_serial(a, s, u, v);
+    }
     if m >= n {
         tall(a.to_owned(), s, u, v, exec, params)
     } else {
@@ -122,6 +135,42 @@ where
         let adj = Mat::from_fn(n, m, |i, j| conj(a[(j, i)]));
         tall(adj, s, v, u, exec, params)
     }
+}
+
+/// faer's serial SVD, into the same outputs.
+fn faer_serial<T>(
+    a: MatRef<'_, T>,
+    s: &mut [<T as Rotate>::Real],
+    u: Option<MatMut<'_, T>>,
+    v: Option<MatMut<'_, T>>,
+) -> Result<(), BidiagSvdError>
+where
+    T: Rotate + ComplexField,
+{
+    let k = s.len();
+    let want = |x: &Option<MatMut<'_, T>>| match x {
+        None => ComputeSvdVectors::No,
+        Some(x) if x.ncols() == k => ComputeSvdVectors::Thin,
+        Some(_) => ComputeSvdVectors::Full,
+    };
+    let (wu, wv) = (want(&u), want(&v));
+    let req = faer_svd_scratch::<T>(a.nrows(), a.ncols(), wu, wv, Par::Seq, Default::default());
+    let mut buf = MemBuffer::new(req);
+    let mut vals = Mat::<T>::zeros(k, 1);
+    faer_svd(
+        a,
+        vals.as_mut().col_mut(0).as_diagonal_mut(),
+        u,
+        v,
+        Par::Seq,
+        MemStack::new(&mut buf),
+        Default::default(),
+    )
+    .map_err(|_| BidiagSvdError::NoConvergence { unconverged: k })?;
+    for (si, x) in s.iter_mut().zip(vals.col(0).iter()) {
+        *si = x.parts().0;
+    }
+    Ok(())
 }
 
 /// Sets `x` to the first columns of the identity.

@@ -26,9 +26,11 @@ pub enum SvdVectors {
 
 /// The SVD `A = U diag(s) V^H` of an `m x n` matrix: the singular values non-increasing and
 /// non-negative, `U` and `V` with orthonormal columns, thin (`m x k` and `n x k`, `k =
-/// min(m, n)`) or full. The bidiagonal QR solver, the formation of `U` and `V` and their
-/// rotations run on the executor (`docs/svd.md`); its accuracy is faer's level: residual and
-/// orthogonality a small multiple of the unit roundoff times `max(m, n)`.
+/// min(m, n)`) or full. For now this is faer's serial SVD behind the facade's checks:
+/// teamalg's own path (`teamalg::kernels::svd` with `SvdParams::own`, its bidiagonal QR
+/// rotating `U` and `V` on the executor) is correct to the same bound but measured slower
+/// (`docs/svd.md`), and a call must not be slower than serial. The executor is taken so that
+/// calls keep their form when that path becomes the faster one.
 ///
 /// ```
 /// use faer::Mat;
@@ -74,8 +76,10 @@ impl<T: Field + Rotate> Svd<T> {
         Self::new_with(a, SvdVectors::Full, exec, &Options::new())
     }
 
-    /// The SVD of `a` with the vectors asked for and the call's [`Options`] (family `Qr` for
-    /// forming `U` and `V`, `HouseholderRank1` for the solver's rotations).
+    /// The SVD of `a` with the vectors asked for and the call's [`Options`]: the finiteness
+    /// check; the thresholds of families `Qr` (forming `U` and `V`) and `HouseholderRank1` (the
+    /// solver's rotations) reach teamalg's own path when the facade runs it, not faer's
+    /// serial SVD, which it runs today (see [`Svd`]).
     pub fn new_with<A: Conjugate<Canonical = T>>(
         a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
         vectors: SvdVectors,
@@ -211,7 +215,10 @@ fn run<T: Field + Rotate>(
     exec: &(impl Executor + ?Sized),
     options: &Options,
 ) -> Result<(), LinalgError> {
+    // faer's serial SVD (the kernel's default) until teamalg's path is measured faster; the
+    // thresholds reach that path's regions when it runs.
     let params = SvdParams {
+        own: false,
         solver: BidiagSvdParams {
             threshold: options.get(Family::HouseholderRank1),
             ..BidiagSvdParams::default()
