@@ -10,6 +10,8 @@ use pulp::{Simd, WithSimd};
 
 /// One band of the trailing matrix `B` (its lower triangle) and the vectors of one step, all
 /// indexed from the band's first column `c0`: rows `c0..n` of `B` are rows `0..` here.
+// `Send` and `Sync` are automatic and sound: a `MatMut` and slices, each band's own (the
+// driver hands disjoint columns and partial vectors to the bands it runs at once).
 #[derive(Debug)]
 pub struct Band<'a, T> {
     /// Columns `c0..c1` of `B`, rows `c0..n`: column `j` is read from row `j` on.
