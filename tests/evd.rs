@@ -9,24 +9,12 @@ use teamalg::kernels::bidiag_svd::{Real, Rotate};
 use teamalg::kernels::evd::{self_adjoint_evd, EvdError, EvdParams};
 use teamalg::kernels::par::{Executor, Seq};
 
+#[path = "common/parts.rs"]
+mod parts;
 #[path = "common/sample.rs"]
 mod sample;
+use parts::{eps, from, mul, parts};
 use sample::{mat, plain_tokens, serial_executors, team_executors, Sample};
-
-type Parts = (f64, f64);
-
-fn parts<T: Rotate>(x: T) -> Parts {
-    let (re, im) = x.parts();
-    (re.to_f64(), im.to_f64())
-}
-
-fn mul(a: Parts, b: Parts) -> Parts {
-    (a.0 * b.0 - a.1 * b.1, a.0 * b.1 + a.1 * b.0)
-}
-
-fn eps<T: Rotate>() -> f64 {
-    <<T as Rotate>::Real as Real>::EPS.to_f64()
-}
 
 /// `(B + B^H) / 2` for a reproducible `B`.
 fn hermitian<T: Sample + Rotate>(n: usize, seed: f64) -> Mat<T> {
@@ -35,13 +23,6 @@ fn hermitian<T: Sample + Rotate>(n: usize, seed: f64) -> Mat<T> {
         let (x, y) = (parts(b[(i, j)]), parts(b[(j, i)]));
         from((0.5 * (x.0 + y.0), 0.5 * (x.1 - y.1)))
     })
-}
-
-fn from<T: Rotate>(x: Parts) -> T {
-    T::from_parts(
-        <T as Rotate>::Real::from_f64(x.0),
-        <T as Rotate>::Real::from_f64(x.1),
-    )
 }
 
 struct Result<T> {

@@ -8,25 +8,12 @@ use teamalg::kernels::bidiag_svd::{BidiagSvdError, BidiagSvdParams, Real, Rotate
 use teamalg::kernels::par::{Executor, Seq};
 use teamalg::kernels::svd::{svd, SvdParams};
 
+#[path = "common/parts.rs"]
+mod parts;
 #[path = "common/sample.rs"]
 mod sample;
+use parts::{eps, mul, parts};
 use sample::{mat, plain_tokens, serial_executors, team_executors, Sample};
-
-type Parts = (f64, f64);
-
-fn parts<T: Rotate>(x: T) -> Parts {
-    let (re, im) = x.parts();
-    (re.to_f64(), im.to_f64())
-}
-
-fn mul(a: Parts, b: Parts) -> Parts {
-    (a.0 * b.0 - a.1 * b.1, a.0 * b.1 + a.1 * b.0)
-}
-
-/// Unit roundoff of `T`'s real type.
-fn eps<T: Rotate>() -> f64 {
-    <<T as Rotate>::Real as Real>::EPS.to_f64()
-}
 
 struct Result<T> {
     s: Vec<f64>,
