@@ -51,7 +51,8 @@ pub fn entry(i: usize, j: usize) -> f64 {
     ((i * 7 + j * 3) as f64 * 0.01).sin() + h as f64 / 1000.0 - 0.5
 }
 
-/// GEMM, LU, Cholesky and QR (f64) at each size in `sizes`.
+/// GEMM, LU, Cholesky, QR and the self-adjoint EVD with vectors (f64) at each size in
+/// `sizes`.
 pub fn rows(team: &Team, sizes: &[usize]) -> Vec<Row> {
     let mut out = Vec::new();
     for &n in sizes {
@@ -184,6 +185,60 @@ pub fn rows(team: &Team, sizes: &[usize]) -> Vec<Row> {
         );
         out.push(Row {
             kernel: "qr",
+            n,
+            serial,
+            team: t,
+        });
+
+        // The self-adjoint EVD with vectors, each side in scratch it holds.
+        let sym = Mat::from_fn(n, n, |i, j| a[(i, j)] + a[(j, i)]);
+        let yes = faer::linalg::evd::ComputeEigenvectors::Yes;
+        let mut faer_buf =
+            faer::dyn_stack::MemBuffer::new(faer::linalg::evd::self_adjoint_evd_scratch::<f64>(
+                n,
+                yes,
+                Par::Seq,
+                Default::default(),
+            ));
+        let mut our_buf =
+            faer::dyn_stack::MemBuffer::new(linalg::self_adjoint_eigen_scratch::<f64>(n, true));
+        let (mut s, mut u, mut v) = (
+            Mat::<f64>::zeros(n, 1),
+            Mat::<f64>::zeros(n, n),
+            Mat::<f64>::zeros(n, n),
+        );
+        let mut w = vec![0.0; n];
+        let options = linalg::Options::new();
+        let (serial, t) = pair(
+            calls.min(11),
+            || {},
+            || {
+                let stack = faer::dyn_stack::MemStack::new(&mut faer_buf);
+                faer::linalg::evd::self_adjoint_evd(
+                    sym.as_ref(),
+                    s.as_mut().col_mut(0).as_diagonal_mut(),
+                    Some(u.as_mut()),
+                    Par::Seq,
+                    stack,
+                    Default::default(),
+                )
+                .expect("converges");
+            },
+            || {
+                let stack = faer::dyn_stack::MemStack::new(&mut our_buf);
+                linalg::self_adjoint_eigen_into_with_scratch(
+                    sym.as_ref(),
+                    &mut w,
+                    Some(v.as_mut()),
+                    team,
+                    &options,
+                    stack,
+                )
+                .expect("converges");
+            },
+        );
+        out.push(Row {
+            kernel: "evd",
             n,
             serial,
             team: t,
