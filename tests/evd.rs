@@ -13,7 +13,7 @@ use teamalg::kernels::par::{Executor, Seq};
 mod parts;
 #[path = "common/sample.rs"]
 mod sample;
-use parts::{eps, from, mul, parts};
+use parts::{eps, from, mul, orthogonality, parts};
 use sample::{mat, plain_tokens, serial_executors, team_executors, Sample};
 
 /// `(B + B^H) / 2` for a reproducible `B`.
@@ -84,22 +84,7 @@ fn errors<T: Rotate>(a: &Mat<T>, r: &Result<T>) -> (f64, f64) {
             res += re * re + im * im;
         }
     }
-    let mut orth = 0.0f64;
-    for i in 0..n {
-        for j in 0..n {
-            let (mut re, mut im) = (0.0, 0.0);
-            for l in 0..n {
-                let (x, y) = parts(r.u[(l, i)]);
-                let p = mul((x, -y), parts(r.u[(l, j)]));
-                re += p.0;
-                im += p.1;
-            }
-            if i == j {
-                re -= 1.0;
-            }
-            orth = orth.max(re.hypot(im));
-        }
-    }
+    let orth = orthogonality(&r.u);
     (res.sqrt() / norm.sqrt().max(f64::MIN_POSITIVE), orth)
 }
 

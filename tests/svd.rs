@@ -12,7 +12,7 @@ use teamalg::kernels::svd::{svd, SvdParams};
 mod parts;
 #[path = "common/sample.rs"]
 mod sample;
-use parts::{eps, mul, parts};
+use parts::{eps, mul, orthogonality, parts};
 use sample::{mat, plain_tokens, serial_executors, team_executors, Sample};
 
 struct Result<T> {
@@ -78,24 +78,7 @@ fn errors<T: Rotate>(a: &Mat<T>, r: &Result<T>) -> (f64, f64) {
             res += re * re + im * im;
         }
     }
-    let mut orth = 0.0f64;
-    for q in [&r.u, &r.v] {
-        for i in 0..q.ncols() {
-            for j in 0..q.ncols() {
-                let (mut re, mut im) = (0.0, 0.0);
-                for l in 0..q.nrows() {
-                    let (a, b) = parts(q[(l, i)]);
-                    let p = mul((a, -b), parts(q[(l, j)]));
-                    re += p.0;
-                    im += p.1;
-                }
-                if i == j {
-                    re -= 1.0;
-                }
-                orth = orth.max(re.hypot(im));
-            }
-        }
-    }
+    let orth = orthogonality(&r.u).max(orthogonality(&r.v));
     (res.sqrt() / norm.sqrt().max(f64::MIN_POSITIVE), orth)
 }
 

@@ -2,6 +2,7 @@
 
 #![allow(dead_code)] // each test file uses its own part
 
+use faer::Mat;
 use teamalg::kernels::bidiag_svd::{Real, Rotate};
 
 pub(crate) type Parts = (f64, f64);
@@ -25,4 +26,25 @@ pub(crate) fn mul(a: Parts, b: Parts) -> Parts {
 /// Unit roundoff of `T`'s real type.
 pub(crate) fn eps<T: Rotate>() -> f64 {
     <<T as Rotate>::Real as Real>::EPS.to_f64()
+}
+
+/// The largest entry of `Q^H Q - I`.
+pub(crate) fn orthogonality<T: Rotate>(q: &Mat<T>) -> f64 {
+    let mut orth = 0.0f64;
+    for i in 0..q.ncols() {
+        for j in 0..q.ncols() {
+            let (mut re, mut im) = (0.0, 0.0);
+            for l in 0..q.nrows() {
+                let (a, b) = parts(q[(l, i)]);
+                let p = mul((a, -b), parts(q[(l, j)]));
+                re += p.0;
+                im += p.1;
+            }
+            if i == j {
+                re -= 1.0;
+            }
+            orth = orth.max(re.hypot(im));
+        }
+    }
+    orth
 }
