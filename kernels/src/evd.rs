@@ -117,8 +117,9 @@ pub fn self_adjoint_evd_scratch<T: ComplexField>(n: usize, vectors: bool) -> Sta
     ])
 }
 
-/// [`self_adjoint_evd`] in the caller's scratch ([`self_adjoint_evd_scratch`]): no allocation
-/// but the back-transformation's per-chunk scratch.
+/// [`self_adjoint_evd`] in the caller's scratch ([`self_adjoint_evd_scratch`]): the matrices
+/// come from it; what is still allocated is far smaller: the back-transformation's per-chunk
+/// scratch and, when the reduction runs in parallel, its step vectors.
 ///
 /// # Errors
 /// As [`self_adjoint_evd`].

@@ -146,8 +146,8 @@ pub fn self_adjoint_eigen_into<T: Field + Rotate>(
 }
 
 /// [`self_adjoint_eigen_into`] taking its scratch from `stack` (at least
-/// [`self_adjoint_eigen_scratch`] of the order): only the back-transformation's per-chunk
-/// scratch is allocated.
+/// [`self_adjoint_eigen_scratch`] of the order): no `n x n` matrix is allocated, only the
+/// back-transformation's per-chunk scratch and the parallel reduction's step vectors.
 ///
 /// ```
 /// use faer::dyn_stack::{MemBuffer, MemStack};
