@@ -1,7 +1,7 @@
 //! The kernels against faer, side by side in one run.
 //!
 //! ```text
-//! cargo bench --bench kernels -- [--sizes 32,64,...] [--width W] [--kernels gemm,lu,cholesky,qr,svd,evd]
+//! cargo bench --bench kernels -- [--sizes 32,64,...] [--width W] [--kernels gemm,lu,cholesky,qr,svd,evd,tridiag]
 //!     [--settled] [--inside-rayon] [--audit] [--finite-check] [--sections] [--csv FILE]
 //!     [--block N] [--wide N]
 //! ```
@@ -50,7 +50,8 @@
 //! an `n x n` grid (sizes from 64 on) times 64 dense columns; `--kernels sparse_sparse`: a random
 //! `n x n` matrix with 10 entries per column times itself. `--kernels svd` (teamalg's own SVD
 //! path, `SvdParams::own`; thin vectors, values only, c64) and `--kernels evd` (the self-adjoint
-//! EVD, vectors, values only, c64), sizes from 64 on, in scratch each arm holds. The
+//! EVD, vectors, values only, c64) and `--kernels tridiag` (its tridiagonalization alone, f64
+//! and c64), sizes from 64 on, in scratch each arm holds. The
 //! factorizations work in place: each call gets its input back first, outside the timed part.
 
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -80,6 +81,7 @@ use teamalg::kernels::par::Executor;
 use teamalg::kernels::qr::{self, QrParams};
 use teamalg::kernels::sparse::{sparse_dense_matmul, SparseParams};
 use teamalg::kernels::svd::{self, SvdParams};
+use teamalg::kernels::tridiag;
 use teamalg::Pool;
 use teamalg_tools::csv::Csv;
 use teamalg_tools::tour::team::held_team;
@@ -383,6 +385,53 @@ impl<T: ComplexField + Rotate> Case for Evd<T> {
         let stack = MemStack::new(&mut self.ours);
         evd::self_adjoint_evd_with_scratch(self.a.as_ref(), &mut self.w, u, &exec, p, stack)
             .expect("evd");
+    }
+}
+
+/// The tridiagonalization alone: faer's `tridiag_in_place` and teamalg's, on the same
+/// Hermitian matrix (given back before each call), each in scratch it holds.
+struct Tridiag<T> {
+    a: Mat<T>,
+    work: Mat<T>,
+    h: Mat<T>,
+    buf: faer::dyn_stack::MemBuffer,
+}
+
+impl<T: ComplexField + Rotate> Tridiag<T> {
+    fn new(b: Mat<T>, width: usize) -> Self {
+        let n = b.nrows();
+        let a = Mat::from_fn(n, n, |i, j| {
+            let (x, y) = (b[(i, j)].parts(), b[(j, i)].parts());
+            T::from_parts(x.0 + y.0, x.1 - y.1)
+        });
+        let bs = faer::linalg::qr::no_pivoting::factor::recommended_block_size::<T>(n, n);
+        let req = faer::linalg::evd::tridiag::tridiag_in_place_scratch::<T>(
+            n,
+            Par::rayon(width),
+            Default::default(),
+        );
+        Tridiag {
+            work: a.clone(),
+            a,
+            h: Mat::zeros(bs, n - 1),
+            buf: faer::dyn_stack::MemBuffer::new(req),
+        }
+    }
+}
+
+impl<T: ComplexField + Rotate> Case for Tridiag<T> {
+    fn prepare(&mut self) {
+        self.work.copy_from(&self.a);
+    }
+    fn faer(&mut self, par: Par) {
+        let stack = MemStack::new(&mut self.buf);
+        let (w, h) = (self.work.as_mut(), self.h.as_mut());
+        faer::linalg::evd::tridiag::tridiag_in_place(w, h, par, stack, Default::default());
+    }
+    fn teamalg(&mut self, exec: &dyn Executor) {
+        let stack = MemStack::new(&mut self.buf);
+        let (w, h) = (self.work.as_mut(), self.h.as_mut());
+        tridiag::tridiag_in_place(w, h, &exec, None, stack);
     }
 }
 
@@ -1001,6 +1050,14 @@ fn main() {
                 }
                 rows("evd c64", &factor_sizes, w, settled, |n| {
                     Box::new(Evd::new(Mat::from_fn(n, n, cx), true, w))
+                });
+            }
+            "tridiag" => {
+                rows("tridiag f64", &factor_sizes, w, settled, |n| {
+                    Box::new(Tridiag::new(Mat::from_fn(n, n, re), w))
+                });
+                rows("tridiag c64", &factor_sizes, w, settled, |n| {
+                    Box::new(Tridiag::new(Mat::from_fn(n, n, cx), w))
                 });
             }
             "sparse" => {

@@ -7,19 +7,14 @@ use faer::{c64, Mat};
 use teamalg::gates::trace::{self, Reason};
 use teamalg::gates::{Family, ParThreshold};
 use teamalg::linalg::{self, Dim, LinalgError, Options, SelfAdjointEigen, Svd};
-use teamalg::{Exec, Pool, Team};
+use teamalg::{Exec, Team};
 
 #[path = "common/sample.rs"]
 mod sample;
 use sample::mat;
 
 fn team() -> Team {
-    Pool::builder()
-        .threads(2)
-        .build()
-        .unwrap()
-        .into_team(2)
-        .unwrap()
+    sample::team(2)
 }
 
 fn hermitian(n: usize, seed: f64) -> Mat<c64> {

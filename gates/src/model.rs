@@ -261,8 +261,9 @@ fn apple_rate(family: Family) -> Rate {
 
 /// The built-in split costs of `family`: fitted by `teamalg calibrate` on the EPYC host of
 /// [`builtin_rate`] (each value the median of five calibrations); free for families no kernel
-/// gates yet (QR's is fitted once its kernel exists). Used on every host class: no other host
-/// has been fitted.
+/// gates yet (QR's is fitted once its kernel exists), except the tridiagonalization's, fitted on
+/// the Intel Xeon development host from its benchmark rows. Used on every host class: no other
+/// host has been fitted.
 pub fn builtin_split(family: Family) -> Splits {
     let s = |overhead_ns, efficiency| SplitCost {
         overhead_ns,
@@ -274,6 +275,9 @@ pub fn builtin_split(family: Family) -> Splits {
         Family::TriangularSolve => f(s(560.0, 0.945), s(1090.0, 0.970)),
         Family::LuPartial => f(s(5832.0, 0.945), s(12450.0, 0.869)),
         Family::Cholesky => f(s(1654.0, 0.847), s(7196.0, 0.836)),
+        // Fitted by hand to the tridiagonalization's benchmark rows (orders 512 and 1024) on
+        // the 2-vCPU Intel Xeon host, not by `calibrate` (docs/gates.md).
+        Family::TridiagStep => f(s(4400.0, 0.77), s(3600.0, 0.81)),
         _ => Splits::FREE,
     }
 }

@@ -45,14 +45,12 @@ pub trait Fused: Copy + Send + Sync + Sized + sealed::Sealed {
     fn fused_band(band: Band<'_, Self>);
 }
 
-/// The column-major slice of column `j` of `a`, from row `j` on.
-fn column<'s, T>(a: &'s mut MatMut<'_, T>, j: usize) -> &'s mut [T] {
-    let col = a
-        .as_mut()
-        .col_mut(j)
+/// Column `j` of the column-major `a`, as a slice.
+pub(crate) fn column<'s, T>(a: MatMut<'s, T>, j: usize) -> &'s mut [T] {
+    a.col_mut(j)
         .try_as_col_major_mut()
-        .expect("fused pass: column-major tiles");
-    &mut col.as_slice_mut()[j..]
+        .expect("column-major")
+        .as_slice_mut()
 }
 
 macro_rules! fused_impl {
@@ -76,7 +74,7 @@ macro_rules! fused_impl {
                         let zero = simd.$splat($zero);
                         for j in 0..a.ncols() {
                             let first = j == 0;
-                            let col = column(&mut a, j);
+                            let col = &mut column(a.as_mut(), j)[j..];
                             let (vj, z, vv) = (v[j], &mut z[j..], &v[j..]);
                             // Without a pending update, multipliers of zero on `v` itself.
                             let (vp, yp, cyp, cvp) = match pending {
@@ -124,7 +122,7 @@ macro_rules! fused_impl {
                                 sum += conj(x) * *v;
                             }
                             // The diagonal belongs to the lower half only.
-                            let diag = column(&mut a, j)[0];
+                            let diag = column(a.as_mut(), j)[j];
                             upper[j] = sum - conj(diag) * vj;
                         }
                     }

@@ -17,7 +17,7 @@ use faer::traits::ComplexField;
 use faer::{Accum, Mat, MatMut, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
-use crate::fused::{Band, Fused};
+use crate::fused::{column, Band, Fused};
 use crate::gate::{self, Region, Scope};
 use crate::par::{Executor, Part};
 use crate::sections::{self, Busy};
@@ -173,14 +173,6 @@ fn reduce<T>(
         std::mem::swap(&mut x.y, &mut x.yp);
     }
     block_factors(a.as_ref(), h.as_mut(), &taus);
-}
-
-/// Column `j` of the column-major `a`, as a slice.
-fn column<'s, T>(a: MatMut<'s, T>, j: usize) -> &'s mut [T] {
-    a.col_mut(j)
-        .try_as_col_major_mut()
-        .expect("tridiagonalization: column-major")
-        .as_slice_mut()
 }
 
 /// The bands of one step's pass over a trailing matrix of order `m`: their count depends on
