@@ -35,6 +35,7 @@ fn params(force: bool) -> EvdParams {
     EvdParams {
         tridiag: threshold,
         threshold,
+        solver: threshold,
     }
 }
 
@@ -288,4 +289,132 @@ fn non_finite_input_is_refused() {
     assert_eq!(err, EvdError::NotFinite);
     assert_eq!(w, vec![0.0; 5]);
     assert_eq!(u, Mat::<f64>::zeros(5, 5));
+}
+
+/// `Q diag(w) Q^H` for a reproducible unitary `Q` (from an EVD of a random matrix).
+fn with_values<T: Sample + Rotate>(w: &[f64], seed: f64) -> Mat<T> {
+    let n = w.len();
+    let q = run(&hermitian::<T>(n, seed), &Seq, false).u;
+    let qw = Mat::from_fn(n, n, |i, j| {
+        let (re, im) = parts(q[(i, j)]);
+        from::<T>((re * w[j], im * w[j]))
+    });
+    Mat::from_fn(n, n, |i, j| {
+        let (mut re, mut im) = (0.0, 0.0);
+        for l in 0..n {
+            let (qr, qi) = parts(q[(j, l)]);
+            let p = mul(parts(qw[(i, l)]), (qr, -qi));
+            re += p.0;
+            im += p.1;
+        }
+        from::<T>((re, im))
+    })
+}
+
+/// The split tridiagonal solver (order 128 and up, forced on a team) on spectra that make it
+/// deflate or cluster: repeated values, close pairs, a glued tridiagonal, grading, tiny and
+/// huge scales; and it is the split solver that ran.
+fn split_solver_on_hard_spectra<T: Sample + Rotate>() {
+    let team = sample::team(2);
+    for n in [128, 257] {
+        let (r, seen) = teamalg::kernels::sections::collect(|| {
+            let a = hermitian::<T>(n, 11.0);
+            let r = run(&a, &team, true);
+            check(&a, &r, "split random");
+            r
+        });
+        assert!(
+            seen.iter().any(|s| s.site == "evd/halves"),
+            "{n}: not split"
+        );
+        // Values beside the vectors agree with faer's values only.
+        let a = hermitian::<T>(n, 11.0);
+        let scale = r.w.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        for (x, y) in values(&a).iter().zip(&r.w) {
+            assert!((x - y).abs() <= 20.0 * eps::<T>() * n as f64 * scale);
+        }
+        let spectra: [(&str, Vec<f64>); 4] = [
+            // Two values only: almost every root deflates.
+            (
+                "repeated",
+                (0..n)
+                    .map(|i| if i % 3 == 0 { 2.0 } else { -1.0 })
+                    .collect(),
+            ),
+            // Pairs closer than the deflation tolerance and pairs just above it.
+            (
+                "pairs",
+                (0..n)
+                    .map(|i| (i / 2) as f64 + (i % 2) as f64 * 1e-13)
+                    .collect(),
+            ),
+            // Graded over 12 decades.
+            (
+                "graded",
+                (0..n)
+                    .map(|i| 10f64.powf(-12.0 * i as f64 / n as f64))
+                    .collect(),
+            ),
+            // A cluster around one with a few outliers.
+            (
+                "cluster",
+                (0..n)
+                    .map(|i| {
+                        if i < 4 {
+                            10.0 * i as f64
+                        } else {
+                            1.0 + 1e-10 * i as f64
+                        }
+                    })
+                    .collect(),
+            ),
+        ];
+        for (what, w) in spectra {
+            let a = with_values::<T>(&w, 12.0);
+            let r = run(&a, &team, true);
+            check(&a, &r, what);
+        }
+        // A glued tridiagonal: 2x2 blocks joined by off-diagonals of 1e-15, given dense.
+        let glued = Mat::from_fn(n, n, |i, j| {
+            let v = if i == j {
+                1.0 + (i % 5) as f64
+            } else if i.abs_diff(j) == 1 {
+                if i.min(j) % 2 == 0 {
+                    1.0
+                } else {
+                    1e-15
+                }
+            } else {
+                0.0
+            };
+            from::<T>((v, 0.0))
+        });
+        check(&glued, &run(&glued, &team, true), "glued");
+        // Tiny and huge scales.
+        // (The residual is measured in f64 through squares, so they stay in its range.)
+        let b = hermitian::<T>(n, 13.0);
+        for s in [1e-150f64, 1e150] {
+            let s = if eps::<T>() > 1e-10 { s.powf(0.1) } else { s };
+            let a = Mat::from_fn(n, n, |i, j| {
+                let (re, im) = parts(b[(i, j)]);
+                from::<T>((re * s, im * s))
+            });
+            check(&a, &run(&a, &team, true), "scaled");
+        }
+    }
+}
+
+#[test]
+fn split_solver_on_hard_spectra_f64() {
+    split_solver_on_hard_spectra::<f64>();
+}
+
+#[test]
+fn split_solver_on_hard_spectra_c64() {
+    split_solver_on_hard_spectra::<c64>();
+}
+
+#[test]
+fn split_solver_on_hard_spectra_f32() {
+    split_solver_on_hard_spectra::<f32>();
 }

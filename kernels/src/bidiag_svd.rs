@@ -33,6 +33,8 @@ pub trait Real:
     + Mul<Output = Self>
     + Div<Output = Self>
     + Neg<Output = Self>
+    + faer::traits::RealField
+    + Scalar
     + sealed::Sealed
 {
     /// Zero.

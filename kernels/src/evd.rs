@@ -15,12 +15,14 @@ use faer::linalg::{temp_mat_scratch, temp_mat_zeroed};
 use faer::mat::AsMatMut;
 use faer::traits::ComplexField;
 use faer::{MatMut, MatRef, Par};
-use teamalg_gates::ParThreshold;
+use teamalg_gates::{Family, ParThreshold};
 
 use crate::bidiag_svd::{Real, Rotate};
+use crate::gate::{self, Region, Scope};
 use crate::par::Executor;
 use crate::qr::apply_q_in_place;
 use crate::tridiag::{tridiag_in_place, tridiag_in_place_scratch};
+use crate::tridiag_dc;
 
 /// Parameters of [`self_adjoint_evd`].
 #[derive(Debug, Clone, Copy, Default)]
@@ -31,6 +33,10 @@ pub struct EvdParams {
     /// How the back-transformation decides to go parallel (family `Qr`); `None` leaves it to
     /// the executor's model.
     pub threshold: Option<ParThreshold>,
+    /// How the tridiagonal solver decides to split its matrix in two halves solved at once
+    /// (family `TridiagEvdDc`, with vectors from order 128); `None` leaves it to the
+    /// executor's model.
+    pub solver: Option<ParThreshold>,
 }
 
 /// Why [`self_adjoint_evd`] failed. In either case `w` and `u` hold no result.
@@ -113,6 +119,7 @@ pub fn self_adjoint_evd_scratch<T: ComplexField>(n: usize, vectors: bool) -> Sta
             tridiag_in_place_scratch::<T>(n),
             // faer's whole-EVD scratch covers its tridiagonal solver.
             faer_evd_scratch::<T>(n, want, Par::Seq, Default::default()),
+            split_scratch::<T>(n, vectors),
         ]),
     ])
 }
@@ -177,6 +184,37 @@ where
     }
     let (tri, mut vals) = cols.split_at_col_mut(2);
     let mut u = u;
+    let width = match u {
+        Some(_) if n >= tridiag_dc::MIN_ORDER => {
+            let units = n as f64 * n as f64;
+            let region = Region {
+                site: "evd/solver",
+                dims: [n, n, n],
+                units,
+                family: Family::TridiagEvdDc,
+                // The halves, the roots, the vectors and the product.
+                sections: 4,
+                scope: Scope::Call,
+                call_units: units,
+            };
+            gate::width::<<T as Rotate>::Real>(exec, region, params.solver)
+        }
+        _ => 1,
+    };
+    if let (Some(u), true) = (u.as_mut(), width > 1) {
+        split_solve(tri.as_ref(), w, u.as_mut(), width, exec, stack)?;
+        if n > 1 {
+            apply_q_in_place(
+                trid.as_ref().submatrix(1, 0, n - 1, n - 1),
+                h.as_ref(),
+                u.as_mut().subrows_mut(1, n - 1),
+                false,
+                exec,
+                params.threshold,
+            );
+        }
+        return Ok(());
+    }
     tridiagonal_self_adjoint_evd(
         tri.as_ref().col(0).as_diagonal(),
         tri.as_ref().col(1).as_diagonal(),
@@ -201,6 +239,95 @@ where
     }
     for (wi, v) in w.iter_mut().zip(vals.col(0).iter()) {
         *wi = v.parts().0;
+    }
+    Ok(())
+}
+
+/// The scratch of [`split_solve`] for order `n` (none without vectors or below the order it
+/// splits at).
+fn split_scratch<T: ComplexField>(n: usize, vectors: bool) -> StackReq {
+    if !vectors || n < tridiag_dc::MIN_ORDER {
+        return StackReq::EMPTY;
+    }
+    StackReq::all_of(&[
+        temp_mat_scratch::<T::Real>(n, n),
+        temp_mat_scratch::<T::Real>(n, 3),
+        tridiag_dc::solve_scratch::<T::Real>(n),
+    ])
+}
+
+/// The tridiagonal solver split in two halves on `width` participants
+/// ([`tridiag_dc::solve`]), on the real tridiagonal matrix: a complex off-diagonal is made real
+/// by a diagonal unitary similarity, whose phases then scale the rows of the vectors (as
+/// faer's solver does).
+fn split_solve<T: Rotate + ComplexField>(
+    tri: MatRef<'_, T>,
+    w: &mut [<T as Rotate>::Real],
+    mut u: MatMut<'_, T>,
+    width: usize,
+    exec: &(impl Executor + ?Sized),
+    stack: &mut MemStack,
+) -> Result<(), EvdError> {
+    let n = tri.nrows();
+    let zero = <T as Rotate>::Real::ZERO;
+    let (mut z, stack) = temp_mat_zeroed::<<T as Rotate>::Real, _, _>(n, n, stack);
+    let mut z = z.as_mat_mut();
+    let (mut vecs, stack) = temp_mat_zeroed::<<T as Rotate>::Real, _, _>(n, 3, stack);
+    let mut vecs = vecs.as_mat_mut();
+    // The phases: p_0 = 1, p_i = e_(i-1) p_(i-1) / |e_(i-1) p_(i-1)| (1 where that is zero).
+    let mut phase = vec![T::from_parts(<T as Rotate>::Real::ONE, zero); n];
+    for i in 0..n {
+        vecs[(i, 0)] = tri[(i, 0)].parts().0;
+        if i + 1 < n {
+            let (er, ei) = tri[(i, 1)].parts();
+            vecs[(i, 1)] = if <T as ComplexField>::IS_REAL {
+                er
+            } else {
+                er.hypot(ei)
+            };
+            if !<T as ComplexField>::IS_REAL {
+                let (pr, pi) = phase[i].parts();
+                let (xr, xi) = (er * pr - ei * pi, er * pi + ei * pr);
+                let r = xr.hypot(xi);
+                phase[i + 1] = if r == zero {
+                    T::from_parts(<T as Rotate>::Real::ONE, zero)
+                } else {
+                    T::from_parts(xr / r, xi / r)
+                };
+            }
+        }
+    }
+    let (tri_real, mut vals) = vecs.as_mut().split_at_col_mut(2);
+    let tri_real = tri_real.as_ref();
+    let diag = tri_real
+        .col(0)
+        .try_as_col_major()
+        .expect("column-major")
+        .as_slice();
+    let off = tri_real
+        .col(1)
+        .try_as_col_major()
+        .expect("column-major")
+        .as_slice();
+    let vals = vals
+        .as_mut()
+        .col_mut(0)
+        .try_as_col_major_mut()
+        .expect("column-major")
+        .as_slice_mut();
+    tridiag_dc::solve(diag, off, vals, z.as_mut(), width, exec, stack)
+        .map_err(|_| EvdError::NoConvergence)?;
+    w.copy_from_slice(vals);
+    for j in 0..n {
+        for i in 0..n {
+            let x = z[(i, j)];
+            u[(i, j)] = if <T as ComplexField>::IS_REAL {
+                T::from_parts(x, zero)
+            } else {
+                let (pr, pi) = phase[i].parts();
+                T::from_parts(pr * x, pi * x)
+            };
+        }
     }
     Ok(())
 }

@@ -29,3 +29,4 @@ pub mod svd;
 mod tiles;
 pub mod triangular;
 pub mod tridiag;
+mod tridiag_dc;

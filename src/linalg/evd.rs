@@ -215,6 +215,7 @@ fn run<T: Field + Rotate>(
     let params = EvdParams {
         tridiag: options.get(Family::TridiagStep),
         threshold: options.get(Family::Qr),
+        solver: options.get(Family::TridiagEvdDc),
     };
     self_adjoint_evd_with_scratch(a, w, u, exec, params, stack).map_err(|e| match e {
         // Only reached with the check off: the kernel refuses non-finite input itself.

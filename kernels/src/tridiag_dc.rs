@@ -1,0 +1,544 @@
+//! The eigendecomposition of a real symmetric tridiagonal matrix with vectors, split once at
+//! the top as in Cuppen's divide and conquer: the two halves are solved at once (faer's serial
+//! solver, one per participant), then merged on the executor: deflation, the secular equation
+//! per root, Gu and Eisenstat's recomputed `z` for orthogonal vectors, and the product with the
+//! halves' vectors through teamalg's GEMM. Design record: `docs/svd.md` ("The parallel
+//! tridiagonal solver").
+
+use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::Mutex;
+
+use faer::dyn_stack::{MemStack, StackReq};
+use faer::linalg::evd::{
+    self_adjoint_evd_scratch as faer_evd_scratch, tridiagonal_self_adjoint_evd, ComputeEigenvectors,
+};
+use faer::linalg::{temp_mat_scratch, temp_mat_zeroed};
+use faer::mat::AsMatMut;
+use faer::traits::ComplexField;
+use faer::{Accum, ColMut, ColRef, MatMut, MatRef, Par};
+
+use crate::bidiag_svd::Real;
+use crate::gemm::{matmul, GemmParams};
+use crate::par::{Executor, Part};
+use crate::sections::{self, Busy};
+use crate::tiles::Tiles;
+
+/// The smallest order split: each half then still has faer's divide and conquer or a QR
+/// iteration of at least 64 rows to do.
+pub(crate) const MIN_ORDER: usize = 128;
+
+/// Most iterations of one secular root; bisection guards every step, so the bracket shrinks to
+/// the working precision well before this.
+const MAX_ITER: usize = 200;
+
+/// The halves' solver did not converge.
+#[derive(Debug)]
+pub(crate) struct NoConvergence;
+
+/// Where a merged column has nonzeros: the top half's rows, the bottom half's, or both (two
+/// columns mixed by a deflating rotation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Rows {
+    Top,
+    Both,
+    Bottom,
+}
+
+fn half_scratch<R: ComplexField>(m: usize) -> StackReq {
+    faer_evd_scratch::<R>(m, ComputeEigenvectors::Yes, Par::Seq, Default::default())
+}
+
+/// The scratch [`solve`] needs for order `n`.
+pub(crate) fn solve_scratch<R: ComplexField>(n: usize) -> StackReq {
+    let (n1, n2) = (n / 2, n - n / 2);
+    StackReq::all_of(&[
+        // The halves' vectors, the grouped copy, the merged product, the differences and the
+        // merged problem's vectors.
+        temp_mat_scratch::<R>(n, n).array(3),
+        temp_mat_scratch::<R>(n + 1, n),
+        temp_mat_scratch::<R>(n, n),
+        half_scratch::<R>(n1),
+        half_scratch::<R>(n2),
+    ])
+}
+
+/// The eigenvalues (`w`, non-decreasing) and orthonormal eigenvectors (`out`, `n x n`) of the
+/// symmetric tridiagonal matrix with diagonal `diag` and off-diagonal `off` (`n - 1` entries;
+/// any further entries are ignored), on `width` participants of `exec`. `n` is at least
+/// [`MIN_ORDER`].
+pub(crate) fn solve<R: Real>(
+    diag: &[R],
+    off: &[R],
+    w: &mut [R],
+    out: MatMut<'_, R>,
+    width: usize,
+    exec: &(impl Executor + ?Sized),
+    stack: &mut MemStack,
+) -> Result<(), NoConvergence> {
+    let n = diag.len();
+    assert!(n >= 2 && off.len() >= n - 1 && w.len() == n);
+    assert!(out.nrows() == n && out.ncols() == n);
+    let mut out = out;
+    // Scale to the largest entry, so that neither tiny nor huge matrices under- or overflow in
+    // the secular equation (LAPACK's `dstedc` does the same).
+    let scale =
+        diag.iter()
+            .chain(&off[..n - 1])
+            .fold(R::ZERO, |m, x| if x.abs() > m { x.abs() } else { m });
+    if scale == R::ZERO {
+        w.fill(R::ZERO);
+        out.fill(R::ZERO);
+        for i in 0..n {
+            out[(i, i)] = R::ONE;
+        }
+        return Ok(());
+    }
+    let inv = R::ONE / scale;
+    let (n1, n2) = (n / 2, n - n / 2);
+    let beta = off[n1 - 1] * inv;
+    // Cuppen's tear: T = diag(T1 - |b| e e^T, T2 - |b| e e^T) + |b| (e_n1 + sign(b) e_n1+1)(..)^T.
+    let mut d: Vec<R> = diag.iter().map(|&x| x * inv).collect();
+    let mut e: Vec<R> = off[..n - 1].iter().map(|&x| x * inv).collect();
+    d[n1 - 1] = d[n1 - 1] - beta.abs();
+    d[n1] = d[n1] - beta.abs();
+    e[n1 - 1] = R::ZERO;
+    e.push(R::ZERO);
+
+    let (mut q, stack) = temp_mat_zeroed::<R, _, _>(n, n, stack);
+    let mut q = q.as_mat_mut();
+    let req1 = half_scratch::<R>(n1);
+    let (buf1, stack) = stack.make_aligned_uninit::<u8>(req1.size_bytes(), req1.align_bytes());
+    let req2 = half_scratch::<R>(n2);
+    let (buf2, stack) = stack.make_aligned_uninit::<u8>(req2.size_bytes(), req2.align_bytes());
+    let mut dvals = vec![R::ZERO; n];
+    halves(
+        &d,
+        &e,
+        &mut dvals,
+        q.as_mut(),
+        n1,
+        [buf1, buf2],
+        width,
+        exec,
+    )?;
+
+    // z = (last row of Q1, sign(b) first row of Q2) / sqrt 2, rho = 2 |b|: norm(z) = 1.
+    let half = R::ONE / R::from_f64(2.0).sqrt();
+    let sign = if beta < R::ZERO { -R::ONE } else { R::ONE };
+    let mut z: Vec<R> = (0..n)
+        .map(|c| {
+            if c < n1 {
+                q[(n1 - 1, c)] * half
+            } else {
+                sign * q[(n1, c)] * half
+            }
+        })
+        .collect();
+    let rho = R::from_f64(2.0) * beta.abs();
+    let mut rows: Vec<Rows> = (0..n)
+        .map(|c| if c < n1 { Rows::Top } else { Rows::Bottom })
+        .collect();
+
+    let (kept, deflated) = deflate(&mut dvals, &mut z, &mut rows, rho, q.as_mut());
+    let k = kept.len();
+
+    // The merged columns, grouped by rows (top, both, bottom) so that each half's product
+    // skips the blocks that are zero.
+    let mut group: Vec<usize> = (0..k).collect();
+    group.sort_by_key(|&i| rows[kept[i]]);
+    let mut slot = vec![0; k];
+    for (p, &i) in group.iter().enumerate() {
+        slot[i] = p;
+    }
+    let k1 = kept.iter().filter(|&&c| rows[c] == Rows::Top).count();
+    let k3 = kept.iter().filter(|&&c| rows[c] == Rows::Bottom).count();
+
+    let (mut qg, stack) = temp_mat_zeroed::<R, _, _>(n, k, stack);
+    let mut qg = qg.as_mat_mut();
+    for (p, &i) in group.iter().enumerate() {
+        qg.as_mut().col_mut(p).copy_from(q.as_ref().col(kept[i]));
+    }
+    let (mut m, stack) = temp_mat_zeroed::<R, _, _>(n, k, stack);
+    let mut m = m.as_mat_mut();
+    let (mut delta, stack) = temp_mat_zeroed::<R, _, _>(k + 1, k, stack);
+    let mut delta = delta.as_mat_mut();
+    let (mut v, _) = temp_mat_zeroed::<R, _, _>(k, k, stack);
+    let mut v = v.as_mat_mut();
+
+    if k > 0 {
+        let dk: Vec<R> = kept.iter().map(|&c| dvals[c]).collect();
+        let zk: Vec<R> = kept.iter().map(|&c| z[c]).collect();
+        roots(&dk, &zk, rho, delta.as_mut(), width, exec);
+        let zhat = recomputed_z(&dk, &zk, delta.as_ref().subrows(0, k));
+        vectors(
+            &zhat,
+            delta.as_ref().subrows(0, k),
+            &slot,
+            v.as_mut(),
+            width,
+            exec,
+        );
+        let k12 = k - k3;
+        let params = GemmParams::default();
+        matmul(
+            m.as_mut().subrows_mut(0, n1),
+            Accum::Replace,
+            qg.as_ref().submatrix(0, 0, n1, k12),
+            v.as_ref().subrows(0, k12),
+            R::ONE,
+            exec,
+            params,
+        );
+        matmul(
+            m.as_mut().subrows_mut(n1, n2),
+            Accum::Replace,
+            qg.as_ref().submatrix(n1, k1, n2, k - k1),
+            v.as_ref().subrows(k1, k - k1),
+            R::ONE,
+            exec,
+            params,
+        );
+    }
+
+    // Every eigenvalue in order, each with its column: a root with its product column, a
+    // deflated value with its (rotated) column of the halves' vectors.
+    let mut all: Vec<(R, usize, bool)> = Vec::with_capacity(n);
+    all.extend((0..k).map(|i| (delta[(k, i)], i, true)));
+    all.extend(deflated.iter().map(|&c| (dvals[c], c, false)));
+    all.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap_or(std::cmp::Ordering::Equal));
+    for (r, &(value, src, root)) in all.iter().enumerate() {
+        w[r] = value * scale;
+        let col = if root {
+            m.as_ref().col(src)
+        } else {
+            q.as_ref().col(src)
+        };
+        out.as_mut().col_mut(r).copy_from(col);
+    }
+    Ok(())
+}
+
+/// Solves the two halves at once, one per participant (both on the caller when `width` is 1):
+/// their eigenvalues go to `w`, their vectors to the diagonal blocks of `q`.
+#[allow(clippy::too_many_arguments)]
+fn halves<R: Real>(
+    d: &[R],
+    e: &[R],
+    w: &mut [R],
+    q: MatMut<'_, R>,
+    n1: usize,
+    bufs: [&mut [MaybeUninit<u8>]; 2],
+    width: usize,
+    exec: &(impl Executor + ?Sized),
+) -> Result<(), NoConvergence> {
+    let n = d.len();
+    let [buf1, buf2] = bufs;
+    let (w1, w2) = w.split_at_mut(n1);
+    let (top, bottom) = q.split_at_row_mut(n1);
+    let (q1, _) = top.split_at_col_mut(n1);
+    let (_, q2) = bottom.split_at_col_mut(n1);
+    // Each job is taken once, by the participant the index names.
+    let jobs = [
+        Mutex::new(Some((&d[..n1], &e[..n1], w1, q1, buf1))),
+        Mutex::new(Some((&d[n1..], &e[n1..n], w2, q2, buf2))),
+    ];
+    let failed = AtomicBool::new(false);
+    let busy = Busy::default();
+    let body = |p: Part<'_>| {
+        busy.time(p.index(), || {
+            for job in jobs.iter().skip(p.index()).step_by(p.width()) {
+                let taken = job.lock().unwrap_or_else(|e| e.into_inner()).take();
+                if let Some((d, e, w, q, buf)) = taken {
+                    let done = tridiagonal_self_adjoint_evd(
+                        ColRef::from_slice(d).as_diagonal(),
+                        ColRef::from_slice(e).as_diagonal(),
+                        ColMut::from_slice_mut(w).as_diagonal_mut(),
+                        Some(q),
+                        Par::Seq,
+                        MemStack::new(buf),
+                        Default::default(),
+                    );
+                    if done.is_err() {
+                        failed.store(true, Relaxed);
+                    }
+                }
+            }
+        })
+    };
+    sections::run(exec, "evd/halves", n, width.min(2), &busy, &body);
+    if failed.load(Relaxed) {
+        Err(NoConvergence)
+    } else {
+        Ok(())
+    }
+}
+
+/// Deflation, as in LAPACK's `dlaed2`: a column whose `z` entry is negligible keeps its value
+/// and vector; of two columns whose values are close, a rotation zeroes one's `z` entry and that
+/// one keeps its (rotated) vector. Returns the kept columns in increasing order of value and
+/// the deflated ones.
+fn deflate<R: Real>(
+    d: &mut [R],
+    z: &mut [R],
+    rows: &mut [Rows],
+    rho: R,
+    mut q: MatMut<'_, R>,
+) -> (Vec<usize>, Vec<usize>) {
+    let n = d.len();
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| d[a].partial_cmp(&d[b]).unwrap_or(std::cmp::Ordering::Equal));
+    let big = |s: &[R]| {
+        s.iter()
+            .fold(R::ZERO, |m, x| if x.abs() > m { x.abs() } else { m })
+    };
+    let tol = R::from_f64(8.0) * R::EPS * if big(d) > big(z) { big(d) } else { big(z) };
+    let (mut kept, mut deflated) = (Vec::with_capacity(n), Vec::new());
+    let mut prev: Option<usize> = None;
+    for &c in &order {
+        if rho * z[c].abs() <= tol {
+            deflated.push(c);
+            continue;
+        }
+        let Some(p) = prev else {
+            prev = Some(c);
+            continue;
+        };
+        let r = z[c].hypot(z[p]);
+        let (cs, sn) = (z[c] / r, -z[p] / r);
+        if ((d[c] - d[p]) * cs * sn).abs() <= tol {
+            z[c] = r;
+            z[p] = R::ZERO;
+            for i in 0..q.nrows() {
+                let (x, y) = (q[(i, p)], q[(i, c)]);
+                q[(i, p)] = cs * x + sn * y;
+                q[(i, c)] = cs * y - sn * x;
+            }
+            let (dp, dc) = (d[p], d[c]);
+            d[p] = dp * cs * cs + dc * sn * sn;
+            d[c] = dp * sn * sn + dc * cs * cs;
+            if rows[p] != rows[c] {
+                rows[p] = Rows::Both;
+                rows[c] = Rows::Both;
+            }
+            deflated.push(p);
+        } else {
+            kept.push(p);
+        }
+        prev = Some(c);
+    }
+    kept.extend(prev);
+    (kept, deflated)
+}
+
+/// The roots of the secular equation, one per chunk of columns: column `i` of `delta` gets
+/// `d_j - lambda_i` in its first `k` rows and `lambda_i` in row `k`.
+fn roots<R: Real>(
+    d: &[R],
+    z: &[R],
+    rho: R,
+    delta: MatMut<'_, R>,
+    width: usize,
+    exec: &(impl Executor + ?Sized),
+) {
+    let k = d.len();
+    let tiles = Tiles::new(delta);
+    let chunk = |c: usize, chunks: usize| {
+        let (i0, i1) = (c * k / chunks, (c + 1) * k / chunks);
+        // SAFETY: chunk c owns columns i0..i1; the ranges partition 0..k.
+        let mut cols = unsafe { tiles.tile(0, k + 1, i0, i1) };
+        for i in i0..i1 {
+            let col = cols.as_mut().col_mut(i - i0).try_as_col_major_mut();
+            let col = col.expect("a fresh matrix is column-major").as_slice_mut();
+            let (diff, lambda) = col.split_at_mut(k);
+            lambda[0] = secular_root(d, z, rho, i, diff);
+        }
+    };
+    run_chunks(exec, width, k, &chunk);
+}
+
+/// Runs `f` over chunks on `width` participants, or as one chunk on the caller.
+fn run_chunks(
+    exec: &(impl Executor + ?Sized),
+    width: usize,
+    len: usize,
+    f: &(dyn Fn(usize, usize) + Sync),
+) {
+    if width <= 1 || len < 2 * width {
+        f(0, 1);
+    } else {
+        exec.run_chunks(width, &|c, chunks| f(c, chunks.min(len)));
+    }
+}
+
+/// Root `i` (in increasing order) of `1 / rho + sum_j z_j^2 / (d_j - x) = 0`, for increasing
+/// `d`, nonzero `z` and `rho > 0`; `diff[j]` gets `d_j - root`, computed from the nearer pole
+/// so that it keeps its relative accuracy.
+///
+/// Each step solves the model with the two poles around the root exact and the other terms
+/// fitted by value and slope (Bunch, Nielsen and Sorensen), and falls back to bisection when
+/// the model's root leaves the bracket.
+fn secular_root<R: Real>(d: &[R], z: &[R], rho: R, i: usize, diff: &mut [R]) -> R {
+    let k = d.len();
+    let rhoinv = R::ONE / rho;
+    let two = R::from_f64(2.0);
+    if k == 1 {
+        let t = rho * z[0] * z[0];
+        diff[0] = -t;
+        return d[0] + t;
+    }
+    // The origin (a pole) and the bracket, as offsets from it.
+    let (origin, mut lo, mut hi) = if i + 1 < k {
+        let mid = (d[i + 1] - d[i]) / two;
+        let f = z
+            .iter()
+            .zip(d)
+            .fold(rhoinv, |f, (&zj, &dj)| f + zj * zj / ((dj - d[i]) - mid));
+        if f >= R::ZERO {
+            (i, R::ZERO, mid)
+        } else {
+            (i + 1, -mid, R::ZERO)
+        }
+    } else {
+        let norm2 = z.iter().fold(R::ZERO, |s, &x| s + x * x);
+        (i, R::ZERO, rho * norm2)
+    };
+    let sigma = d[origin];
+    for (x, &dj) in diff.iter_mut().zip(d) {
+        *x = dj - sigma;
+    }
+    // The two poles of the model: around the root, or the last two for the last root.
+    let (p, q) = if i + 1 < k { (i, i + 1) } else { (i - 1, i) };
+    let mut tau = (lo + hi) / two;
+    for _ in 0..MAX_ITER {
+        let (mut psi, mut dpsi, mut phi, mut dphi) = (R::ZERO, R::ZERO, R::ZERO, R::ZERO);
+        for j in 0..k {
+            let t = z[j] / (diff[j] - tau);
+            if j <= p {
+                psi = psi + z[j] * t;
+                dpsi = dpsi + t * t;
+            } else {
+                phi = phi + z[j] * t;
+                dphi = dphi + t * t;
+            }
+        }
+        let f = rhoinv + psi + phi;
+        let bound = R::from_f64(8.0) * (phi.abs() + psi.abs())
+            + two * rhoinv
+            + R::from_f64(3.0) * tau.abs() * (dpsi + dphi);
+        if f.abs() <= R::EPS * bound {
+            break;
+        }
+        // f increases from -inf to +inf across the bracket.
+        if f > R::ZERO {
+            hi = tau;
+        } else {
+            lo = tau;
+        }
+        let width = hi - lo;
+        let big = if lo.abs() > hi.abs() {
+            lo.abs()
+        } else {
+            hi.abs()
+        };
+        if width <= R::from_f64(4.0) * R::EPS * big {
+            break;
+        }
+        // The model c + s / (a - eta) + t / (b - eta), matched in value and slope.
+        let (a, b) = (diff[p] - tau, diff[q] - tau);
+        let (s, t) = (a * a * dpsi, b * b * dphi);
+        let c = f - a * dpsi - b * dphi;
+        let qa = c;
+        let qb = c * (a + b) + s + t;
+        let qc = c * a * b + s * b + t * a;
+        let inside = |eta: R| {
+            let x = tau + eta;
+            x > lo && x < hi
+        };
+        let step = if qa == R::ZERO {
+            (qb != R::ZERO).then(|| qc / qb)
+        } else {
+            let disc = (qb * qb - R::from_f64(4.0) * qa * qc).abs().sqrt();
+            let (e1, e2) = if qb >= R::ZERO {
+                ((qb + disc) / (two * qa), two * qc / (qb + disc))
+            } else {
+                ((qb - disc) / (two * qa), two * qc / (qb - disc))
+            };
+            [e1, e2]
+                .into_iter()
+                .filter(|e| e.is_finite() && inside(*e))
+                .fold(None, |best: Option<R>, e| match best {
+                    Some(b) if b.abs() <= e.abs() => Some(b),
+                    _ => Some(e),
+                })
+        };
+        tau = match step {
+            Some(eta) if inside(eta) => tau + eta,
+            _ => (lo + hi) / two,
+        };
+    }
+    for x in diff.iter_mut() {
+        *x = *x - tau;
+    }
+    sigma + tau
+}
+
+/// Gu and Eisenstat's `z`: the vector for which the computed roots are exact, from the
+/// differences alone (`delta[(j, i)] = d_j - lambda_i`), with the signs of `z`. The vectors
+/// built from it are orthogonal to working precision however close the roots are.
+fn recomputed_z<R: Real>(d: &[R], z: &[R], delta: MatRef<'_, R>) -> Vec<R> {
+    let k = d.len();
+    (0..k)
+        .map(|i| {
+            let mut prod = delta[(i, i)];
+            for j in 0..k {
+                if j != i {
+                    prod = prod * (delta[(i, j)] / (d[i] - d[j]));
+                }
+            }
+            let mag = if prod < R::ZERO {
+                (-prod).sqrt()
+            } else {
+                R::ZERO
+            };
+            if z[i] < R::ZERO {
+                -mag
+            } else {
+                mag
+            }
+        })
+        .collect()
+}
+
+/// The merged problem's unit eigenvectors, `zhat_j / (d_j - lambda_i)` normalized, one column
+/// per root, with row `j` written to row `slot[j]` (the grouped order of the columns).
+fn vectors<R: Real>(
+    zhat: &[R],
+    delta: MatRef<'_, R>,
+    slot: &[usize],
+    v: MatMut<'_, R>,
+    width: usize,
+    exec: &(impl Executor + ?Sized),
+) {
+    let k = zhat.len();
+    let tiles = Tiles::new(v);
+    let chunk = |c: usize, chunks: usize| {
+        let (i0, i1) = (c * k / chunks, (c + 1) * k / chunks);
+        // SAFETY: chunk c owns columns i0..i1; the ranges partition 0..k.
+        let mut cols = unsafe { tiles.tile(0, k, i0, i1) };
+        for i in i0..i1 {
+            let mut col = cols.as_mut().col_mut(i - i0);
+            let mut norm2 = R::ZERO;
+            for j in 0..k {
+                let x = zhat[j] / delta[(j, i)];
+                col[slot[j]] = x;
+                norm2 = norm2 + x * x;
+            }
+            let inv = R::ONE / norm2.sqrt();
+            for j in 0..k {
+                col[j] = col[j] * inv;
+            }
+        }
+    };
+    run_chunks(exec, width, k, &chunk);
+}
