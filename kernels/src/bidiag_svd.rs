@@ -600,7 +600,7 @@ fn iterate<T: Rotate, E: Executor + ?Sized>(
             }
         }
     }
-    sminoa = sminoa / nr.sqrt();
+    sminoa /= nr.sqrt();
     let maxit = MAX_ITER_FACTOR * n * n;
     let thresh = max(
         tol * sminoa,

@@ -100,8 +100,8 @@ pub(crate) fn solve<R: Real>(
     // Cuppen's tear: T = diag(T1 - |b| e e^T, T2 - |b| e e^T) + |b| (e_n1 + sign(b) e_n1+1)(..)^T.
     let mut d: Vec<R> = diag.iter().map(|&x| x * inv).collect();
     let mut e: Vec<R> = off[..n - 1].iter().map(|&x| x * inv).collect();
-    d[n1 - 1] = d[n1 - 1] - beta.abs();
-    d[n1] = d[n1] - beta.abs();
+    d[n1 - 1] -= beta.abs();
+    d[n1] -= beta.abs();
     e[n1 - 1] = R::ZERO;
     e.push(R::ZERO);
 
@@ -415,11 +415,11 @@ fn secular_root<R: Real>(d: &[R], z: &[R], rho: R, i: usize, diff: &mut [R]) -> 
         for j in 0..k {
             let t = z[j] / (diff[j] - tau);
             if j <= p {
-                psi = psi + z[j] * t;
-                dpsi = dpsi + t * t;
+                psi += z[j] * t;
+                dpsi += t * t;
             } else {
-                phi = phi + z[j] * t;
-                dphi = dphi + t * t;
+                phi += z[j] * t;
+                dphi += t * t;
             }
         }
         let f = rhoinv + psi + phi;
@@ -478,7 +478,7 @@ fn secular_root<R: Real>(d: &[R], z: &[R], rho: R, i: usize, diff: &mut [R]) -> 
         };
     }
     for x in diff.iter_mut() {
-        *x = *x - tau;
+        *x -= tau;
     }
     sigma + tau
 }
@@ -493,7 +493,7 @@ fn recomputed_z<R: Real>(d: &[R], z: &[R], delta: MatRef<'_, R>) -> Vec<R> {
             let mut prod = delta[(i, i)];
             for j in 0..k {
                 if j != i {
-                    prod = prod * (delta[(i, j)] / (d[i] - d[j]));
+                    prod *= delta[(i, j)] / (d[i] - d[j]);
                 }
             }
             let mag = if prod < R::ZERO {
@@ -532,11 +532,11 @@ fn vectors<R: Real>(
             for j in 0..k {
                 let x = zhat[j] / delta[(j, i)];
                 col[slot[j]] = x;
-                norm2 = norm2 + x * x;
+                norm2 += x * x;
             }
             let inv = R::ONE / norm2.sqrt();
             for j in 0..k {
-                col[j] = col[j] * inv;
+                col[j] *= inv;
             }
         }
     };
