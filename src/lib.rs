@@ -11,8 +11,8 @@
 //!
 //! The SVD ([`linalg::Svd`]) is faer's serial one behind the facade's checks for now
 //! (teamalg's own, [`kernels::svd`], is correct but slower), and the self-adjoint EVD
-//! ([`linalg::SelfAdjointEigen`]) runs its tridiagonalization on the team but its tridiagonal
-//! solver serially (`docs/svd.md`).
+//! ([`linalg::SelfAdjointEigen`]) runs its tridiagonalization, its tridiagonal solver (split
+//! once, with vectors) and its back-transformation on the team (`docs/svd.md`).
 //!
 //! ```
 //! use teamalg::{Exec, Pool};

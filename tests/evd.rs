@@ -36,6 +36,7 @@ fn params(force: bool) -> EvdParams {
         tridiag: threshold,
         threshold,
         solver: threshold,
+        gemm: threshold,
     }
 }
 

@@ -281,23 +281,29 @@ fn options_reach_every_region() {
     let (r, why) = trace::collect(|| Svd::new_with(&a, linalg::SvdVectors::Thin, &team, &never));
     r.unwrap();
     assert!(why.is_empty());
-    let never = never.threshold(Family::TridiagStep, ParThreshold::Never);
+    let never = never
+        .threshold(Family::TridiagStep, ParThreshold::Never)
+        .threshold(Family::TridiagEvdDc, ParThreshold::Never);
     let h = Mat::from_fn(200, 200, |i, j| {
         a[(i % 120, j % 120)] + a[(j % 120, i % 120)]
     });
     let (r, why) = trace::collect(|| SelfAdjointEigen::new_with(&h, &team, &never));
     let serial = r.unwrap();
-    assert!(why.iter().any(|d| d.site == "tridiag"));
+    for site in ["tridiag", "evd/solver"] {
+        assert!(why.iter().any(|d| d.site == site), "{site}");
+    }
     assert!(why
         .iter()
         .all(|d| d.width == 1 && d.reason == Reason::Never));
-    // Forced parallel: the tridiagonalization and the back-transformation on the team, the
-    // values equal to rounding.
+    // Forced parallel: the tridiagonalization, the tridiagonal solver (and the GEMMs of its
+    // merge) and the back-transformation on the team, the values equal to rounding.
     let forced = Options::new()
         .threshold(Family::Qr, ParThreshold::Fixed(0))
-        .threshold(Family::TridiagStep, ParThreshold::Fixed(0));
+        .threshold(Family::TridiagStep, ParThreshold::Fixed(0))
+        .threshold(Family::TridiagEvdDc, ParThreshold::Fixed(0))
+        .threshold(Family::Gemm, ParThreshold::Fixed(0));
     let (r, why) = trace::collect(|| SelfAdjointEigen::new_with(&h, &team, &forced));
-    for site in ["tridiag", "tridiag/step", "qr/apply"] {
+    for site in ["tridiag", "tridiag/step", "evd/solver", "gemm", "qr/apply"] {
         assert!(why.iter().any(|d| d.site == site && d.width == 2), "{site}");
     }
     for (x, y) in r.unwrap().w().iter().zip(serial.w()) {

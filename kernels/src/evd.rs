@@ -1,8 +1,9 @@
 //! The eigendecomposition of a self-adjoint matrix, `A = U diag(w) U^H`: the tridiagonalization
-//! on the executor ([`crate::tridiag`]), faer's tridiagonal solver (implicit QL for values only, divide and
-//! conquer with vectors from order 128), then the back-transformation `U = Q Z` in column
-//! chunks on the executor ([`crate::qr::apply_q_in_place`]). Design record: `docs/svd.md`
-//! ("The self-adjoint EVD").
+//! on the executor ([`crate::tridiag`]); the tridiagonal solver: with vectors from order 128,
+//! split once with its halves solved at once and merged on the executor (`tridiag_dc`), else
+//! faer's (implicit QL for values only, divide and conquer with vectors); then the
+//! back-transformation `U = Q Z` in column chunks on the executor
+//! ([`crate::qr::apply_q_in_place`]). Design record: `docs/svd.md` ("The self-adjoint EVD").
 
 use std::fmt;
 
@@ -19,6 +20,7 @@ use teamalg_gates::{Family, ParThreshold};
 
 use crate::bidiag_svd::{Real, Rotate};
 use crate::gate::{self, Region, Scope};
+use crate::gemm::GemmParams;
 use crate::par::Executor;
 use crate::qr::apply_q_in_place;
 use crate::tridiag::{tridiag_in_place, tridiag_in_place_scratch};
@@ -37,6 +39,9 @@ pub struct EvdParams {
     /// (family `TridiagEvdDc`, with vectors from order 128); `None` leaves it to the
     /// executor's model.
     pub solver: Option<ParThreshold>,
+    /// How the GEMMs of the split solver's merge decide to go parallel (family `Gemm`); `None`
+    /// leaves it to the executor's model.
+    pub gemm: Option<ParThreshold>,
 }
 
 /// Why [`self_adjoint_evd`] failed. In either case `w` and `u` hold no result.
@@ -202,7 +207,13 @@ where
         _ => 1,
     };
     if let (Some(u), true) = (u.as_mut(), width > 1) {
-        split_solve(tri.as_ref(), w, u.as_mut(), width, exec, stack)?;
+        let split = tridiag_dc::Split {
+            width,
+            gemm: GemmParams {
+                threshold: params.gemm,
+            },
+        };
+        split_solve(tri.as_ref(), w, u.as_mut(), split, exec, stack)?;
         if n > 1 {
             apply_q_in_place(
                 trid.as_ref().submatrix(1, 0, n - 1, n - 1),
@@ -256,7 +267,7 @@ fn split_scratch<T: ComplexField>(n: usize, vectors: bool) -> StackReq {
     ])
 }
 
-/// The tridiagonal solver split in two halves on `width` participants
+/// The tridiagonal solver split in two halves on `split.width` participants
 /// ([`tridiag_dc::solve`]), on the real tridiagonal matrix: a complex off-diagonal is made real
 /// by a diagonal unitary similarity, whose phases then scale the rows of the vectors (as
 /// faer's solver does).
@@ -264,7 +275,7 @@ fn split_solve<T: Rotate + ComplexField>(
     tri: MatRef<'_, T>,
     w: &mut [<T as Rotate>::Real],
     mut u: MatMut<'_, T>,
-    width: usize,
+    split: tridiag_dc::Split,
     exec: &(impl Executor + ?Sized),
     stack: &mut MemStack,
 ) -> Result<(), EvdError> {
@@ -315,7 +326,7 @@ fn split_solve<T: Rotate + ComplexField>(
         .try_as_col_major_mut()
         .expect("column-major")
         .as_slice_mut();
-    tridiag_dc::solve(diag, off, vals, z.as_mut(), width, exec, stack)
+    tridiag_dc::solve(diag, off, vals, z.as_mut(), split, exec, stack)
         .map_err(|_| EvdError::NoConvergence)?;
     w.copy_from_slice(vals);
     for j in 0..n {

@@ -4,8 +4,8 @@
 //! triangular solve, LU with partial pivoting, Cholesky, Householder QR, sparse products and
 //! the SVD ([`svd`], with its own bidiagonal solver [`bidiag_svd`]; its bidiagonalization is
 //! still faer's serial one) and the self-adjoint EVD ([`evd`]: the tridiagonalization
-//! ([`tridiag`]) and the back-transformation on the executor, faer's tridiagonal solver
-//! between them). Kernels
+//! ([`tridiag`]), the tridiagonal solver with vectors (split once, its halves solved at once
+//! and merged on the executor) and the back-transformation on the executor). Kernels
 //! are generic over a small executor contract ([`par::Executor`]: a width, the dispatch cost of a
 //! section, "run this section on `w` participants"), so the same code runs serially
 //! ([`par::Seq`]), on a plain budget token or on a hot team (the `teamalg` crate implements the

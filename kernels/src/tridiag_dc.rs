@@ -32,6 +32,14 @@ pub(crate) const MIN_ORDER: usize = 128;
 /// the working precision well before this.
 const MAX_ITER: usize = 200;
 
+/// How [`solve`] runs: on how many participants, and how its merge's GEMMs decide to go
+/// parallel.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Split {
+    pub width: usize,
+    pub gemm: GemmParams,
+}
+
 /// The halves' solver did not converge.
 #[derive(Debug)]
 pub(crate) struct NoConvergence;
@@ -65,17 +73,18 @@ pub(crate) fn solve_scratch<R: ComplexField>(n: usize) -> StackReq {
 
 /// The eigenvalues (`w`, non-decreasing) and orthonormal eigenvectors (`out`, `n x n`) of the
 /// symmetric tridiagonal matrix with diagonal `diag` and off-diagonal `off` (`n - 1` entries;
-/// any further entries are ignored), on `width` participants of `exec`. `n` is at least
+/// any further entries are ignored), on `split.width` participants of `exec`. `n` is at least
 /// [`MIN_ORDER`].
 pub(crate) fn solve<R: Real>(
     diag: &[R],
     off: &[R],
     w: &mut [R],
     out: MatMut<'_, R>,
-    width: usize,
+    split: Split,
     exec: &(impl Executor + ?Sized),
     stack: &mut MemStack,
 ) -> Result<(), NoConvergence> {
+    let Split { width, gemm } = split;
     let n = diag.len();
     assert!(n >= 2 && off.len() >= n - 1 && w.len() == n);
     assert!(out.nrows() == n && out.ncols() == n);
@@ -180,7 +189,6 @@ pub(crate) fn solve<R: Real>(
             exec,
         );
         let k12 = k - k3;
-        let params = GemmParams::default();
         matmul(
             m.as_mut().subrows_mut(0, n1),
             Accum::Replace,
@@ -188,7 +196,7 @@ pub(crate) fn solve<R: Real>(
             v.as_ref().subrows(0, k12),
             R::ONE,
             exec,
-            params,
+            gemm,
         );
         matmul(
             m.as_mut().subrows_mut(n1, n2),
@@ -197,7 +205,7 @@ pub(crate) fn solve<R: Real>(
             v.as_ref().subrows(k1, k - k1),
             R::ONE,
             exec,
-            params,
+            gemm,
         );
     }
 

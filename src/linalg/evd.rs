@@ -19,8 +19,9 @@ use super::{Dim, Field, LinalgError, Options};
 
 /// The eigendecomposition `A = U diag(w) U^H` of a self-adjoint (real symmetric or complex
 /// Hermitian) matrix, read from its lower triangle: the eigenvalues non-decreasing, `U`
-/// unitary. faer's serial tridiagonalization and tridiagonal solver, then the
-/// back-transformation on the executor (`docs/svd.md`, "The self-adjoint EVD").
+/// unitary. The tridiagonalization, the tridiagonal solver (with vectors) and the
+/// back-transformation each run on the executor where the gate says it pays (`docs/svd.md`,
+/// "The self-adjoint EVD").
 ///
 /// ```
 /// use faer::Mat;
@@ -59,7 +60,8 @@ impl<T: Field + Rotate> SelfAdjointEigen<T> {
     }
 
     /// [`SelfAdjointEigen::new`] with the call's [`Options`] (family `TridiagStep` for the
-    /// tridiagonalization, `Qr` for the back-transformation).
+    /// tridiagonalization, `TridiagEvdDc` and `Gemm` for the tridiagonal solver with vectors,
+    /// `Qr` for the back-transformation).
     pub fn new_with<A: Conjugate<Canonical = T>>(
         a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
         exec: &(impl Executor + ?Sized),
@@ -216,6 +218,7 @@ fn run<T: Field + Rotate>(
         tridiag: options.get(Family::TridiagStep),
         threshold: options.get(Family::Qr),
         solver: options.get(Family::TridiagEvdDc),
+        gemm: options.get(Family::Gemm),
     };
     self_adjoint_evd_with_scratch(a, w, u, exec, params, stack).map_err(|e| match e {
         // Only reached with the check off: the kernel refuses non-finite input itself.
