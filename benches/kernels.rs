@@ -1,7 +1,7 @@
 //! The kernels against faer, side by side in one run.
 //!
 //! ```text
-//! cargo bench --bench kernels -- [--sizes 32,64,...] [--width W] [--kernels gemm,lu,cholesky,qr,svd,evd,tridiag]
+//! cargo bench --bench kernels -- [--sizes 32,64,...] [--width W] [--kernels gemm,lu,cholesky,qr,svd,evd,tridiag,bidiag]
 //!     [--settled] [--inside-rayon] [--audit] [--finite-check] [--sections] [--csv FILE]
 //!     [--block N] [--wide N]
 //! ```
@@ -50,8 +50,8 @@
 //! an `n x n` grid (sizes from 64 on) times 64 dense columns; `--kernels sparse_sparse`: a random
 //! `n x n` matrix with 10 entries per column times itself. `--kernels svd` (teamalg's own SVD
 //! path, `SvdParams::own`; thin vectors, values only, c64) and `--kernels evd` (the self-adjoint
-//! EVD, vectors, values only, c64) and `--kernels tridiag` (its tridiagonalization alone, f64
-//! and c64), sizes from 64 on, in scratch each arm holds. The
+//! EVD, vectors, values only, c64), `--kernels tridiag` (its tridiagonalization alone, f64
+//! and c64) and `--kernels bidiag` (the SVD's bidiagonalization alone, f64 and c64), sizes from 64 on, in scratch each arm holds. The
 //! factorizations work in place: each call gets its input back first, outside the timed part.
 
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -72,6 +72,7 @@ use faer::sparse::linalg::matmul::sparse_dense_matmul as faer_sparse_dense;
 use faer::traits::ComplexField;
 use faer::{c64, Accum, Mat, Par};
 use teamalg::gates::Scalar;
+use teamalg::kernels::bidiag;
 use teamalg::kernels::bidiag_svd::{Real as RealNumber, Rotate};
 use teamalg::kernels::cholesky::{self, CholeskyParams};
 use teamalg::kernels::evd::{self, EvdParams};
@@ -432,6 +433,46 @@ impl<T: ComplexField + Rotate> Case for Tridiag<T> {
         let stack = MemStack::new(&mut self.buf);
         let (w, h) = (self.work.as_mut(), self.h.as_mut());
         tridiag::tridiag_in_place(w, h, &exec, None, stack);
+    }
+}
+
+/// The bidiagonalization alone: faer's `bidiag_in_place` and teamalg's, on the same square
+/// matrix (given back before each call), each in scratch it holds.
+struct Bidiag<T> {
+    a: Mat<T>,
+    work: Mat<T>,
+    hl: Mat<T>,
+    hr: Mat<T>,
+    buf: faer::dyn_stack::MemBuffer,
+}
+
+impl<T: ComplexField + Rotate> Bidiag<T> {
+    fn new(a: Mat<T>) -> Self {
+        let n = a.nrows();
+        let bs = faer::linalg::qr::no_pivoting::factor::recommended_block_size::<T>(n, n);
+        Bidiag {
+            work: a.clone(),
+            a,
+            hl: Mat::zeros(bs, n),
+            hr: Mat::zeros(bs, n - 1),
+            buf: faer::dyn_stack::MemBuffer::new(bidiag::bidiag_in_place_scratch::<T>(n, n)),
+        }
+    }
+}
+
+impl<T: ComplexField + Rotate> Case for Bidiag<T> {
+    fn prepare(&mut self) {
+        self.work.copy_from(&self.a);
+    }
+    fn faer(&mut self, par: Par) {
+        let stack = MemStack::new(&mut self.buf);
+        let (w, hl, hr) = (self.work.as_mut(), self.hl.as_mut(), self.hr.as_mut());
+        faer::linalg::svd::bidiag::bidiag_in_place(w, hl, hr, par, stack, Default::default());
+    }
+    fn teamalg(&mut self, exec: &dyn Executor) {
+        let stack = MemStack::new(&mut self.buf);
+        let (w, hl, hr) = (self.work.as_mut(), self.hl.as_mut(), self.hr.as_mut());
+        bidiag::bidiag_in_place(w, hl, hr, &exec, None, stack);
     }
 }
 
@@ -1058,6 +1099,14 @@ fn main() {
                 });
                 rows("tridiag c64", &factor_sizes, w, settled, |n| {
                     Box::new(Tridiag::new(Mat::from_fn(n, n, cx), w))
+                });
+            }
+            "bidiag" => {
+                rows("bidiag f64", &factor_sizes, w, settled, |n| {
+                    Box::new(Bidiag::new(Mat::from_fn(n, n, re)))
+                });
+                rows("bidiag c64", &factor_sizes, w, settled, |n| {
+                    Box::new(Bidiag::new(Mat::from_fn(n, n, cx)))
                 });
             }
             "sparse" => {

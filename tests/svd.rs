@@ -30,6 +30,7 @@ fn params(force: bool) -> SvdParams {
             threshold,
         },
         threshold,
+        bidiag: threshold,
     }
 }
 
@@ -190,10 +191,13 @@ fn every_executor_gives_the_same_values() {
         check(&a, &base, "base");
         let same = |exec: &dyn Executor, force: bool| {
             let r = run(&a, true, exec, force);
-            // The values come from the same serial bidiagonalization and solver: the same bits.
-            // The vectors start from Householder factors formed in column chunks, whose
-            // products faer rounds by chunk width: equal to rounding, and each a valid SVD.
-            assert_eq!(r.s, base.s);
+            // A serial executor reduces with faer's bidiagonalization, a parallel one with
+            // teamalg's (the same steps, its matrix-vector products cut in row shares that
+            // faer rounds by share), and the vectors start from Householder factors formed in
+            // column chunks: values and vectors equal to rounding, and each a valid SVD.
+            for (x, y) in r.s.iter().zip(&base.s) {
+                assert!((x - y).abs() <= 1e-13 * base.s[0], "{x} against {y}");
+            }
             check(&a, &r, "executor");
             for (x, y) in [(&r.u, &base.u), (&r.v, &base.v)] {
                 let diff = (x - y).norm_max();

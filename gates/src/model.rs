@@ -261,8 +261,8 @@ fn apple_rate(family: Family) -> Rate {
 
 /// The built-in split costs of `family`: fitted by `teamalg calibrate` on the EPYC host of
 /// [`builtin_rate`] (each value the median of five calibrations); free for families no kernel
-/// gates yet (QR's is fitted once its kernel exists), except the tridiagonalization's, fitted on
-/// the Intel Xeon development host from its benchmark rows. Used on every host class: no other
+/// gates yet (QR's is fitted once its kernel exists), except the tridiagonalization's and the
+/// bidiagonalization's, fitted on the Intel Xeon development host from their benchmark rows. Used on every host class: no other
 /// host has been fitted.
 pub fn builtin_split(family: Family) -> Splits {
     let s = |overhead_ns, efficiency| SplitCost {
@@ -278,6 +278,8 @@ pub fn builtin_split(family: Family) -> Splits {
         // Fitted by hand to the tridiagonalization's benchmark rows (orders 512 and 1024) on
         // the 2-vCPU Intel Xeon host, not by `calibrate` (docs/gates.md).
         Family::TridiagStep => f(s(4400.0, 0.77), s(3600.0, 0.81)),
+        // Fitted the same way to the bidiagonalization's rows (orders 512 and 1024).
+        Family::BidiagStep => f(s(10800.0, 0.61), s(6400.0, 0.625)),
         _ => Splits::FREE,
     }
 }

@@ -1,5 +1,5 @@
-//! The SVD of a general matrix, `A = U diag(s) V^H`: faer's serial bidiagonalization, the
-//! explicit Householder factors formed in column chunks on the executor
+//! The SVD of a general matrix, `A = U diag(s) V^H`: the bidiagonalization on the executor
+//! ([`crate::bidiag`]), the explicit Householder factors formed in column chunks on the executor
 //! ([`crate::qr::apply_q_in_place`]), the bidiagonal made real by unit phases folded into those
 //! factors, then teamalg's bidiagonal QR ([`crate::bidiag_svd`]) rotating the factors in row
 //! strips. A wide matrix is handled through its adjoint. That path runs when
@@ -8,12 +8,12 @@
 
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::qr::no_pivoting::factor::recommended_block_size;
-use faer::linalg::svd::bidiag::{bidiag_in_place, bidiag_in_place_scratch};
 use faer::linalg::svd::{svd as faer_svd, svd_scratch as faer_svd_scratch, ComputeSvdVectors};
 use faer::traits::ComplexField;
 use faer::{Mat, MatMut, MatRef, Par};
 use teamalg_gates::ParThreshold;
 
+use crate::bidiag::{bidiag_in_place, bidiag_in_place_scratch};
 use crate::bidiag_svd::{bidiag_svd, BidiagSvdError, BidiagSvdParams, Real, Rotate};
 use crate::par::Executor;
 use crate::qr::apply_q_in_place;
@@ -21,7 +21,7 @@ use crate::qr::apply_q_in_place;
 /// Parameters of [`svd`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SvdParams {
-    /// Whether teamalg's own path runs (faer's serial bidiagonalization, the Householder
+    /// Whether teamalg's own path runs (the bidiagonalization on the executor, the Householder
     /// factors formed on the executor, teamalg's bidiagonal QR rotating them on the executor).
     /// `false`, the default, runs faer's serial SVD instead: teamalg's path measured slower
     /// than it with vectors at every size on the development host (`docs/perf/kernels.md`),
@@ -32,6 +32,9 @@ pub struct SvdParams {
     /// How forming the Householder factors decides to go parallel (family `Qr`); `None` leaves
     /// it to the executor's model.
     pub threshold: Option<ParThreshold>,
+    /// How the bidiagonalization decides to go parallel (family `BidiagStep`); `None` leaves
+    /// it to the executor's model.
+    pub bidiag: Option<ParThreshold>,
 }
 
 fn mul<T: Rotate>(a: T, b: T) -> T {
@@ -209,19 +212,14 @@ where
     let mut hl = Mat::<T>::zeros(bs, n);
     let mut hr = Mat::<T>::zeros(bs, n - 1);
     {
-        let mut buf = MemBuffer::new(bidiag_in_place_scratch::<T>(
-            m,
-            n,
-            Par::Seq,
-            Default::default(),
-        ));
+        let mut buf = MemBuffer::new(bidiag_in_place_scratch::<T>(m, n));
         bidiag_in_place(
             bid.as_mut(),
             hl.as_mut(),
             hr.as_mut(),
-            Par::Seq,
+            exec,
+            params.bidiag,
             MemStack::new(&mut buf),
-            Default::default(),
         );
     }
     // B = P R Q^H with unit phases P, Q and R real: r_i = |d_i q_i| once p_i = phase(d_i q_i),

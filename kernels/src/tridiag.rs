@@ -172,7 +172,7 @@ fn reduce<T>(
         std::mem::swap(&mut x.v, &mut x.vp);
         std::mem::swap(&mut x.y, &mut x.yp);
     }
-    block_factors(a.as_ref(), h.as_mut(), &taus);
+    block_factors(a.as_ref().submatrix(1, 0, n - 1, n - 1), h.as_mut(), &taus);
 }
 
 /// The bands of one step's pass over a trailing matrix of order `m`: their count depends on
@@ -271,20 +271,22 @@ fn step<T>(
     sections::run(exec, "tridiag", k, w, &busy, &body);
 }
 
-/// faer's block factors of the reflectors below the subdiagonal of `a`: per block of `bs`
-/// columns, `V^H V` above the diagonal and the `tau`s on it.
-fn block_factors<T: ComplexField>(a: faer::MatRef<'_, T>, mut h: MatMut<'_, T>, taus: &[T::Real]) {
-    let n = a.nrows();
-    if n < 2 {
-        return;
-    }
-    let basis = a.submatrix(1, 0, n - 1, n - 1);
+/// faer's block factors of the Householder vectors in the unit lower trapezoid of `basis`
+/// (one per column, `taus` their coefficients): per block of `h.nrows()` columns, `V^H V`
+/// above the diagonal and the `tau`s on it.
+pub(crate) fn block_factors<T: ComplexField>(
+    basis: faer::MatRef<'_, T>,
+    mut h: MatMut<'_, T>,
+    taus: &[T::Real],
+) {
+    let (rows, cols) = (basis.nrows(), basis.ncols());
+    debug_assert!(rows >= cols && taus.len() == cols);
     let bs = h.nrows();
     let mut j = 0;
-    while j < n - 1 {
-        let b = bs.min(n - 1 - j);
+    while j < cols {
+        let b = bs.min(cols - j);
         let mut t = h.as_mut().submatrix_mut(0, j, b, b);
-        let (top, bot) = basis.submatrix(j, j, n - 1 - j, b).split_at_row(b);
+        let (top, bot) = basis.submatrix(j, j, rows - j, b).split_at_row(b);
         let upper = BlockStructure::UnitTriangularUpper;
         triangular_matmul(
             t.as_mut(),

@@ -224,6 +224,7 @@ fn run<T: Field + Rotate>(
             ..BidiagSvdParams::default()
         },
         threshold: options.get(Family::Qr),
+        bidiag: options.get(Family::BidiagStep),
     };
     kernel_svd(a, s, u, v, exec, params).map_err(|e| match e {
         // Only reached with the check off: the kernel refuses non-finite input itself.
