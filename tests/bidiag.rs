@@ -70,7 +70,10 @@ fn close<T: Sample>(x: T, y: T, scale: f64, tol: f64, what: &str) {
     // inf - inf is NaN.
     let finite = |v: T| T::err(v, v) == 0.0;
     match (finite(x), finite(y)) {
-        (true, true) => assert!(T::err(x, y) <= tol * scale, "{what}: {x:?} {y:?} scale {scale} tol {tol}"),
+        (true, true) => assert!(
+            T::err(x, y) <= tol * scale,
+            "{what}: {x:?} {y:?} scale {scale} tol {tol}"
+        ),
         (a, b) => assert_eq!(a, b, "{what}: finite against non-finite"),
     }
 }
