@@ -1,11 +1,13 @@
 //! teamalg: linear algebra (GEMM, triangular solve, LU, Cholesky, sparse products) on
 //! low-latency thread teams.
 //!
-//! Two layers:
+//! Its parts:
 //! - the executor: pools of teamalg's own worker threads, a process-wide reserve of idle
 //!   workers (so a pool built per call starts no thread), budget tokens that make nested
 //!   parallelism conserve threads, hot teams whose sections cost well under a microsecond,
 //!   and libgomp-style staged waits (spin, yield, sleep);
+//! - [`share`], a process's share of its node when several run on it (MPI ranks, batch
+//!   jobs), so that ranks times width stays within the cores;
 //! - [`linalg`], the facade: faer-like calls that take the executor last, check their input
 //!   and decide per region, with the cost model of [`gates`], whether going parallel pays.
 //!
@@ -53,6 +55,7 @@ not_under_loom! {
     mod kernel_exec;
     pub mod linalg;
     mod pool;
+    pub mod share;
     mod team;
     mod with_team;
 }

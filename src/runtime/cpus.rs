@@ -40,6 +40,26 @@ impl CpuSet {
         }
     }
 
+    // Only the `mpi` share (and the tests) exchange sets as words.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    /// The set as 16 words of 64 CPUs each (all zero where only a count is known).
+    pub(crate) fn words(&self) -> [u64; 16] {
+        self.bits
+    }
+
+    // Only the `mpi` share (and the tests) exchange sets as words.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    /// The set of the CPUs in `words` (as [`CpuSet::words`] gives them; missing words are
+    /// empty).
+    pub(crate) fn from_words(words: &[u64]) -> CpuSet {
+        let mut bits = [0u64; 16];
+        for (b, w) in bits.iter_mut().zip(words) {
+            *b = *w;
+        }
+        let count = bits.iter().map(|w| w.count_ones() as usize).sum();
+        CpuSet { bits, count }
+    }
+
     /// How many CPUs the set holds (at least one).
     pub(crate) fn count(&self) -> usize {
         self.count.max(1)
