@@ -6,7 +6,7 @@
 use crate::runtime::cpus::CpuSet;
 
 /// One process's share of its node: what [`node_share`] (or, with the `mpi` feature,
-/// [`mpi::node_share`](crate::share::mpi::node_share)) decided, and from what.
+/// `share::mpi::node_share`) decided, and from what.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NodeShare {
     /// Threads this process may run: the width of its team or the budget of its tokens, its
@@ -48,8 +48,8 @@ pub(crate) fn split(cpus: usize, sharing: usize, index: usize) -> usize {
 /// `OMPI_COMM_WORLD_LOCAL_SIZE` under Open MPI, `SLURM_LOCALID` and the tasks per node under
 /// Slurm). A process the launcher bound to fewer CPUs than the node has takes its mask as its
 /// own; an unbound one takes its part of the node. Processes bound to one common set (a
-/// socket, say) should use [`mpi::node_share`](crate::share::mpi::node_share), which counts
-/// who shares each mask.
+/// socket, say) should use `share::mpi::node_share` (feature `mpi`), which counts who shares
+/// each mask.
 ///
 /// ```
 /// let share = teamalg::share::node_share(0, 1);
