@@ -214,28 +214,21 @@ where
             },
         };
         split_solve(tri.as_ref(), w, u.as_mut(), split, exec, stack)?;
-        if n > 1 {
-            apply_q_in_place(
-                trid.as_ref().submatrix(1, 0, n - 1, n - 1),
-                h.as_ref(),
-                u.as_mut().subrows_mut(1, n - 1),
-                false,
-                exec,
-                params.threshold,
-            );
+    } else {
+        tridiagonal_self_adjoint_evd(
+            tri.as_ref().col(0).as_diagonal(),
+            tri.as_ref().col(1).as_diagonal(),
+            vals.as_mut().col_mut(0).as_diagonal_mut(),
+            u.as_mut().map(|u| u.as_mut()),
+            Par::Seq,
+            stack,
+            Default::default(),
+        )
+        .map_err(|_| EvdError::NoConvergence)?;
+        for (wi, v) in w.iter_mut().zip(vals.col(0).iter()) {
+            *wi = v.parts().0;
         }
-        return Ok(());
     }
-    tridiagonal_self_adjoint_evd(
-        tri.as_ref().col(0).as_diagonal(),
-        tri.as_ref().col(1).as_diagonal(),
-        vals.as_mut().col_mut(0).as_diagonal_mut(),
-        u.as_mut().map(|u| u.as_mut()),
-        Par::Seq,
-        stack,
-        Default::default(),
-    )
-    .map_err(|_| EvdError::NoConvergence)?;
     if let Some(mut u) = u {
         if n > 1 {
             apply_q_in_place(
@@ -247,9 +240,6 @@ where
                 params.threshold,
             );
         }
-    }
-    for (wi, v) in w.iter_mut().zip(vals.col(0).iter()) {
-        *wi = v.parts().0;
     }
     Ok(())
 }
