@@ -1,9 +1,9 @@
 //! The reduction of a general matrix to upper bidiagonal form, `A = U B V^H`, on the executor:
 //! faer's one-stage algorithm (Householder reflectors from the left and the right, each step's
 //! update delayed and fused with the next product), with its two passes over the trailing
-//! matrix run as sections: the fused update and `u^H A` over columns, then `A conj(v)` over
-//! rows. faer's layout in and out, so the SVD's back-transformations take the result as they
-//! take faer's own. Design record: `docs/svd.md` ("The parallel bidiagonalization").
+//! matrix run as sections on the same bands of rows: the fused update and `u^H A`, then
+//! `A conj(v)`. faer's layout in and out, so the SVD's back-transformations take the result as
+//! they take faer's own. Design record: `docs/svd.md` ("The parallel bidiagonalization").
 
 use faer::linalg::householder::make_householder_in_place;
 use faer::linalg::matmul::matmul;
@@ -200,11 +200,12 @@ fn reduce<T>(
     }
 }
 
-/// The row bands of one step's passes over `A22` (`mm` rows from row `k + 1`): their number
-/// depends on `mm` alone and their edges on `k`, and the partial products of `u^H A22` are
-/// summed in band order, so every executor that goes parallel gets the same bits. Both passes
-/// give a participant the same rows, so they stay in its cache between them, and the top band
-/// (the lead's) holds the next step's row, which the lead works on between the passes.
+/// The row bands of one step's passes over `A22` (`mm` rows from row `k + 1`), one per
+/// participant: fewer bands of equal rows measured faster than many small ones, whose short
+/// column segments cost a setup each, so the partial products of `u^H A22` (summed in band
+/// order) round by the width. Both passes give a participant the same rows, so they stay in
+/// its cache between them, and the top band (the lead's) holds the next step's row, which the
+/// lead works on between the passes.
 struct Bands {
     count: usize,
     starts: [usize; MAX_BANDS + 1],
@@ -230,7 +231,7 @@ impl Bands {
     }
 }
 
-/// How many participants a pass of `units` elements over `bands` takes.
+/// How many participants a pass of `units` elements over `rows` rows takes.
 #[allow(clippy::too_many_arguments)]
 fn width<T: Scalar>(
     exec: &(impl Executor + ?Sized),
