@@ -231,30 +231,29 @@ impl Bands {
     }
 }
 
-/// How many participants a pass of `units` elements over `rows` rows takes.
-#[allow(clippy::too_many_arguments)]
-fn width<T: Scalar>(
+/// The bands of step `k`'s pass `site` over `A22` (of an `m x n` matrix): as many as the gate
+/// gives participants (at most `w`), each of at least [`BAND_ROWS`] rows.
+fn bands<T: Scalar>(
     exec: &(impl Executor + ?Sized),
     site: &'static str,
-    dims: [usize; 3],
-    units: f64,
-    call_units: f64,
-    rows: usize,
+    [m, n, k]: [usize; 3],
     w: usize,
     threshold: Option<ParThreshold>,
-) -> usize {
+) -> Bands {
+    let (mm, nn) = (m - k - 1, n - k - 1);
     let region = Region {
         site,
-        dims,
-        units,
+        dims: [mm, nn, k],
+        units: (mm * nn) as f64,
         family: Family::BidiagStep,
         sections: 1,
         scope: Scope::Section,
-        call_units,
+        call_units: units_from(m, n, k),
     };
-    gate::width::<T>(exec, region, threshold)
+    let w = gate::width::<T>(exec, region, threshold)
         .min(w)
-        .min((rows / BAND_ROWS).max(1))
+        .min((mm / BAND_ROWS).max(1));
+    Bands::new(mm, k, w)
 }
 
 /// Step `k`'s first pass over `A22 = A[k+1.., k+1..]`: the previous step's update
@@ -283,19 +282,7 @@ fn update_pass<T>(
         y.as_mut().subrows_mut(k + 1, nn).fill(zero());
         return;
     }
-    let units = (mm * nn) as f64;
-    let call = units_from(m, n, k);
-    let w = width::<T>(
-        exec,
-        "bidiag/update",
-        [mm, nn, k],
-        units,
-        call,
-        mm,
-        w,
-        threshold,
-    );
-    let bands = Bands::new(mm, k, w);
+    let bands = bands::<T>(exec, "bidiag/update", [m, n, k], w, threshold);
     let (left, right) = a.split_at_col_mut(k + 1);
     let left = left.as_ref();
     let slice = |j: usize| {
@@ -338,7 +325,7 @@ fn update_pass<T>(
             out: pt.as_slice_mut(),
         });
     };
-    run(exec, "bidiag/update", k, w, &bands, &band);
+    run(exec, "bidiag/update", k, &bands, &band);
     let mut yc = y.as_mut().col_mut(0).subrows_mut(k + 1, nn);
     yc.copy_from(parts.as_ref().col(0).subrows(0, nn));
     for b in 1..bands.count {
@@ -374,19 +361,7 @@ fn product_pass<T>(
     }
     let a22 = a.submatrix(k + 1, k + 1, mm, nn);
     let x = MatRef::from_column_major_slice(&row[k + 1..], nn, 1);
-    let units = (mm * nn) as f64;
-    let call = units_from(m, n, k);
-    let w = width::<T>(
-        exec,
-        "bidiag/product",
-        [mm, nn, k],
-        units,
-        call,
-        mm,
-        w,
-        threshold,
-    );
-    let bands = Bands::new(mm, k, w);
+    let bands = bands::<T>(exec, "bidiag/product", [m, n, k], w, threshold);
     let zs = Tiles::new(z.as_mut().subrows_mut(k + 1, mm));
     let band = |b: usize| {
         let (r0, r1) = bands.rows(b);
@@ -401,24 +376,21 @@ fn product_pass<T>(
             Par::Seq,
         );
     };
-    run(exec, "bidiag/product", k, w, &bands, &band);
+    run(exec, "bidiag/product", k, &bands, &band);
 }
 
-/// Runs `band` over `bands`, each participant of `w` a contiguous run of them (all on the
-/// caller when `w` is 1).
+/// Runs `band` over `bands`, one participant each (on the caller when there is one band).
 fn run(
     exec: &(impl Executor + ?Sized),
     site: &'static str,
     k: usize,
-    w: usize,
     bands: &Bands,
     band: &(dyn Fn(usize) + Sync),
 ) {
     let busy = Busy::default();
-    let count = bands.count;
     let body = |part: Part<'_>| {
-        let (i, w) = (part.index(), part.width());
+        let (i, w, count) = (part.index(), part.width(), bands.count);
         busy.time(i, || (i * count / w..(i + 1) * count / w).for_each(band));
     };
-    sections::run(exec, site, k, w, &busy, &body);
+    sections::run(exec, site, k, bands.count, &busy, &body);
 }
