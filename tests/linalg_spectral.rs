@@ -277,10 +277,44 @@ fn options_reach_every_region() {
         .threshold(Family::Qr, ParThreshold::Never)
         .threshold(Family::HouseholderRank1, ParThreshold::Never);
     let a = mat::<f64>(120, 120, 7.0);
-    // The SVD is faer's serial one for now (`docs/svd.md`): no region asks the gate.
+    // Below order 128 the SVD is faer's serial one (`docs/svd.md`): no region asks the gate.
     let (r, why) = trace::collect(|| Svd::new_with(&a, linalg::SvdVectors::Thin, &team, &never));
     r.unwrap();
     assert!(why.is_empty());
+    // From 128 teamalg's own path runs with vectors: its bidiagonalization, divide and
+    // conquer and back-transformations ask the gate with the options' thresholds.
+    let b = mat::<f64>(160, 150, 8.0);
+    let never_svd = never
+        .threshold(Family::BidiagStep, ParThreshold::Never)
+        .threshold(Family::BidiagSvdDc, ParThreshold::Never);
+    let (r, why) =
+        trace::collect(|| Svd::new_with(&b, linalg::SvdVectors::Thin, &team, &never_svd));
+    let serial = r.unwrap();
+    for site in ["bidiag", "svd/solver", "qr/apply"] {
+        assert!(why.iter().any(|d| d.site == site), "{site}");
+    }
+    // The divide and conquer's leaves and inner blocks run on a serial executor of their own.
+    for d in why.iter() {
+        assert!(
+            d.width == 1 && matches!(d.reason, Reason::Never | Reason::Budget1),
+            "{d:?}"
+        );
+    }
+    let forced_svd = Options::new()
+        .threshold(Family::Qr, ParThreshold::Fixed(0))
+        .threshold(Family::BidiagStep, ParThreshold::Fixed(0))
+        .threshold(Family::BidiagSvdDc, ParThreshold::Fixed(0))
+        .threshold(Family::Gemm, ParThreshold::Fixed(0));
+    let (r, why) =
+        trace::collect(|| Svd::new_with(&b, linalg::SvdVectors::Thin, &team, &forced_svd));
+    for site in ["bidiag", "svd/solver", "gemm", "qr/apply"] {
+        assert!(why.iter().any(|d| d.site == site && d.width == 2), "{site}");
+    }
+    let forced = r.unwrap();
+    for (x, y) in forced.s().iter().zip(serial.s()) {
+        assert!((x - y).abs() <= 1e-11, "{x} against {y}");
+    }
+    assert!((forced.reconstruct() - &b).norm_max() <= 1e-11);
     let never = never
         .threshold(Family::TridiagStep, ParThreshold::Never)
         .threshold(Family::TridiagEvdDc, ParThreshold::Never);

@@ -35,6 +35,7 @@ pub trait Real:
     + Neg<Output = Self>
     + faer::traits::RealField
     + Scalar
+    + Rotate<Real = Self>
     + sealed::Sealed
 {
     /// Zero.

@@ -13,6 +13,7 @@
 //! with its real number of sections ([`gate::width`]).
 
 pub mod bidiag;
+pub mod bidiag_dc;
 pub mod bidiag_svd;
 pub mod cholesky;
 mod claims;
@@ -25,6 +26,7 @@ pub mod lu;
 pub mod par;
 pub mod qr;
 pub mod sections;
+mod secular;
 pub mod sparse;
 pub mod svd;
 mod tiles;

@@ -1,32 +1,59 @@
-//! The SVD of a general matrix, `A = U diag(s) V^H`: the bidiagonalization on the executor
-//! ([`crate::bidiag`]), the explicit Householder factors formed in column chunks on the executor
-//! ([`crate::qr::apply_q_in_place`]), the bidiagonal made real by unit phases folded into those
-//! factors, then teamalg's bidiagonal QR ([`crate::bidiag_svd`]) rotating the factors in row
-//! strips. A wide matrix is handled through its adjoint. That path runs when
-//! [`SvdParams::own`] asks for it; by default faer's serial SVD runs, which is faster today.
-//! Design record: `docs/svd.md`.
+//! The SVD of a general matrix, `A = U diag(s) V^H`, on teamalg's own path: the
+//! bidiagonalization on the executor ([`crate::bidiag`]), the bidiagonal made real by unit
+//! phases, then with vectors the bidiagonal divide and conquer ([`crate::bidiag_dc`], its top
+//! tear on the executor) and the Householder factors applied to its vectors in column chunks
+//! on the executor ([`crate::qr::apply_q_in_place`]); for values only (and small orders)
+//! teamalg's bidiagonal QR ([`crate::bidiag_svd`]). A wide matrix is handled through its
+//! adjoint. [`SvdPath::Auto`], the default, runs that path where it measured faster than
+//! faer's serial SVD and faer's serial SVD elsewhere. Design record: `docs/svd.md`.
 
-use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::qr::no_pivoting::factor::recommended_block_size;
 use faer::linalg::svd::{svd as faer_svd, svd_scratch as faer_svd_scratch, ComputeSvdVectors};
+use faer::linalg::{temp_mat_scratch, temp_mat_zeroed};
+use faer::mat::AsMatMut;
 use faer::traits::ComplexField;
-use faer::{Mat, MatMut, MatRef, Par};
+use faer::{MatMut, MatRef, Par};
 use teamalg_gates::ParThreshold;
 
+use teamalg_gates::Family;
+
 use crate::bidiag::{bidiag_in_place, bidiag_in_place_scratch};
+use crate::bidiag_dc;
 use crate::bidiag_svd::{bidiag_svd, BidiagSvdError, BidiagSvdParams, Real, Rotate};
+use crate::gate::{self, Region, Scope};
+use crate::gemm::GemmParams;
 use crate::par::Executor;
 use crate::qr::apply_q_in_place;
+
+/// Which SVD runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SvdPath {
+    /// teamalg's own path with vectors on a near-square matrix (the longer side at most
+    /// [`AUTO_ASPECT`] times the shorter) of order at least [`AUTO_MIN_ORDER`]; faer's serial
+    /// SVD otherwise. On the development host the own path measured 1.25 to 1.4x faster than
+    /// faer's serial SVD with vectors from order 128 and slower below, and for values only at
+    /// faer's speed at best (`docs/perf/kernels.md`); a call must never be slower than serial.
+    #[default]
+    Auto,
+    /// faer's serial SVD.
+    Faer,
+    /// teamalg's own path, whatever the shape.
+    Own,
+}
+
+/// The smallest order [`SvdPath::Auto`] runs teamalg's own path at (with vectors).
+pub const AUTO_MIN_ORDER: usize = 128;
+
+/// The most elongated shape [`SvdPath::Auto`] runs teamalg's own path on: the own path has no
+/// QR step first, which faer's takes for tall matrices.
+pub const AUTO_ASPECT: usize = 2;
 
 /// Parameters of [`svd`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SvdParams {
-    /// Whether teamalg's own path runs (the bidiagonalization on the executor, the Householder
-    /// factors formed on the executor, teamalg's bidiagonal QR rotating them on the executor).
-    /// `false`, the default, runs faer's serial SVD instead: teamalg's path measured slower
-    /// than it with vectors at every size on the development host (`docs/perf/kernels.md`),
-    /// and a call must never be slower than serial.
-    pub own: bool,
+    /// Which SVD runs.
+    pub path: SvdPath,
     /// The bidiagonal solver's batches and threshold.
     pub solver: BidiagSvdParams,
     /// How forming the Householder factors decides to go parallel (family `Qr`); `None` leaves
@@ -35,6 +62,13 @@ pub struct SvdParams {
     /// How the bidiagonalization decides to go parallel (family `BidiagStep`); `None` leaves
     /// it to the executor's model.
     pub bidiag: Option<ParThreshold>,
+    /// How the bidiagonal divide and conquer (with vectors, above order
+    /// [`bidiag_dc::LEAF`]) decides to solve its two halves at once and merge them on the
+    /// executor (family `BidiagSvdDc`); `None` leaves it to the executor's model.
+    pub dc: Option<ParThreshold>,
+    /// How the divide and conquer's top merge decides to run its GEMMs in parallel (family
+    /// `Gemm`); `None` leaves it to the executor's model.
+    pub gemm: Option<ParThreshold>,
 }
 
 fn mul<T: Rotate>(a: T, b: T) -> T {
@@ -99,6 +133,81 @@ pub fn svd<T>(
 where
     T: Rotate + ComplexField,
 {
+    let req = svd_scratch::<T>(a.nrows(), a.ncols(), u.is_some() || v.is_some());
+    let mut buf = MemBuffer::new(req);
+    svd_with_scratch(a, s, u, v, exec, params, MemStack::new(&mut buf))
+}
+
+/// The scratch [`svd_with_scratch`] needs for an `m x n` matrix, with or without vectors
+/// (thin or full): the working copy, its Householder factors, the bidiagonal's vectors and the
+/// divide and conquer's scratch, or faer's own scratch, whichever path runs.
+pub fn svd_scratch<T: ComplexField>(m: usize, n: usize, vectors: bool) -> StackReq {
+    let (big, k) = (m.max(n), m.min(n));
+    if k == 0 {
+        return StackReq::EMPTY;
+    }
+    let wants: &[(ComputeSvdVectors, ComputeSvdVectors)] = if vectors {
+        &[
+            (ComputeSvdVectors::Full, ComputeSvdVectors::Full),
+            (ComputeSvdVectors::Thin, ComputeSvdVectors::Thin),
+            (ComputeSvdVectors::Full, ComputeSvdVectors::No),
+            (ComputeSvdVectors::No, ComputeSvdVectors::Full),
+            (ComputeSvdVectors::Thin, ComputeSvdVectors::No),
+            (ComputeSvdVectors::No, ComputeSvdVectors::Thin),
+        ]
+    } else {
+        &[(ComputeSvdVectors::No, ComputeSvdVectors::No)]
+    };
+    let faer_reqs: Vec<StackReq> = wants
+        .iter()
+        .map(|&(wu, wv)| {
+            StackReq::all_of(&[
+                temp_mat_scratch::<T>(k, 1),
+                faer_svd_scratch::<T>(m, n, wu, wv, Par::Seq, Default::default()),
+            ])
+        })
+        .collect();
+    let bs = recommended_block_size::<T>(big, k);
+    let vectors_req = StackReq::all_of(&[
+        temp_mat_scratch::<T::Real>(k, k).array(2),
+        StackReq::any_of(&[
+            bidiag_dc::solve_scratch::<T::Real>(k),
+            StackReq::all_of(&[
+                temp_mat_scratch::<T>(k.saturating_sub(1), k.saturating_sub(1)),
+                temp_mat_scratch::<T>(bs, k.saturating_sub(1)),
+            ]),
+        ]),
+    ]);
+    let own = StackReq::all_of(&[
+        temp_mat_scratch::<T>(big, k),
+        temp_mat_scratch::<T>(bs, k),
+        temp_mat_scratch::<T>(bs, k.saturating_sub(1)),
+        StackReq::any_of(&[bidiag_in_place_scratch::<T>(big, k), vectors_req]),
+    ]);
+    StackReq::any_of(&[StackReq::any_of(&faer_reqs), own])
+}
+
+/// [`svd`] in the caller's scratch ([`svd_scratch`]): every matrix comes from it; what is
+/// still allocated is far smaller (the vectors of `O(n)` entries, the back-transformation's
+/// per-chunk scratch, the bidiagonal QR's batches of rotations).
+///
+/// # Errors
+/// As [`svd`].
+///
+/// # Panics
+/// As [`svd`], and when `stack` is smaller than [`svd_scratch`].
+pub fn svd_with_scratch<T>(
+    a: MatRef<'_, T>,
+    s: &mut [<T as Rotate>::Real],
+    u: Option<MatMut<'_, T>>,
+    v: Option<MatMut<'_, T>>,
+    exec: &(impl Executor + ?Sized),
+    params: SvdParams,
+    stack: &mut MemStack,
+) -> Result<(), BidiagSvdError>
+where
+    T: Rotate + ComplexField,
+{
     let (m, n) = (a.nrows(), a.ncols());
     let k = m.min(n);
     assert_eq!(s.len(), k, "s must have min(m, n) entries");
@@ -128,15 +237,30 @@ where
         }
         return Ok(());
     }
-    if !params.own {
-        return faer_serial(a, s, u, v);
+    let own = match params.path {
+        SvdPath::Own => true,
+        SvdPath::Faer => false,
+        SvdPath::Auto => {
+            (u.is_some() || v.is_some()) && k >= AUTO_MIN_ORDER && m.max(n) <= AUTO_ASPECT * k
+        }
+    };
+    if !own {
+        return faer_serial(a, s, u, v, stack);
     }
+    let (big, _) = (m.max(n), k);
+    let (mut bid, stack) = temp_mat_zeroed::<T, _, _>(big, k, stack);
+    let mut bid = bid.as_mat_mut();
     if m >= n {
-        tall(a.to_owned(), s, u, v, exec, params)
+        bid.copy_from(a);
+        tall(bid, s, u, v, exec, params, stack)
     } else {
         // A^H = U' S V'^H, so A = V' S U'^H.
-        let adj = Mat::from_fn(n, m, |i, j| conj(a[(j, i)]));
-        tall(adj, s, v, u, exec, params)
+        for j in 0..k {
+            for i in 0..big {
+                bid[(i, j)] = conj(a[(j, i)]);
+            }
+        }
+        tall(bid, s, v, u, exec, params, stack)
     }
 }
 
@@ -146,27 +270,21 @@ fn faer_serial<T>(
     s: &mut [<T as Rotate>::Real],
     u: Option<MatMut<'_, T>>,
     v: Option<MatMut<'_, T>>,
+    stack: &mut MemStack,
 ) -> Result<(), BidiagSvdError>
 where
     T: Rotate + ComplexField,
 {
     let k = s.len();
-    let want = |x: &Option<MatMut<'_, T>>| match x {
-        None => ComputeSvdVectors::No,
-        Some(x) if x.ncols() == k => ComputeSvdVectors::Thin,
-        Some(_) => ComputeSvdVectors::Full,
-    };
-    let (wu, wv) = (want(&u), want(&v));
-    let req = faer_svd_scratch::<T>(a.nrows(), a.ncols(), wu, wv, Par::Seq, Default::default());
-    let mut buf = MemBuffer::new(req);
-    let mut vals = Mat::<T>::zeros(k, 1);
+    let (mut vals, stack) = temp_mat_zeroed::<T, _, _>(k, 1, stack);
+    let mut vals = vals.as_mat_mut();
     faer_svd(
         a,
         vals.as_mut().col_mut(0).as_diagonal_mut(),
         u,
         v,
         Par::Seq,
-        MemStack::new(&mut buf),
+        stack,
         Default::default(),
     )
     .map_err(|_| BidiagSvdError::NoConvergence { unconverged: k })?;
@@ -195,33 +313,34 @@ fn scale_cols<T: Rotate>(mut x: MatMut<'_, T>, p: &[T]) {
     }
 }
 
-/// The SVD of a tall (or square) matrix, which it consumes.
+/// The SVD of a tall (or square) matrix, reduced in place in `bid`.
 fn tall<T>(
-    mut bid: Mat<T>,
+    mut bid: MatMut<'_, T>,
     s: &mut [<T as Rotate>::Real],
     u: Option<MatMut<'_, T>>,
     v: Option<MatMut<'_, T>>,
     exec: &(impl Executor + ?Sized),
     params: SvdParams,
+    stack: &mut MemStack,
 ) -> Result<(), BidiagSvdError>
 where
     T: Rotate + ComplexField,
 {
     let (m, n) = (bid.nrows(), bid.ncols());
     let bs = recommended_block_size::<T>(m, n);
-    let mut hl = Mat::<T>::zeros(bs, n);
-    let mut hr = Mat::<T>::zeros(bs, n - 1);
-    {
-        let mut buf = MemBuffer::new(bidiag_in_place_scratch::<T>(m, n));
-        bidiag_in_place(
-            bid.as_mut(),
-            hl.as_mut(),
-            hr.as_mut(),
-            exec,
-            params.bidiag,
-            MemStack::new(&mut buf),
-        );
-    }
+    let (mut hl, stack) = temp_mat_zeroed::<T, _, _>(bs, n, stack);
+    let mut hl = hl.as_mat_mut();
+    let (mut hr, stack) = temp_mat_zeroed::<T, _, _>(bs, n - 1, stack);
+    let mut hr = hr.as_mat_mut();
+    bidiag_in_place(
+        bid.as_mut(),
+        hl.as_mut(),
+        hr.as_mut(),
+        exec,
+        params.bidiag,
+        stack,
+    );
+    let (bid, hl, hr) = (bid.as_ref(), hl.as_ref(), hr.as_ref());
     // B = P R Q^H with unit phases P, Q and R real: r_i = |d_i q_i| once p_i = phase(d_i q_i),
     // and the superdiagonal |e_i| once q_{i+1} = phase(p_i conj(e_i)).
     let (mut p, mut q) = (Vec::with_capacity(n), Vec::with_capacity(n));
@@ -240,41 +359,19 @@ where
             e.push(abs(ei));
         }
     }
+    let factors = Factors { bid, hl, hr };
+    if n > bidiag_dc::LEAF && (u.is_some() || v.is_some()) {
+        return by_dc(factors, (&d, &e), (&p, &q), s, u, v, exec, params, stack);
+    }
     let u = u.map(|mut u| {
         identity(u.as_mut());
-        apply_q_in_place(
-            bid.as_ref(),
-            hl.as_ref(),
-            u.as_mut(),
-            false,
-            exec,
-            params.threshold,
-        );
+        apply_q_in_place(bid, hl, u.as_mut(), false, exec, params.threshold);
         scale_cols(u.as_mut(), &p);
         u
     });
     let v = v.map(|mut v| {
         identity(v.as_mut());
-        if n > 1 {
-            // The right reflectors sit in the rows of the upper triangle: their conjugate
-            // transpose, as columns, is an ordinary Householder sequence on rows 1..n.
-            let basis = Mat::from_fn(n - 1, n - 1, |r, c| {
-                if r >= c {
-                    conj(bid[(c, r + 1)])
-                } else {
-                    T::from_parts(<T as Rotate>::Real::ZERO, <T as Rotate>::Real::ZERO)
-                }
-            });
-            let hr = Mat::from_fn(hr.nrows(), hr.ncols(), |r, c| conj(hr[(r, c)]));
-            apply_q_in_place(
-                basis.as_ref(),
-                hr.as_ref(),
-                v.as_mut().subrows_mut(1, n - 1),
-                false,
-                exec,
-                params.threshold,
-            );
-        }
+        factors.right_q(v.as_mut(), exec, params.threshold, stack);
         scale_cols(v.as_mut(), &q);
         v
     });
@@ -282,5 +379,137 @@ where
     let v = v.map(|v| v.subcols_mut(0, n));
     bidiag_svd::<T>(&mut d, &mut e, u, v, exec, params.solver)?;
     s.copy_from_slice(&d);
+    Ok(())
+}
+
+/// The bidiagonalization's packed result: the reduced matrix with the reflectors below the
+/// diagonal and right of the superdiagonal, and the block factors of each side.
+#[derive(Clone, Copy)]
+struct Factors<'a, T> {
+    bid: MatRef<'a, T>,
+    hl: MatRef<'a, T>,
+    hr: MatRef<'a, T>,
+}
+
+impl<T> Factors<'_, T>
+where
+    T: Rotate + ComplexField,
+{
+    /// `X <- Q_r X` on rows `1..n` of `x`, `Q_r` the right reflectors.
+    fn right_q(
+        &self,
+        x: MatMut<'_, T>,
+        exec: &(impl Executor + ?Sized),
+        threshold: Option<ParThreshold>,
+        stack: &mut MemStack,
+    ) {
+        let n = self.bid.ncols();
+        if n < 2 {
+            return;
+        }
+        // The right reflectors sit in the rows of the upper triangle: their conjugate
+        // transpose, as columns, is an ordinary Householder sequence on rows 1..n.
+        let (mut basis, stack) = temp_mat_zeroed::<T, _, _>(n - 1, n - 1, stack);
+        let mut basis = basis.as_mat_mut();
+        for c in 0..n - 1 {
+            for r in c..n - 1 {
+                basis[(r, c)] = conj(self.bid[(c, r + 1)]);
+            }
+        }
+        let (mut hr, _) = temp_mat_zeroed::<T, _, _>(self.hr.nrows(), self.hr.ncols(), stack);
+        let mut hr = hr.as_mat_mut();
+        for c in 0..self.hr.ncols() {
+            for r in 0..self.hr.nrows() {
+                hr[(r, c)] = conj(self.hr[(r, c)]);
+            }
+        }
+        apply_q_in_place(
+            basis.as_ref(),
+            hr.as_ref(),
+            x.subrows_mut(1, n - 1),
+            false,
+            exec,
+            threshold,
+        );
+    }
+}
+
+/// The vectors by the bidiagonal divide and conquer: `B = U_B S V_B^T` (real), then
+/// `U = Q_l P U_B` and `V = Q_r Q V_B`, the phases scaling rows and the reflectors applied to
+/// the result on the executor (the remaining columns of a full `U` start as the identity's).
+#[allow(clippy::too_many_arguments)]
+fn by_dc<T>(
+    factors: Factors<'_, T>,
+    (d, e): (&[<T as Rotate>::Real], &[<T as Rotate>::Real]),
+    (p, q): (&[T], &[T]),
+    s: &mut [<T as Rotate>::Real],
+    u: Option<MatMut<'_, T>>,
+    v: Option<MatMut<'_, T>>,
+    exec: &(impl Executor + ?Sized),
+    params: SvdParams,
+    stack: &mut MemStack,
+) -> Result<(), BidiagSvdError>
+where
+    T: Rotate + ComplexField,
+{
+    let n = d.len();
+    let units = n as f64 * n as f64;
+    let region = Region {
+        site: "svd/solver",
+        dims: [n, n, n],
+        units,
+        family: Family::BidiagSvdDc,
+        // The halves, the roots, the recomputed z, and per side the vectors and two products.
+        sections: 9,
+        scope: Scope::Call,
+        call_units: units,
+    };
+    let split = bidiag_dc::Split {
+        width: gate::width::<<T as Rotate>::Real>(exec, region, params.dc),
+        gemm: GemmParams {
+            threshold: params.gemm,
+        },
+    };
+    let (mut ub, stack) = temp_mat_zeroed::<<T as Rotate>::Real, _, _>(n, n, stack);
+    let mut ub = ub.as_mat_mut();
+    let (mut vb, stack) = temp_mat_zeroed::<<T as Rotate>::Real, _, _>(n, n, stack);
+    let mut vb = vb.as_mat_mut();
+    bidiag_dc::solve(d, e, s, ub.as_mut(), vb.as_mut(), split, exec, stack)?;
+    let zero = <T as Rotate>::Real::ZERO;
+    if let Some(mut u) = u {
+        let m = u.nrows();
+        for j in 0..u.ncols() {
+            for i in 0..m {
+                u[(i, j)] = if i < n && j < n {
+                    mul(p[i], T::from_parts(ub[(i, j)], zero))
+                } else {
+                    T::from_parts(
+                        if i == j {
+                            <T as Rotate>::Real::ONE
+                        } else {
+                            zero
+                        },
+                        zero,
+                    )
+                };
+            }
+        }
+        apply_q_in_place(
+            factors.bid,
+            factors.hl,
+            u.as_mut(),
+            false,
+            exec,
+            params.threshold,
+        );
+    }
+    if let Some(mut v) = v {
+        for j in 0..n {
+            for i in 0..n {
+                v[(i, j)] = mul(q[i], T::from_parts(vb[(i, j)], zero));
+            }
+        }
+        factors.right_q(v.as_mut(), exec, params.threshold, stack);
+    }
     Ok(())
 }

@@ -22,15 +22,12 @@ use crate::bidiag_svd::Real;
 use crate::gemm::{matmul, GemmParams};
 use crate::par::{Executor, Part};
 use crate::sections::{self, Busy};
+use crate::secular::{offset_root, recomputed_z, run_chunks};
 use crate::tiles::Tiles;
 
 /// The smallest order split: each half then still has faer's divide and conquer or a QR
 /// iteration of at least 64 rows to do.
 pub(crate) const MIN_ORDER: usize = 128;
-
-/// Most iterations of one secular root; bisection guards every step, so the bracket shrinks to
-/// the working precision well before this.
-const MAX_ITER: usize = 200;
 
 /// How [`solve`] runs: on how many participants, and how its merge's GEMMs decide to go
 /// parallel.
@@ -179,7 +176,7 @@ pub(crate) fn solve<R: Real>(
         let dk: Vec<R> = kept.iter().map(|&c| dvals[c]).collect();
         let zk: Vec<R> = kept.iter().map(|&c| z[c]).collect();
         roots(&dk, &zk, rho, delta.as_mut(), width, exec);
-        let zhat = recomputed_z(&dk, &zk, delta.as_ref().subrows(0, k));
+        let zhat = recomputed_z(&zk, |j, i| delta[(j, i)], |i, j| dk[i] - dk[j], width, exec);
         vectors(
             &zhat,
             delta.as_ref().subrows(0, k),
@@ -365,27 +362,9 @@ fn roots<R: Real>(
     run_chunks(exec, width, k, &chunk);
 }
 
-/// Runs `f` over chunks on `width` participants, or as one chunk on the caller.
-fn run_chunks(
-    exec: &(impl Executor + ?Sized),
-    width: usize,
-    len: usize,
-    f: &(dyn Fn(usize, usize) + Sync),
-) {
-    if width <= 1 || len < 2 * width {
-        f(0, 1);
-    } else {
-        exec.run_chunks(width, &|c, chunks| f(c, chunks.min(len)));
-    }
-}
-
 /// Root `i` (in increasing order) of `1 / rho + sum_j z_j^2 / (d_j - x) = 0`, for increasing
 /// `d`, nonzero `z` and `rho > 0`; `diff[j]` gets `d_j - root`, computed from the nearer pole
-/// so that it keeps its relative accuracy.
-///
-/// Each step solves the model with the two poles around the root exact and the other terms
-/// fitted by value and slope (Bunch, Nielsen and Sorensen), and falls back to bisection when
-/// the model's root leaves the bracket.
+/// so that it keeps its relative accuracy ([`offset_root`] iterates).
 fn secular_root<R: Real>(d: &[R], z: &[R], rho: R, i: usize, diff: &mut [R]) -> R {
     let k = d.len();
     let rhoinv = R::ONE / rho;
@@ -396,7 +375,7 @@ fn secular_root<R: Real>(d: &[R], z: &[R], rho: R, i: usize, diff: &mut [R]) -> 
         return d[0] + t;
     }
     // The origin (a pole) and the bracket, as offsets from it.
-    let (origin, mut lo, mut hi) = if i + 1 < k {
+    let (origin, lo, hi) = if i + 1 < k {
         let mid = (d[i + 1] - d[i]) / two;
         let f = z
             .iter()
@@ -417,105 +396,7 @@ fn secular_root<R: Real>(d: &[R], z: &[R], rho: R, i: usize, diff: &mut [R]) -> 
     }
     // The two poles of the model: around the root, or the last two for the last root.
     let (p, q) = if i + 1 < k { (i, i + 1) } else { (i - 1, i) };
-    let mut tau = (lo + hi) / two;
-    for _ in 0..MAX_ITER {
-        let (mut psi, mut dpsi, mut phi, mut dphi) = (R::ZERO, R::ZERO, R::ZERO, R::ZERO);
-        for j in 0..k {
-            let t = z[j] / (diff[j] - tau);
-            if j <= p {
-                psi += z[j] * t;
-                dpsi += t * t;
-            } else {
-                phi += z[j] * t;
-                dphi += t * t;
-            }
-        }
-        let f = rhoinv + psi + phi;
-        let bound = R::from_f64(8.0) * (phi.abs() + psi.abs())
-            + two * rhoinv
-            + R::from_f64(3.0) * tau.abs() * (dpsi + dphi);
-        if f.abs() <= R::EPS * bound {
-            break;
-        }
-        // f increases from -inf to +inf across the bracket.
-        if f > R::ZERO {
-            hi = tau;
-        } else {
-            lo = tau;
-        }
-        let width = hi - lo;
-        let big = if lo.abs() > hi.abs() {
-            lo.abs()
-        } else {
-            hi.abs()
-        };
-        if width <= R::from_f64(4.0) * R::EPS * big {
-            break;
-        }
-        // The model c + s / (a - eta) + t / (b - eta), matched in value and slope.
-        let (a, b) = (diff[p] - tau, diff[q] - tau);
-        let (s, t) = (a * a * dpsi, b * b * dphi);
-        let c = f - a * dpsi - b * dphi;
-        let qa = c;
-        let qb = c * (a + b) + s + t;
-        let qc = c * a * b + s * b + t * a;
-        let inside = |eta: R| {
-            let x = tau + eta;
-            x > lo && x < hi
-        };
-        let step = if qa == R::ZERO {
-            (qb != R::ZERO).then(|| qc / qb)
-        } else {
-            let disc = (qb * qb - R::from_f64(4.0) * qa * qc).abs().sqrt();
-            let (e1, e2) = if qb >= R::ZERO {
-                ((qb + disc) / (two * qa), two * qc / (qb + disc))
-            } else {
-                ((qb - disc) / (two * qa), two * qc / (qb - disc))
-            };
-            [e1, e2]
-                .into_iter()
-                .filter(|e| e.is_finite() && inside(*e))
-                .fold(None, |best: Option<R>, e| match best {
-                    Some(b) if b.abs() <= e.abs() => Some(b),
-                    _ => Some(e),
-                })
-        };
-        tau = match step {
-            Some(eta) if inside(eta) => tau + eta,
-            _ => (lo + hi) / two,
-        };
-    }
-    for x in diff.iter_mut() {
-        *x -= tau;
-    }
-    sigma + tau
-}
-
-/// Gu and Eisenstat's `z`: the vector for which the computed roots are exact, from the
-/// differences alone (`delta[(j, i)] = d_j - lambda_i`), with the signs of `z`. The vectors
-/// built from it are orthogonal to working precision however close the roots are.
-fn recomputed_z<R: Real>(d: &[R], z: &[R], delta: MatRef<'_, R>) -> Vec<R> {
-    let k = d.len();
-    (0..k)
-        .map(|i| {
-            let mut prod = delta[(i, i)];
-            for j in 0..k {
-                if j != i {
-                    prod *= delta[(i, j)] / (d[i] - d[j]);
-                }
-            }
-            let mag = if prod < R::ZERO {
-                (-prod).sqrt()
-            } else {
-                R::ZERO
-            };
-            if z[i] < R::ZERO {
-                -mag
-            } else {
-                mag
-            }
-        })
-        .collect()
+    sigma + offset_root(diff, z, rhoinv, (p, q), lo, hi)
 }
 
 /// The merged problem's unit eigenvectors, `zhat_j / (d_j - lambda_i)` normalized, one column

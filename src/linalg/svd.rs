@@ -7,7 +7,7 @@ use faer::{Mat, MatMut, MatRef};
 use teamalg_gates::Family;
 use teamalg_kernels::bidiag_svd::{BidiagSvdError, BidiagSvdParams, Real, Rotate};
 use teamalg_kernels::par::Executor;
-use teamalg_kernels::svd::{svd as kernel_svd, SvdParams};
+use teamalg_kernels::svd::{svd as kernel_svd, SvdParams, SvdPath};
 
 use super::check::{self, Part};
 use super::{Dim, Field, LinalgError, Options};
@@ -215,16 +215,19 @@ fn run<T: Field + Rotate>(
     exec: &(impl Executor + ?Sized),
     options: &Options,
 ) -> Result<(), LinalgError> {
-    // faer's serial SVD (the kernel's default) until teamalg's path is measured faster; the
-    // thresholds reach that path's regions when it runs.
+    // The kernel's default path: teamalg's own where it measured faster than faer's serial SVD
+    // (with vectors, near-square, from order 128), faer's serial SVD elsewhere; the thresholds
+    // reach the own path's regions when it runs.
     let params = SvdParams {
-        own: false,
+        path: SvdPath::Auto,
         solver: BidiagSvdParams {
             threshold: options.get(Family::HouseholderRank1),
             ..BidiagSvdParams::default()
         },
         threshold: options.get(Family::Qr),
         bidiag: options.get(Family::BidiagStep),
+        dc: options.get(Family::BidiagSvdDc),
+        gemm: options.get(Family::Gemm),
     };
     kernel_svd(a, s, u, v, exec, params).map_err(|e| match e {
         // Only reached with the check off: the kernel refuses non-finite input itself.

@@ -1,0 +1,774 @@
+//! The SVD of a real upper bidiagonal matrix with vectors by divide and conquer (Gu and
+//! Eisenstat, as LAPACK's `dbdsdc`): the matrix is torn at a middle row into a wide top block
+//! and a square bottom block, each solved recursively (teamalg's bidiagonal QR at the leaves),
+//! and merged by the singular-value secular equation. At the top the two blocks are solved at
+//! once, one per participant, and the merge runs on the executor: roots and vectors in chunks,
+//! the products through teamalg's GEMM. Every block writes its vectors straight into its
+//! parent's basis, and every buffer comes from the caller's scratch, so a call that holds its
+//! scratch touches no fresh memory. Design record: `docs/svd.md` ("The bidiagonal divide and
+//! conquer").
+
+use std::sync::Mutex;
+
+use faer::dyn_stack::{MemStack, StackReq};
+use faer::linalg::{temp_mat_scratch, temp_mat_zeroed};
+use faer::mat::AsMatMut;
+use faer::traits::ComplexField;
+use faer::{Accum, MatMut, MatRef};
+
+use teamalg_gates::ParThreshold;
+
+use crate::bidiag_svd::{bidiag_svd, BidiagSvdError, BidiagSvdParams, Real};
+use crate::gemm::{matmul, GemmParams};
+use crate::par::{Executor, Part, Seq};
+use crate::sections::{self, Busy};
+use crate::secular::{offset_root, recomputed_z, run_chunks};
+use crate::tiles::Tiles;
+
+/// The largest order solved by the bidiagonal QR (a leaf); larger orders are torn in two.
+pub const LEAF: usize = 32;
+
+/// How [`solve`] runs its top level: on how many participants, and how its merge's GEMMs
+/// decide to go parallel.
+#[derive(Debug, Clone, Copy)]
+pub struct Split {
+    /// The most participants of the top tear (its halves take at most two).
+    pub width: usize,
+    /// How the top merge's GEMMs decide to go parallel.
+    pub gemm: GemmParams,
+}
+
+/// Where a basis column has nonzeros: the top block's rows (with the torn row), the bottom
+/// block's, or both (two columns mixed by a deflating rotation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Rows {
+    Top,
+    Both,
+    Bottom,
+}
+
+/// The scratch of one merge of order `n`: its two bases and one side's coefficients.
+fn merge_scratch<R: ComplexField>(n: usize) -> StackReq {
+    temp_mat_scratch::<R>(n, n).array(3)
+}
+
+/// The scratch of a block of order `n` solved serially (its two blocks one after the other).
+fn serial_scratch<R: ComplexField>(n: usize) -> StackReq {
+    if n <= LEAF {
+        StackReq::EMPTY
+    } else {
+        let r = n / 2;
+        StackReq::all_of(&[
+            merge_scratch::<R>(n),
+            StackReq::any_of(&[serial_scratch::<R>(r), serial_scratch::<R>(n - r - 1)]),
+        ])
+    }
+}
+
+/// The scratch [`solve`] needs for order `n` (its two top blocks solved at once).
+pub fn solve_scratch<R: ComplexField>(n: usize) -> StackReq {
+    if n <= LEAF {
+        StackReq::EMPTY
+    } else {
+        let r = n / 2;
+        StackReq::all_of(&[
+            merge_scratch::<R>(n),
+            serial_scratch::<R>(r),
+            serial_scratch::<R>(n - r - 1),
+        ])
+    }
+}
+
+/// The singular values (`s`, non-increasing) and vectors (`u` and `v`, `n x n`, column-major)
+/// of the upper bidiagonal matrix with diagonal `d` and superdiagonal `e` (`n - 1` entries):
+/// `B = U diag(s) V^T`. The top tear runs on `split.width` participants of `exec`; `stack`
+/// holds at least [`solve_scratch`]`(n)`.
+///
+/// # Errors
+/// [`BidiagSvdError::NoConvergence`] when the QR iteration of a leaf does not converge.
+///
+/// # Panics
+/// When the lengths or shapes disagree, or `u` or `v` is not column-major.
+///
+/// # Example
+/// ```
+/// use faer::dyn_stack::{MemBuffer, MemStack};
+/// use faer::Mat;
+/// use teamalg_kernels::bidiag_dc::{solve, solve_scratch, Split};
+/// use teamalg_kernels::par::Seq;
+///
+/// let n = 100;
+/// let (d, e) = (vec![2.0f64; n], vec![1.0f64; n - 1]);
+/// let (mut s, mut u, mut v) = (vec![0.0; n], Mat::zeros(n, n), Mat::zeros(n, n));
+/// let mut buf = MemBuffer::new(solve_scratch::<f64>(n));
+/// let split = Split { width: 1, gemm: Default::default() };
+/// solve(&d, &e, &mut s, u.as_mut(), v.as_mut(), split, &Seq, MemStack::new(&mut buf)).unwrap();
+/// // The values of this Toeplitz bidiagonal lie in (1, 3).
+/// assert!(s[0] < 3.0 && s[n - 1] > 1.0 && s.windows(2).all(|w| w[0] >= w[1]));
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn solve<R: Real>(
+    d: &[R],
+    e: &[R],
+    s: &mut [R],
+    mut u: MatMut<'_, R>,
+    mut v: MatMut<'_, R>,
+    split: Split,
+    exec: &(impl Executor + ?Sized),
+    stack: &mut MemStack,
+) -> Result<(), BidiagSvdError> {
+    let n = d.len();
+    assert!(e.len() + 1 == n.max(1) && s.len() == n);
+    assert!(u.nrows() == n && u.ncols() == n && v.nrows() == n && v.ncols() == n);
+    assert!(
+        n == 0 || (u.row_stride() == 1 && v.row_stride() == 1),
+        "U and V must be column-major"
+    );
+    let width = split.width.min(exec.width()).max(1);
+    // Scale to the largest entry, so that neither tiny nor huge matrices under- or overflow in
+    // the secular equation (as LAPACK's `dbdsdc` does).
+    let scale = d
+        .iter()
+        .chain(e)
+        .fold(R::ZERO, |m, x| if x.abs() > m { x.abs() } else { m });
+    if scale == R::ZERO {
+        s.fill(R::ZERO);
+        identity(u.as_mut());
+        identity(v.as_mut());
+        return Ok(());
+    }
+    let inv = R::ONE / scale;
+    let d: Vec<R> = d.iter().map(|&x| x * inv).collect();
+    let e: Vec<R> = e.iter().map(|&x| x * inv).collect();
+    if n <= LEAF {
+        leaf(&d, &e, s, u.as_mut(), v.as_mut())?;
+    } else if width <= 1 {
+        // Serial throughout, its products too: the call's gate said the executor does not pay.
+        let run = Run {
+            width: 1,
+            exec: &Seq,
+            gemm: split.gemm,
+        };
+        square(&d, &e, s, u.as_mut(), v.as_mut(), run, stack)?;
+    } else {
+        let run = Run {
+            width,
+            exec,
+            gemm: split.gemm,
+        };
+        square(&d, &e, s, u.as_mut(), v.as_mut(), run, stack)?;
+    }
+    for x in s.iter_mut() {
+        *x *= scale;
+    }
+    sort(s, u, v);
+    Ok(())
+}
+
+/// Where a block runs: the top level on the caller's executor, every other block serially.
+struct Run<'a, E: Executor + ?Sized> {
+    width: usize,
+    exec: &'a E,
+    gemm: GemmParams,
+}
+
+// A derive would ask `E: Copy`; the struct holds only a reference to it.
+impl<E: Executor + ?Sized> Clone for Run<'_, E> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<E: Executor + ?Sized> Copy for Run<'_, E> {}
+
+fn identity<R: Real>(mut x: MatMut<'_, R>) {
+    x.fill(R::ZERO);
+    for i in 0..x.nrows().min(x.ncols()) {
+        x[(i, i)] = R::ONE;
+    }
+}
+
+/// Orders the values non-increasing, with their columns.
+fn sort<R: Real>(s: &mut [R], u: MatMut<'_, R>, v: MatMut<'_, R>) {
+    let mut order: Vec<usize> = (0..s.len()).collect();
+    order.sort_by(|&a, &b| s[b].partial_cmp(&s[a]).unwrap_or(std::cmp::Ordering::Equal));
+    let old = s.to_vec();
+    for (x, &from) in s.iter_mut().zip(&order) {
+        *x = old[from];
+    }
+    permute_cols(u, &order);
+    permute_cols(v, &order);
+}
+
+/// Column `c` of `x` takes what was column `order[c]` (a permutation), in place, cycle by
+/// cycle with one column in hand.
+fn permute_cols<R: Real>(mut x: MatMut<'_, R>, order: &[usize]) {
+    let n = order.len();
+    let mut done = vec![false; n];
+    let mut held = faer::Col::<R>::zeros(x.nrows());
+    for start in 0..n {
+        if done[start] {
+            continue;
+        }
+        done[start] = true;
+        if order[start] == start {
+            continue;
+        }
+        held.copy_from(x.as_ref().col(start));
+        let mut c = start;
+        loop {
+            let from = order[c];
+            if from == start {
+                x.as_mut().col_mut(c).copy_from(&held);
+                break;
+            }
+            copy_col(x.as_mut(), from, c);
+            done[from] = true;
+            c = from;
+        }
+    }
+}
+
+/// Column `to` of `x` takes column `from`'s entries.
+fn copy_col<R: Real>(x: MatMut<'_, R>, from: usize, to: usize) {
+    if from < to {
+        let (a, mut b) = x.split_at_col_mut(to);
+        b.as_mut().col_mut(0).copy_from(a.col(from));
+    } else {
+        let (mut a, b) = x.split_at_col_mut(from);
+        a.as_mut().col_mut(to).copy_from(b.col(0));
+    }
+}
+
+/// A leaf: the bidiagonal QR on identity factors.
+fn leaf<R: Real>(
+    d: &[R],
+    e: &[R],
+    s: &mut [R],
+    mut u: MatMut<'_, R>,
+    mut v: MatMut<'_, R>,
+) -> Result<(), BidiagSvdError> {
+    s.copy_from_slice(d);
+    let mut e = e.to_vec();
+    identity(u.as_mut());
+    identity(v.as_mut());
+    // A leaf's rotations (at most 32 columns) never pay for a section.
+    let params = BidiagSvdParams {
+        threshold: Some(ParThreshold::Never),
+        ..BidiagSvdParams::default()
+    };
+    bidiag_svd::<R>(s, &mut e, Some(u), Some(v), &Seq, params)
+}
+
+/// A square block of order `n > LEAF`: its two blocks solved into the merge's bases (at once
+/// when `run` is the top level's), then merged into `u` and `v`.
+fn square<R: Real, E: Executor + ?Sized>(
+    d: &[R],
+    e: &[R],
+    s: &mut [R],
+    u: MatMut<'_, R>,
+    v: MatMut<'_, R>,
+    run: Run<'_, E>,
+    stack: &mut MemStack,
+) -> Result<(), BidiagSvdError> {
+    let n = d.len();
+    let r = n / 2;
+    let (mut left, stack) = temp_mat_zeroed::<R, _, _>(n, n, stack);
+    let mut left = left.as_mat_mut();
+    let (mut right, stack) = temp_mat_zeroed::<R, _, _>(n, n, stack);
+    let mut right = right.as_mat_mut();
+    // The arrow's coordinates: r is the torn row (left) and the top block's null vector
+    // (right); below r the top block's pairs, above it the bottom block's.
+    let mut dd = vec![R::ZERO; n];
+    {
+        let (top_l, bottom_l) = left.as_mut().split_at_row_mut(r + 1);
+        let (top_r, bottom_r) = right.as_mut().split_at_row_mut(r + 1);
+        let (s1, rest) = dd.split_at_mut(r);
+        let u1 = top_l.submatrix_mut(0, 0, r, r);
+        let v1 = top_r.submatrix_mut(0, 0, r + 1, r + 1);
+        let u2 = bottom_l.submatrix_mut(0, r + 1, n - r - 1, n - r - 1);
+        let v2 = bottom_r.submatrix_mut(0, r + 1, n - r - 1, n - r - 1);
+        let top = (&d[..r], &e[..r], s1, u1, v1);
+        let bottom = (&d[r + 1..], &e[r + 1..], &mut rest[1..], u2, v2);
+        blocks(top, bottom, run, stack)?;
+    }
+    left[(r, r)] = R::ONE;
+    let alpha = d[r];
+    let beta = e.get(r).copied().unwrap_or(R::ZERO);
+    let mut z: Vec<R> = (0..n)
+        .map(|j| {
+            if j <= r {
+                alpha * right[(r, j)]
+            } else {
+                beta * right[(r + 1, j)]
+            }
+        })
+        .collect();
+    merge(
+        &mut dd,
+        &mut z,
+        r,
+        [alpha, beta],
+        [left.as_mut(), right.as_mut()],
+        s,
+        [u, v],
+        run,
+        stack,
+    );
+    Ok(())
+}
+
+type Block<'a, 'b, R> = (&'a [R], &'a [R], &'b mut [R], MatMut<'b, R>, MatMut<'b, R>);
+
+/// Solves the wide top block and the square bottom block: at once, one per participant, when
+/// `run` is the top level's on two or more; else one after the other on the caller.
+fn blocks<R: Real, E: Executor + ?Sized>(
+    top: Block<'_, '_, R>,
+    bottom: Block<'_, '_, R>,
+    run: Run<'_, E>,
+    stack: &mut MemStack,
+) -> Result<(), BidiagSvdError> {
+    let serial = |(d, e, s, u, v): Block<'_, '_, R>, wide_block: bool, stack: &mut MemStack| {
+        if wide_block {
+            wide(d, e, s, u, v, stack)
+        } else if d.len() <= LEAF {
+            leaf(d, e, s, u, v)
+        } else {
+            let seq = Run {
+                width: 1,
+                exec: &Seq,
+                gemm: GemmParams::default(),
+            };
+            square(d, e, s, u, v, seq, stack)
+        }
+    };
+    if run.width <= 1 {
+        serial(top, true, stack)?;
+        return serial(bottom, false, stack);
+    }
+    let req = serial_scratch::<R>(top.0.len());
+    let (buf, rest) = stack.make_aligned_uninit::<u8>(req.size_bytes(), req.align_bytes());
+    let n = top.0.len() + bottom.0.len() + 1;
+    // Each job is taken once, by the participant the index names.
+    let jobs = [
+        Mutex::new(Some((top, true, MemStack::new(buf)))),
+        Mutex::new(Some((bottom, false, rest))),
+    ];
+    let results: [Mutex<Result<(), BidiagSvdError>>; 2] = [Mutex::new(Ok(())), Mutex::new(Ok(()))];
+    let busy = Busy::default();
+    let body = |p: Part<'_>| {
+        busy.time(p.index(), || {
+            for (job, result) in jobs.iter().zip(&results).skip(p.index()).step_by(p.width()) {
+                let taken = job.lock().unwrap_or_else(|e| e.into_inner()).take();
+                if let Some((block, wide_block, stack)) = taken {
+                    *result.lock().unwrap_or_else(|e| e.into_inner()) =
+                        serial(block, wide_block, stack);
+                }
+            }
+        })
+    };
+    sections::run(run.exec, "svd/halves", n, run.width.min(2), &busy, &body);
+    for result in results {
+        result.into_inner().unwrap_or_else(|e| e.into_inner())?;
+    }
+    Ok(())
+}
+
+/// The wide block of `r` rows and `r + 1` columns (`d` and `e`, `r` entries each; `e[r - 1]`
+/// sits in the last column), serially. Right rotations chase that entry up the last column
+/// until the column is zero, leaving a square block; `v` (`(r + 1) x (r + 1)`) gets the
+/// rotations times the square block's `V`, its last column the block's null vector.
+fn wide<R: Real>(
+    d: &[R],
+    e: &[R],
+    s: &mut [R],
+    u: MatMut<'_, R>,
+    mut v: MatMut<'_, R>,
+    stack: &mut MemStack,
+) -> Result<(), BidiagSvdError> {
+    let r = d.len();
+    let (mut d, mut e) = (d.to_vec(), e.to_vec());
+    // Rotation (i, c, s) mixes columns i and r: x_i <- c x_i + s x_r, x_r <- c x_r - s x_i.
+    let mut rots = Vec::with_capacity(r);
+    let mut f = e[r - 1];
+    for i in (0..r).rev() {
+        let h = d[i].hypot(f);
+        let (c, s) = if h == R::ZERO {
+            (R::ONE, R::ZERO)
+        } else {
+            (d[i] / h, f / h)
+        };
+        d[i] = h;
+        rots.push((i, c, s));
+        if i > 0 {
+            f = -s * e[i - 1];
+            e[i - 1] = c * e[i - 1];
+        }
+    }
+    {
+        let w = v.as_mut().submatrix_mut(0, 0, r, r);
+        if r <= LEAF {
+            leaf(&d, &e[..r - 1], s, u, w)?;
+        } else {
+            let seq = Run {
+                width: 1,
+                exec: &Seq,
+                gemm: GemmParams::default(),
+            };
+            square(&d, &e[..r - 1], s, u, w, seq, stack)?;
+        }
+    }
+    for j in 0..r {
+        v[(r, j)] = R::ZERO;
+        v[(j, r)] = R::ZERO;
+    }
+    v[(r, r)] = R::ONE;
+    // V = G_1 G_2 ... G_r diag(W, 1): the last rotation acts first.
+    for &(i, c, s) in rots.iter().rev() {
+        for j in 0..=r {
+            let (x, y) = (v[(i, j)], v[(r, j)]);
+            v[(i, j)] = c * x - s * y;
+            v[(r, j)] = s * x + c * y;
+        }
+    }
+    Ok(())
+}
+
+/// Merges the solved blocks across the torn row: `dd` holds the blocks' values with zero at
+/// `r`, `z` the arrow's first row, `bases` the two bases (`U = diag(U1, 1, U2)` with the torn
+/// row's unit column at `r`, `V = diag(V1, V2)` with the top block's null vector at `r`).
+///
+/// `U^T B V` is, after a permutation, the arrow `M` with `z` in its first row and `dd` on
+/// the rest of its diagonal, whose first entry is zero. `M^T M = D^2 + z z^T`, so the values
+/// are the roots of `1 + sum_j z_j^2 / (d_j^2 - x^2)`. Writes the values to `s` and the
+/// vectors to `out`, in no particular order.
+#[allow(clippy::too_many_arguments)]
+fn merge<R: Real, E: Executor + ?Sized>(
+    dd: &mut [R],
+    z: &mut [R],
+    r: usize,
+    [alpha, beta]: [R; 2],
+    bases: [MatMut<'_, R>; 2],
+    s: &mut [R],
+    out: [MatMut<'_, R>; 2],
+    run: Run<'_, E>,
+    stack: &mut MemStack,
+) {
+    let n = dd.len();
+    let [mut left, mut right] = bases;
+    let mut rows_u: Vec<Rows> = (0..n)
+        .map(|c| if c <= r { Rows::Top } else { Rows::Bottom })
+        .collect();
+    let mut rows_v = rows_u.clone();
+    let big = dd.iter().chain([&alpha, &beta]).fold(
+        R::ZERO,
+        |m, x| {
+            if x.abs() > m {
+                x.abs()
+            } else {
+                m
+            }
+        },
+    );
+    let tol = R::from_f64(8.0) * R::EPS * big;
+    let (kept, deflated) = deflate(
+        dd,
+        z,
+        r,
+        [&mut rows_u, &mut rows_v],
+        [left.as_mut(), right.as_mut()],
+        tol,
+    );
+    let k = kept.len();
+    let dk: Vec<R> = kept.iter().map(|&c| dd[c]).collect();
+    let zk: Vec<R> = kept.iter().map(|&c| z[c]).collect();
+    let roots = roots(&dk, &zk, run);
+    // Pole j minus root i, from the root's origin as it was solved.
+    let diff = |j: usize, i: usize| {
+        let (o, tau, _) = roots[i];
+        (dk[j] - dk[o]) * (dk[j] + dk[o]) - tau
+    };
+    let zhat = recomputed_z(
+        &zk,
+        diff,
+        |i, j| (dk[i] - dk[j]) * (dk[i] + dk[j]),
+        run.width,
+        run.exec,
+    );
+    for (i, root) in roots.iter().enumerate() {
+        s[i] = root.2;
+    }
+    let (mut coef, _) = temp_mat_zeroed::<R, _, _>(k, k, stack);
+    let mut coef = coef.as_mat_mut();
+    let [mut out_u, mut out_v] = out;
+    for (p, &c) in deflated.iter().enumerate() {
+        s[k + p] = dd[c];
+        out_u
+            .as_mut()
+            .col_mut(k + p)
+            .copy_from(left.as_ref().col(c));
+        out_v
+            .as_mut()
+            .col_mut(k + p)
+            .copy_from(right.as_ref().col(c));
+    }
+    for (side, basis, rows, out) in [
+        (Side::Left, left.as_mut(), &rows_u, out_u.as_mut()),
+        (Side::Right, right.as_mut(), &rows_v, out_v.as_mut()),
+    ] {
+        let groups = Groups::new(&kept, rows);
+        vectors(side, &dk, &zhat, &diff, &groups.slot, coef.as_mut(), run);
+        // The basis's kept columns moved to the front in grouped order (the deflated ones,
+        // already copied out, behind them), so that each block's product reads them in place.
+        let order: Vec<usize> = groups.cols.iter().chain(&deflated).copied().collect();
+        let mut basis = basis;
+        permute_cols(basis.as_mut(), &order);
+        groups.product(
+            basis.as_ref().subcols(0, k),
+            r + 1,
+            coef.as_ref(),
+            out.subcols_mut(0, k),
+            run,
+        );
+    }
+}
+
+/// Deflation, as in LAPACK's `dlasd2`: a column whose `z` entry is negligible keeps its value
+/// and vectors; a value within `tol` of zero is set to zero and its `z` entry rotated into the
+/// torn row's (on the right only: the arrow's first row is the torn row); of two columns whose
+/// values are close, a rotation on both sides zeroes one's `z` entry and that one keeps its
+/// (rotated) vectors. Column `r` is always kept, its `z` entry at least `tol`. Returns the
+/// kept columns (`r`, then increasing values) and the deflated ones.
+fn deflate<R: Real>(
+    d: &mut [R],
+    z: &mut [R],
+    r: usize,
+    rows: [&mut Vec<Rows>; 2],
+    bases: [MatMut<'_, R>; 2],
+    tol: R,
+) -> (Vec<usize>, Vec<usize>) {
+    let n = d.len();
+    let [rows_u, rows_v] = rows;
+    let [mut left, mut right] = bases;
+    let mut order: Vec<usize> = (0..n).filter(|&c| c != r).collect();
+    order.sort_by(|&a, &b| d[a].partial_cmp(&d[b]).unwrap_or(std::cmp::Ordering::Equal));
+    let (mut kept, mut deflated) = (vec![r], Vec::new());
+    let mut prev: Option<usize> = None;
+    for &c in &order {
+        if z[c].abs() <= tol {
+            deflated.push(c);
+            continue;
+        }
+        if d[c] <= tol {
+            let h = z[r].hypot(z[c]);
+            let (cs, sn) = (z[r] / h, z[c] / h);
+            rotate(right.as_mut(), r, c, cs, sn);
+            mix(rows_v, r, c);
+            z[r] = h;
+            z[c] = R::ZERO;
+            d[c] = R::ZERO;
+            deflated.push(c);
+            continue;
+        }
+        let Some(p) = prev else {
+            prev = Some(c);
+            continue;
+        };
+        let h = z[c].hypot(z[p]);
+        let (cs, sn) = (z[c] / h, -z[p] / h);
+        if ((d[c] - d[p]) * cs * sn).abs() <= tol {
+            z[c] = h;
+            z[p] = R::ZERO;
+            rotate(left.as_mut(), p, c, cs, sn);
+            rotate(right.as_mut(), p, c, cs, sn);
+            mix(rows_u, p, c);
+            mix(rows_v, p, c);
+            let (dp, dc) = (d[p], d[c]);
+            d[p] = dp * cs * cs + dc * sn * sn;
+            d[c] = dp * sn * sn + dc * cs * cs;
+            deflated.push(p);
+        } else {
+            kept.push(p);
+        }
+        prev = Some(c);
+    }
+    kept.extend(prev);
+    if z[r].abs() < tol {
+        z[r] = tol;
+    }
+    (kept, deflated)
+}
+
+/// `x_p <- c x_p + s x_q`, `x_q <- c x_q - s x_p` on columns `p` and `q`.
+fn rotate<R: Real>(mut x: MatMut<'_, R>, p: usize, q: usize, c: R, s: R) {
+    for i in 0..x.nrows() {
+        let (a, b) = (x[(i, p)], x[(i, q)]);
+        x[(i, p)] = c * a + s * b;
+        x[(i, q)] = c * b - s * a;
+    }
+}
+
+fn mix(rows: &mut [Rows], p: usize, q: usize) {
+    if rows[p] != rows[q] {
+        rows[p] = Rows::Both;
+        rows[q] = Rows::Both;
+    }
+}
+
+/// The roots of the secular equation in chunks: for each, the pole it was solved from, its
+/// offset `tau` in `x^2` from that pole, and the value.
+fn roots<R: Real, E: Executor + ?Sized>(d: &[R], z: &[R], run: Run<'_, E>) -> Vec<(usize, R, R)> {
+    let k = d.len();
+    let out: Vec<Mutex<Vec<(usize, R, R)>>> = (0..k.max(1)).map(|_| Mutex::default()).collect();
+    let chunk = |c: usize, chunks: usize| {
+        let (i0, i1) = (c * k / chunks, (c + 1) * k / chunks);
+        let mut diff = vec![R::ZERO; k];
+        let found: Vec<_> = (i0..i1)
+            .map(|i| singular_root(d, z, i, &mut diff))
+            .collect();
+        *out[c].lock().unwrap_or_else(|e| e.into_inner()) = found;
+    };
+    run_chunks(run.exec, run.width, k, &chunk);
+    out.into_iter()
+        .flat_map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
+        .collect()
+}
+
+/// Root `i` (in increasing order) of `1 + sum_j z_j^2 / (d_j^2 - x^2) = 0`, for `d_0 = 0 <
+/// d_1 < ...` and nonzero `z`, as an offset `tau` in `x^2` from the nearer pole `o`, each
+/// pole's offset formed as `(d_j - d_o)(d_j + d_o)` so that it keeps its relative accuracy.
+/// Returns `(o, tau, x)`; `diff` is scratch of `d`'s length.
+fn singular_root<R: Real>(d: &[R], z: &[R], i: usize, diff: &mut [R]) -> (usize, R, R) {
+    let k = d.len();
+    if k == 1 {
+        return (0, z[0] * z[0], z[0].abs());
+    }
+    let gap = |o: usize, j: usize| (d[j] - d[o]) * (d[j] + d[o]);
+    let (origin, lo, hi) = if i + 1 < k {
+        let mid = gap(i, i + 1) / R::from_f64(2.0);
+        let f = (0..k).fold(R::ONE, |f, j| f + z[j] * z[j] / (gap(i, j) - mid));
+        if f >= R::ZERO {
+            (i, R::ZERO, mid)
+        } else {
+            (i + 1, -mid, R::ZERO)
+        }
+    } else {
+        let norm2 = z.iter().fold(R::ZERO, |s, &x| s + x * x);
+        (i, R::ZERO, norm2)
+    };
+    for (j, x) in diff.iter_mut().enumerate() {
+        *x = gap(origin, j);
+    }
+    let (p, q) = if i + 1 < k { (i, i + 1) } else { (i - 1, i) };
+    let tau = offset_root(diff, z, R::ONE, (p, q), lo, hi);
+    let o = d[origin];
+    (origin, tau, (o * o + tau).sqrt())
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Left,
+    Right,
+}
+
+/// One side of the arrow's unit singular vectors, one column per root: the left ones
+/// `(-1, d_j zhat_j / (d_j^2 - s_i^2))` or the right ones `zhat_j / (d_j^2 - s_i^2)`,
+/// normalized, row `j` written to row `slot[j]` of the side's grouped order.
+fn vectors<R: Real, E: Executor + ?Sized>(
+    side: Side,
+    d: &[R],
+    zhat: &[R],
+    diff: &(impl Fn(usize, usize) -> R + Sync),
+    slot: &[usize],
+    coef: MatMut<'_, R>,
+    run: Run<'_, E>,
+) {
+    let k = zhat.len();
+    let tiles = Tiles::new(coef);
+    let chunk = |c: usize, chunks: usize| {
+        let (i0, i1) = (c * k / chunks, (c + 1) * k / chunks);
+        // SAFETY: chunk c owns columns i0..i1; the ranges partition 0..k.
+        let mut cols = unsafe { tiles.tile(0, k, i0, i1) };
+        for i in i0..i1 {
+            let mut col = cols.as_mut().col_mut(i - i0);
+            let mut norm2 = R::ZERO;
+            for j in 0..k {
+                let x = zhat[j] / diff(j, i);
+                let x = match side {
+                    Side::Left if j == 0 => -R::ONE,
+                    Side::Left => d[j] * x,
+                    Side::Right => x,
+                };
+                col[slot[j]] = x;
+                norm2 += x * x;
+            }
+            let inv = R::ONE / norm2.sqrt();
+            for j in 0..k {
+                col[j] *= inv;
+            }
+        }
+    };
+    run_chunks(run.exec, run.width, k, &chunk);
+}
+
+/// One side's kept columns in grouped order: those in the top block's rows, in both, in the
+/// bottom block's.
+struct Groups {
+    /// The basis column of each grouped position.
+    cols: Vec<usize>,
+    /// The grouped position of each kept column.
+    slot: Vec<usize>,
+    top: usize,
+    bottom: usize,
+}
+
+impl Groups {
+    fn new(kept: &[usize], rows: &[Rows]) -> Self {
+        let mut order: Vec<usize> = (0..kept.len()).collect();
+        order.sort_by_key(|&i| rows[kept[i]]);
+        let mut slot = vec![0; kept.len()];
+        for (p, &i) in order.iter().enumerate() {
+            slot[i] = p;
+        }
+        let count = |want: Rows| kept.iter().filter(|&&c| rows[c] == want).count();
+        Groups {
+            cols: order.iter().map(|&i| kept[i]).collect(),
+            slot,
+            top: count(Rows::Top),
+            bottom: count(Rows::Bottom),
+        }
+    }
+
+    /// `out = basis coef`, the basis's columns and `coef`'s rows in grouped order, where the
+    /// basis's rows `0..split` are the top block's and the rest the bottom block's: each
+    /// block's product skips the columns that are zero in its rows.
+    fn product<R: Real, E: Executor + ?Sized>(
+        &self,
+        basis: MatRef<'_, R>,
+        split: usize,
+        coef: MatRef<'_, R>,
+        mut out: MatMut<'_, R>,
+        run: Run<'_, E>,
+    ) {
+        let (n, k) = (basis.nrows(), self.cols.len());
+        let (k1, k3) = (self.top, self.bottom);
+        matmul(
+            out.as_mut().subrows_mut(0, split),
+            Accum::Replace,
+            basis.submatrix(0, 0, split, k - k3),
+            coef.subrows(0, k - k3),
+            R::ONE,
+            run.exec,
+            run.gemm,
+        );
+        matmul(
+            out.as_mut().subrows_mut(split, n - split),
+            Accum::Replace,
+            basis.submatrix(split, k1, n - split, k - k1),
+            coef.subrows(k1, k - k1),
+            R::ONE,
+            run.exec,
+            run.gemm,
+        );
+    }
+}
