@@ -3,7 +3,7 @@
 //! ```text
 //! cargo bench --bench kernels -- [--sizes 32,64,...] [--width W] [--kernels gemm,lu,cholesky,qr,svd,evd,tridiag,bidiag]
 //!     [--settled] [--inside-rayon] [--audit] [--finite-check] [--sections] [--csv FILE]
-//!     [--block N] [--wide N]
+//!     [--block N] [--wide N] [--svd-auto]
 //! ```
 //!
 //! `--block N` and `--wide N` force LU's and Cholesky's panel width and wide panel width (the
@@ -49,7 +49,7 @@
 //! (`n x n`, QR with faer's block size in both arms); the factorizations' sizes start at 64. `--kernels sparse` (not in the default list): the 2D Laplacian of
 //! an `n x n` grid (sizes from 64 on) times 64 dense columns; `--kernels sparse_sparse`: a random
 //! `n x n` matrix with 10 entries per column times itself. `--kernels svd` (teamalg's own SVD
-//! path, `SvdPath::Own`, in scratch it holds; thin vectors, values only, c64) and `--kernels evd` (the self-adjoint
+//! path, `SvdPath::Own`, in scratch it holds; `--svd-auto`: the default path; thin vectors, values only, c64) and `--kernels evd` (the self-adjoint
 //! EVD, vectors, values only, c64), `--kernels tridiag` (its tridiagonalization alone, f64
 //! and c64) and `--kernels bidiag` (the SVD's bidiagonalization alone, f64 and c64), sizes from 64 on, in scratch each arm holds. The
 //! factorizations work in place: each call gets its input back first, outside the timed part.
@@ -330,9 +330,15 @@ impl<T: ComplexField + Rotate> Case for Svd<T> {
             (None, None)
         };
         // teamalg's own path at every size (the default runs it only where it measured faster
-        // than faer's serial SVD), in scratch it holds, as faer's arm does.
+        // than faer's serial SVD; `--svd-auto` runs the default), in scratch it holds, as
+        // faer's arm does.
+        let path = if SVD_AUTO.load(Relaxed) {
+            SvdPath::Auto
+        } else {
+            SvdPath::Own
+        };
         let p = SvdParams {
-            path: SvdPath::Own,
+            path,
             ..SvdParams::default()
         };
         let stack = MemStack::new(&mut self.ours);
@@ -608,6 +614,10 @@ static BLOCK: AtomicUsize = AtomicUsize::new(0);
 
 /// `--wide N`: the wide panel width of the LU and Cholesky arms (0: the kernels' own).
 static WIDE: AtomicUsize = AtomicUsize::new(0);
+
+/// `--svd-auto`: the SVD rows run the default path (`SvdPath::Auto`: teamalg's own path where
+/// it measured faster, faer's serial SVD elsewhere) instead of the own path at every size.
+static SVD_AUTO: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 static CSV: std::sync::OnceLock<std::sync::Mutex<Csv>> = std::sync::OnceLock::new();
 
@@ -960,6 +970,7 @@ fn main() {
             "--sections" => trace_sections = true,
             "--block" => BLOCK.store(args.next().expect("--block N").parse().unwrap(), Relaxed),
             "--wide" => WIDE.store(args.next().expect("--wide N").parse().unwrap(), Relaxed),
+            "--svd-auto" => SVD_AUTO.store(true, Relaxed),
             "--csv" => {
                 let path = args.next().expect("--csv FILE");
                 let header = "kernel,scalar,n,width,arm,median_us,p90_us,max_us,ratio_to_serial";

@@ -30,7 +30,7 @@ use crate::qr::apply_q_in_place;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum SvdPath {
     /// teamalg's own path with vectors on a near-square matrix (the longer side at most
-    /// [`AUTO_ASPECT`] times the shorter) of order at least [`AUTO_MIN_ORDER`]; faer's serial
+    /// 1.5 times the shorter) of order at least [`AUTO_MIN_ORDER`]; faer's serial
     /// SVD otherwise. On the development host the own path measured 1.25 to 1.4x faster than
     /// faer's serial SVD with vectors from order 128 and slower below, and for values only at
     /// faer's speed at best (`docs/perf/kernels.md`); a call must never be slower than serial.
@@ -45,9 +45,14 @@ pub enum SvdPath {
 /// The smallest order [`SvdPath::Auto`] runs teamalg's own path at (with vectors).
 pub const AUTO_MIN_ORDER: usize = 128;
 
-/// The most elongated shape [`SvdPath::Auto`] runs teamalg's own path on: the own path has no
-/// QR step first, which faer's takes for tall matrices.
-pub const AUTO_ASPECT: usize = 2;
+/// Whether [`SvdPath::Auto`] runs teamalg's own path on an `m x n` matrix with vectors: near
+/// square (the own path has no QR step first, which faer's takes for tall matrices; on the
+/// development host the own path measured 0.72 of faer's time at 768 x 512, 0.94 at
+/// 1024 x 512 and 1.15 at 2048 x 512) and of order at least [`AUTO_MIN_ORDER`].
+pub fn auto_runs_own(m: usize, n: usize) -> bool {
+    let (big, k) = (m.max(n), m.min(n));
+    k >= AUTO_MIN_ORDER && 2 * big <= 3 * k
+}
 
 /// Parameters of [`svd`].
 #[derive(Debug, Clone, Copy, Default)]
@@ -240,9 +245,7 @@ where
     let own = match params.path {
         SvdPath::Own => true,
         SvdPath::Faer => false,
-        SvdPath::Auto => {
-            (u.is_some() || v.is_some()) && k >= AUTO_MIN_ORDER && m.max(n) <= AUTO_ASPECT * k
-        }
+        SvdPath::Auto => (u.is_some() || v.is_some()) && auto_runs_own(m, n),
     };
     if !own {
         return faer_serial(a, s, u, v, stack);
