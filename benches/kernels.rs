@@ -10,9 +10,10 @@
 //! second blocking level; the panel width gives one level); 0, the default, picks each from
 //! the size.
 //!
-//! `--sections` prints where the factorizations' time goes on a held team: per call, the
-//! serial time outside sections and each section's wall time against the busy time of its
-//! lead and of participant 1 (`teamalg_kernels::sections`).
+//! `--sections` prints where the factorizations' time goes on a held team (`lu`, `cholesky`,
+//! `qr`, `svd`, `bidiag`, f64): per call, the serial time outside sections and each section's
+//! wall time against the busy time of its lead and of participant 1, in all, per site and per
+//! third of the call (`teamalg_kernels::sections`).
 //!
 //! `--finite-check` measures what the facade's finiteness check costs (checked against
 //! `Options::check_finite(false)`, alternated, GEMM, LU and Cholesky at each size).
@@ -767,6 +768,25 @@ fn section_trace(
             ms(other),
             ms(wall.saturating_sub(other)),
         );
+        // Per site, in order of first appearance.
+        let mut sites: Vec<&str> = Vec::new();
+        for x in seen {
+            if !sites.contains(&x.site) {
+                sites.push(x.site);
+            }
+        }
+        for site in sites {
+            let mine: Vec<Section> = seen.iter().filter(|x| x.site == site).cloned().collect();
+            let (wall, lead, other) = sum(&mine);
+            println!(
+                "{:<18} {site:<16} {:>5} sections wall {:>8.2}: lead busy {:>8.2}, member busy {:>8.2}",
+                "",
+                mine.len(),
+                ms(wall),
+                ms(lead),
+                ms(other),
+            );
+        }
         let third = seen.len().div_ceil(3).max(1);
         for (part, chunk) in ["first", "middle", "last"].iter().zip(seen.chunks(third)) {
             let (wall, lead, other) = sum(chunk);
@@ -1015,6 +1035,12 @@ fn main() {
                 }),
                 "qr" => section_trace("qr f64", &factor_sizes, w, |n| {
                     Box::new(Qr::new(Mat::from_fn(n, n, re), w))
+                }),
+                "svd" => section_trace("svd f64", &factor_sizes, w, |n| {
+                    Box::new(Svd::new(Mat::from_fn(n, n, re), true, w))
+                }),
+                "bidiag" => section_trace("bidiag f64", &factor_sizes, w, |n| {
+                    Box::new(Bidiag::new(Mat::from_fn(n, n, re)))
                 }),
                 _ => {}
             }

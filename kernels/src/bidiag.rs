@@ -12,7 +12,7 @@ use faer::linalg::svd::bidiag::{
 };
 use faer::traits::math_utils::{add, conj, is_finite, mul, mul_real, one, recip, sub, zero};
 use faer::traits::ComplexField;
-use faer::{Accum, Mat, MatMut, MatRef, Par};
+use faer::{Accum, ColMut, ColRef, Mat, MatMut, MatRef, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
 use crate::fused::{Fused, Pending, Rows};
@@ -28,6 +28,12 @@ const MAX_BANDS: usize = 16;
 /// The rows of a band are at least this many, so that a band's pass outweighs its share of
 /// the partial products summed after it.
 const BAND_ROWS: usize = 64;
+
+/// How many rows the lead's band has for each row of another band. The lead's rows measured
+/// faster: it wrote the step's vectors and works on the next row between the passes, so its
+/// band is warm in its cache; with equal bands the member was busy 1.35 times as long in the
+/// passes at order 1024 (`cargo bench --bench kernels -- --kernels bidiag --sections`).
+const LEAD_WEIGHT: f64 = 1.3;
 
 /// Units of work (family [`Family::BidiagStep`]: an element of the trailing matrix, read by
 /// both passes) of the steps from `k` on, for an `m x n` matrix.
@@ -106,11 +112,19 @@ fn reduce<T>(
     let mut z = Mat::<T>::zeros(m, 1);
     // The bands' partial products of y.
     let mut parts = Mat::<T>::zeros(n, MAX_BANDS);
-    // The previous right reflector and this step's row, conjugated, as contiguous vectors.
-    let (mut vp, mut row) = (vec![zero::<T>(); n], vec![zero::<T>(); n]);
+    // Row k, worked on as a contiguous copy (gathered once, scattered once: in column-major
+    // storage each of its entries is a cache line and, across the row, a page of its own); the
+    // previous step's row (its right reflector) stays as `vp`; `row` is the conjugated row.
+    let (mut r, mut vp, mut row) = (
+        vec![zero::<T>(); n],
+        vec![zero::<T>(); n],
+        vec![zero::<T>(); n],
+    );
     let (mut taus_l, mut taus_r) = (vec![zero::<T::Real>(); size], Vec::new());
     for k in 0..size {
-        let nn = n - k - 1;
+        for (j, x) in r.iter_mut().enumerate().skip(k + 1) {
+            *x = a[(k, j)];
+        }
         if k > 0 {
             // Row k and column k get the previous step's update.
             let (y1, z1) = (y[(k, 0)], z[(k, 0)]);
@@ -121,9 +135,11 @@ fn reduce<T>(
                 a[(i, k)] = sub(&a[(i, k)], &d);
             }
             for j in k + 1..n {
-                let d = add(&mul(&up0, &y[(j, 0)]), &mul(&z1, &a[(k - 1, j)]));
-                a[(k, j)] = sub(&a[(k, j)], &d);
+                let d = add(&mul(&up0, &y[(j, 0)]), &mul(&z1, &vp[j]));
+                r[j] = sub(&r[j], &d);
             }
+        } else {
+            vp.fill(zero());
         }
         let tl = {
             let col = a.as_mut().col_mut(k).subrows_mut(k, m - k);
@@ -132,9 +148,6 @@ fn reduce<T>(
         };
         let tl_inv = recip(&tl);
         taus_l[k] = tl;
-        for (j, v) in vp.iter_mut().enumerate().take(n).skip(k + 1) {
-            *v = if k > 0 { a[(k - 1, j)] } else { zero() };
-        }
         // y = u^H A22, with the previous update applied on the way.
         update_pass(
             a.as_mut(),
@@ -148,38 +161,43 @@ fn reduce<T>(
             threshold,
         );
         for j in k + 1..n {
-            let yj = mul_real(&add(&y[(j, 0)], &a[(k, j)]), &tl_inv);
+            let yj = mul_real(&add(&y[(j, 0)], &r[j]), &tl_inv);
             y[(j, 0)] = yj;
-            a[(k, j)] = sub(&a[(k, j)], &yj);
+            r[j] = sub(&r[j], &yj);
         }
-        let norm = a.as_ref().row(k).subcols(k + 1, nn).norm_l2();
+        let norm = ColRef::from_slice(&r[k + 1..]).norm_l2();
         if norm != zero::<T::Real>() {
             let inv = recip(&norm);
-            for j in k + 1..n {
-                a[(k, j)] = mul_real(&a[(k, j)], &inv);
+            for x in r.iter_mut().skip(k + 1) {
+                *x = mul_real(x, &inv);
             }
         }
-        for (j, r) in row.iter_mut().enumerate().take(n).skip(k + 1) {
-            *r = conj(&a[(k, j)]);
+        for (j, x) in row.iter_mut().enumerate().skip(k + 1) {
+            *x = conj(&r[j]);
         }
         // z = A22 conj(row).
         product_pass(a.as_ref(), &mut z, &row, k, exec, w, threshold);
         if k + 1 == size {
+            for j in k + 1..n {
+                a[(k, j)] = r[j];
+            }
             break;
         }
         let info = {
-            let r = a.as_mut().row_mut(k).subcols_mut(k + 1, nn);
-            let (mut head, tail) = r.split_at_col_mut(1);
-            make_householder_in_place(&mut head[0], tail.transpose_mut())
+            let (head, tail) = r[k + 1..].split_at_mut(1);
+            make_householder_in_place(&mut head[0], ColMut::from_slice_mut(tail))
         };
         let (tr, hbi) = (info.tau, info.head_with_beta_inv);
         let tr_inv = recip(&tr);
         taus_r.push(tr);
-        let beta = a[(k, k + 1)];
-        a[(k, k + 1)] = mul_real(&beta, &norm);
+        let beta = r[k + 1];
+        r[k + 1] = mul_real(&beta, &norm);
         let mut b = y[(k + 1, 0)];
         for j in k + 2..n {
-            b = add(&b, &mul(&y[(j, 0)], &conj(&a[(k, j)])));
+            b = add(&b, &mul(&y[(j, 0)], &conj(&r[j])));
+        }
+        for j in k + 1..n {
+            a[(k, j)] = r[j];
         }
         let finite = is_finite(&hbi);
         let (cbeta, chbi) = (conj(&beta), conj(&hbi));
@@ -192,6 +210,8 @@ fn reduce<T>(
             };
             z[(i, 0)] = mul_real(&w, &tr_inv);
         }
+        // The next step's pending right reflector.
+        std::mem::swap(&mut vp, &mut r);
     }
     block_factors(a.as_ref().subcols(0, size), hl.as_mut(), &taus_l);
     if size > 1 {
@@ -216,10 +236,13 @@ impl Bands {
         let count = w.min(mm / BAND_ROWS).clamp(1, MAX_BANDS);
         let mut starts = [mm; MAX_BANDS + 1];
         starts[0] = 0;
+        // The lead's band is LEAD_WEIGHT times the others'.
+        let total = LEAD_WEIGHT + (count - 1) as f64;
         for (b, start) in starts.iter_mut().enumerate().take(count).skip(1) {
             // Edges on whole cache lines of a column (eight entries from an aligned start),
             // so that no line is written by two participants.
-            let row = k + 1 + b * mm / count;
+            let share = (LEAD_WEIGHT + (b - 1) as f64) / total;
+            let row = k + 1 + (share * mm as f64) as usize;
             *start = (row.div_ceil(8) * 8 - (k + 1)).min(mm);
         }
         Bands { count, starts }

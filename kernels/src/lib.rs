@@ -2,8 +2,8 @@
 //!
 //! Blocked parallel kernels built around faer's serial kernels (`Par::Seq`): GEMM, the
 //! triangular solve, LU with partial pivoting, Cholesky, Householder QR, sparse products and
-//! the SVD ([`svd`], with its own bidiagonal solver [`bidiag_svd`] and the bidiagonalization
-//! on the executor, [`bidiag`]) and the self-adjoint EVD ([`evd`]: the tridiagonalization
+//! the SVD ([`svd`], with its own bidiagonal solvers, the QR [`bidiag_svd`] and the divide and
+//! conquer [`bidiag_dc`], and the bidiagonalization on the executor, [`bidiag`]) and the self-adjoint EVD ([`evd`]: the tridiagonalization
 //! ([`tridiag`]), the tridiagonal solver with vectors (split once, its halves solved at once
 //! and merged on the executor) and the back-transformation on the executor). Kernels
 //! are generic over a small executor contract ([`par::Executor`]: a width, the dispatch cost of a

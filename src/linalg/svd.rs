@@ -26,11 +26,11 @@ pub enum SvdVectors {
 
 /// The SVD `A = U diag(s) V^H` of an `m x n` matrix: the singular values non-increasing and
 /// non-negative, `U` and `V` with orthonormal columns, thin (`m x k` and `n x k`, `k =
-/// min(m, n)`) or full. For now this is faer's serial SVD behind the facade's checks:
-/// teamalg's own path (`teamalg::kernels::svd` with `SvdParams::own`, its bidiagonal QR
-/// rotating `U` and `V` on the executor) is correct to the same bound but measured slower
-/// (`docs/svd.md`), and a call must not be slower than serial. The executor is taken so that
-/// calls keep their form when that path becomes the faster one.
+/// min(m, n)`) or full. With vectors, from order 128 on shapes at most 1.5 times longer than
+/// wide, this is teamalg's own path (`teamalg::kernels::svd`: the bidiagonalization, the
+/// bidiagonal divide and conquer and the back-transformations on the executor); otherwise,
+/// and for the values alone, faer's serial SVD behind the facade's checks, which measured
+/// faster there (`docs/svd.md`): a call must not be slower than serial.
 ///
 /// ```
 /// use faer::Mat;
@@ -77,9 +77,10 @@ impl<T: Field + Rotate> Svd<T> {
     }
 
     /// The SVD of `a` with the vectors asked for and the call's [`Options`]: the finiteness
-    /// check; the thresholds of families `Qr` (forming `U` and `V`) and `HouseholderRank1` (the
-    /// solver's rotations) reach teamalg's own path when the facade runs it, not faer's
-    /// serial SVD, which it runs today (see [`Svd`]).
+    /// check; the thresholds of families `BidiagStep` (the bidiagonalization), `BidiagSvdDc`
+    /// and `Gemm` (the divide and conquer and its products), `Qr` (the back-transformations)
+    /// and `HouseholderRank1` (the bidiagonal QR's rotations) reach teamalg's own path when
+    /// the facade runs it (see [`Svd`]), not faer's serial SVD.
     pub fn new_with<A: Conjugate<Canonical = T>>(
         a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
         vectors: SvdVectors,
