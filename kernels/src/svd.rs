@@ -414,9 +414,16 @@ where
         // transpose, as columns, is an ordinary Householder sequence on rows 1..n.
         let (mut basis, stack) = temp_mat_zeroed::<T, _, _>(n - 1, n - 1, stack);
         let mut basis = basis.as_mat_mut();
-        for c in 0..n - 1 {
-            for r in c..n - 1 {
-                basis[(r, c)] = conj(self.bid[(c, r + 1)]);
+        // A transpose in tiles, so that neither side is swept along a row (in column-major
+        // storage each entry of a row is a cache line and a page of its own).
+        const TILE: usize = 32;
+        for c0 in (0..n - 1).step_by(TILE) {
+            for r0 in (c0..n - 1).step_by(TILE) {
+                for r in r0..(r0 + TILE).min(n - 1) {
+                    for c in c0..(c0 + TILE).min(r + 1) {
+                        basis[(r, c)] = conj(self.bid[(c, r + 1)]);
+                    }
+                }
             }
         }
         let (mut hr, _) = temp_mat_zeroed::<T, _, _>(self.hr.nrows(), self.hr.ncols(), stack);
