@@ -31,9 +31,10 @@ use crate::qr::apply_q_in_place;
 pub enum SvdPath {
     /// teamalg's own path with vectors on a near-square matrix (the longer side at most
     /// 1.5 times the shorter) of order at least [`AUTO_MIN_ORDER`]; faer's serial
-    /// SVD otherwise. On the development host the own path measured 1.25 to 1.4x faster than
-    /// faer's serial SVD with vectors from order 128 and slower below, and for values only at
-    /// faer's speed at best (`docs/perf/kernels.md`); a call must never be slower than serial.
+    /// SVD otherwise. On the development host the own path measured 1.1 to 1.3x faster than
+    /// faer's serial SVD with vectors at orders 128 and 256 and 1.4 to 1.56x at 512 and 1024,
+    /// up to 1.3x slower at 64, and for values only at faer's speed at best
+    /// (`docs/perf/kernels.md`); a call must never be slower than serial.
     #[default]
     Auto,
     /// faer's serial SVD.
