@@ -49,6 +49,51 @@ fn svd_thin_full_and_values_agree() {
 }
 
 #[test]
+fn svd_into_with_scratch_reuses_its_scratch() {
+    // From order 128 the own path runs, taking every matrix from the caller's scratch.
+    let team = team();
+    let opts = Options::new();
+    let (m, n) = (150, 140);
+    let a = mat::<c64>(m, n, 4.0);
+    let (mut s0, mut u0) = (vec![0.0; n], Mat::<c64>::zeros(m, n));
+    linalg::svd_into(a.as_ref(), &mut s0, Some(u0.as_mut()), None, &team, &opts).unwrap();
+    let mut buf = MemBuffer::new(linalg::svd_scratch::<c64>(m, n, true));
+    for _ in 0..2 {
+        let (mut s, mut u) = (vec![0.0; n], Mat::<c64>::zeros(m, n));
+        let stack = MemStack::new(&mut buf);
+        linalg::svd_into_with_scratch(
+            a.as_ref(),
+            &mut s,
+            Some(u.as_mut()),
+            None,
+            &team,
+            &opts,
+            stack,
+        )
+        .unwrap();
+        for (x, y) in s.iter().zip(&s0) {
+            assert!((x - y).abs() <= 1e-12 * s0[0], "{x} against {y}");
+        }
+        // The columns agree up to a unit phase each: compare |u^H u0| with the identity.
+        assert!((u.adjoint() * &u0).norm_max() <= 1.0 + 1e-12);
+        let overlap = u.adjoint() * &u0;
+        for j in 0..n {
+            assert!((overlap[(j, j)].norm() - 1.0).abs() <= 1e-9, "column {j}");
+        }
+    }
+    // A short s is a typed error before anything is written.
+    let mut short = vec![0.0; n - 1];
+    let stack = MemStack::new(&mut buf);
+    let err =
+        linalg::svd_into_with_scratch(a.as_ref(), &mut short, None, None, &team, &opts, stack)
+            .unwrap_err();
+    assert!(matches!(
+        err,
+        LinalgError::ShapeMismatch { operand: "s", .. }
+    ));
+}
+
+#[test]
 fn svd_of_a_conjugated_view() {
     let a = mat::<c64>(30, 20, 2.0);
     let svd = Svd::new(a.adjoint(), &Exec::serial()).unwrap();

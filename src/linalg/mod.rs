@@ -89,7 +89,9 @@ pub use qr::{qr, qr_scratch, qr_with, qr_with_scratch, Qr};
 pub use sparse::{
     sparse_dense_matmul, sparse_dense_matmul_with, sparse_sparse_matmul, sparse_sparse_matmul_with,
 };
-pub use svd::{singular_values, svd_into, RealOf, Svd, SvdVectors};
+pub use svd::{
+    singular_values, svd_into, svd_into_with_scratch, svd_scratch, RealOf, Svd, SvdVectors,
+};
 pub use teamalg_kernels::bidiag_svd::Rotate;
 pub use teamalg_kernels::triangular::{Diag, SolveSide, Triangle};
 pub use triangular::{solve_triangular, solve_triangular_with, TriangularView};

@@ -1,13 +1,17 @@
 //! The singular value decomposition, `A = U diag(s) V^H`: owned ([`Svd::new`],
-//! [`Svd::new_full`], [`singular_values`]) or into the caller's storage ([`svd_into`]).
+//! [`Svd::new_full`], [`singular_values`]) or into the caller's storage ([`svd_into`], and
+//! [`svd_into_with_scratch`] with the caller's scratch too).
 
+use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::mat::AsMatRef;
-use faer::traits::Conjugate;
+use faer::traits::{ComplexField, Conjugate};
 use faer::{Mat, MatMut, MatRef};
 use teamalg_gates::Family;
 use teamalg_kernels::bidiag_svd::{BidiagSvdError, BidiagSvdParams, Real, Rotate};
 use teamalg_kernels::par::Executor;
-use teamalg_kernels::svd::{svd as kernel_svd, SvdParams, SvdPath};
+use teamalg_kernels::svd::{
+    svd_scratch as kernel_svd_scratch, svd_with_scratch, SvdParams, SvdPath,
+};
 
 use super::check::{self, Part};
 use super::{Dim, Field, LinalgError, Options};
@@ -98,6 +102,7 @@ impl<T: Field + Rotate> Svd<T> {
         };
         let mut s = vec![RealOf::<T>::ZERO; k];
         let (mut u, mut v) = (Mat::<T>::zeros(m, uc), Mat::<T>::zeros(n, vc));
+        let mut buf = MemBuffer::new(svd_scratch::<T>(m, n, true));
         run(
             a.as_ref(),
             &mut s,
@@ -105,6 +110,7 @@ impl<T: Field + Rotate> Svd<T> {
             Some(v.as_mut()),
             exec,
             options,
+            MemStack::new(&mut buf),
         )?;
         Ok(Svd { s, u, v })
     }
@@ -148,7 +154,16 @@ pub fn singular_values<T: Field + Rotate, A: Conjugate<Canonical = T>>(
     let options = Options::new();
     check(a.canonical(), &options)?;
     let a = a.to_owned();
-    run(a.as_ref(), &mut s, None, None, exec, &options)?;
+    let mut buf = MemBuffer::new(svd_scratch::<T>(a.nrows(), a.ncols(), false));
+    run(
+        a.as_ref(),
+        &mut s,
+        None,
+        None,
+        exec,
+        &options,
+        MemStack::new(&mut buf),
+    )?;
     Ok(s)
 }
 
@@ -184,6 +199,52 @@ pub fn svd_into<T: Field + Rotate>(
     exec: &(impl Executor + ?Sized),
     options: &Options,
 ) -> Result<(), LinalgError> {
+    let vectors = u.is_some() || v.is_some();
+    let mut buf = MemBuffer::new(svd_scratch::<T>(a.nrows(), a.ncols(), vectors));
+    svd_into_with_scratch(a, s, u, v, exec, options, MemStack::new(&mut buf))
+}
+
+/// The scratch [`svd_into_with_scratch`] needs for an `m x n` matrix, with or without vectors
+/// (thin or full), whichever path the call takes.
+pub fn svd_scratch<T: ComplexField>(m: usize, n: usize, vectors: bool) -> StackReq {
+    kernel_svd_scratch::<T>(m, n, vectors)
+}
+
+/// [`svd_into`] taking its scratch from `stack` (at least [`svd_scratch`] of the shape): no
+/// matrix of the matrix's size is allocated, so a caller that calls it many times touches no
+/// fresh memory; what is still allocated is far smaller (vectors of `O(n)` entries, the
+/// back-transformations' per-chunk scratch).
+///
+/// ```
+/// use faer::dyn_stack::{MemBuffer, MemStack};
+/// use faer::Mat;
+/// use teamalg::{linalg, Exec};
+///
+/// let (m, n) = (150, 140);
+/// let mut buf = MemBuffer::new(linalg::svd_scratch::<f64>(m, n, true));
+/// let a = Mat::<f64>::from_fn(m, n, |i, j| ((i * 7 + j * 13) % 11) as f64 + (i == j) as u8 as f64);
+/// let (mut s, mut u, mut v) = (vec![0.0; n], Mat::<f64>::zeros(m, n), Mat::<f64>::zeros(n, n));
+/// let opts = linalg::Options::new();
+/// for _ in 0..3 {
+///     let stack = MemStack::new(&mut buf);
+///     linalg::svd_into_with_scratch(a.as_ref(), &mut s, Some(u.as_mut()), Some(v.as_mut()), &Exec::serial(), &opts, stack)?;
+/// }
+/// let us = Mat::<f64>::from_fn(m, n, |i, j| u[(i, j)] * s[j]);
+/// assert!((us * v.transpose() - &a).norm_max() < 1e-11);
+/// # Ok::<(), teamalg::linalg::LinalgError>(())
+/// ```
+///
+/// # Panics
+/// When `stack` is smaller than [`svd_scratch`].
+pub fn svd_into_with_scratch<T: Field + Rotate>(
+    a: MatRef<'_, T>,
+    s: &mut [RealOf<T>],
+    u: Option<MatMut<'_, T>>,
+    v: Option<MatMut<'_, T>>,
+    exec: &(impl Executor + ?Sized),
+    options: &Options,
+    stack: &mut MemStack,
+) -> Result<(), LinalgError> {
     let (m, n) = (a.nrows(), a.ncols());
     let k = m.min(n);
     check::dim("svd", "s", Dim::Rows, k, s.len())?;
@@ -196,7 +257,7 @@ pub fn svd_into<T: Field + Rotate>(
         }
     }
     check(a, options)?;
-    run(a, s, u, v, exec, options)
+    run(a, s, u, v, exec, options, stack)
 }
 
 /// What every SVD checks before it writes: finiteness, when the options ask.
@@ -215,6 +276,7 @@ fn run<T: Field + Rotate>(
     v: Option<MatMut<'_, T>>,
     exec: &(impl Executor + ?Sized),
     options: &Options,
+    stack: &mut MemStack,
 ) -> Result<(), LinalgError> {
     // The kernel's default path: teamalg's own where it measured faster than faer's serial SVD
     // (with vectors, near-square, from order 128), faer's serial SVD elsewhere; the thresholds
@@ -230,7 +292,7 @@ fn run<T: Field + Rotate>(
         dc: options.get(Family::BidiagSvdDc),
         gemm: options.get(Family::Gemm),
     };
-    kernel_svd(a, s, u, v, exec, params).map_err(|e| match e {
+    svd_with_scratch(a, s, u, v, exec, params, stack).map_err(|e| match e {
         // Only reached with the check off: the kernel refuses non-finite input itself.
         BidiagSvdError::NotFinite => check::finite("svd", "A", a, Part::All)
             .err()
