@@ -22,7 +22,7 @@ use crate::bidiag_svd::{bidiag_svd, BidiagSvdError, BidiagSvdParams, Real};
 use crate::gemm::{matmul, GemmParams};
 use crate::par::{Executor, Part, Seq};
 use crate::sections::{self, Busy};
-use crate::secular::{offset_root, recomputed_z, run_chunks};
+use crate::secular::{close_pair, offset_root, recomputed_z, rotate_cols, run_chunks};
 use crate::tiles::Tiles;
 
 /// The largest order solved by the bidiagonal QR (a leaf); larger orders are torn in two.
@@ -562,7 +562,7 @@ fn deflate<R: Real>(
         if d[c] <= tol {
             let h = z[r].hypot(z[c]);
             let (cs, sn) = (z[r] / h, z[c] / h);
-            rotate(right.as_mut(), r, c, cs, sn);
+            rotate_cols(right.as_mut(), r, c, cs, sn);
             mix(rows_v, r, c);
             z[r] = h;
             z[c] = R::ZERO;
@@ -574,18 +574,11 @@ fn deflate<R: Real>(
             prev = Some(c);
             continue;
         };
-        let h = z[c].hypot(z[p]);
-        let (cs, sn) = (z[c] / h, -z[p] / h);
-        if ((d[c] - d[p]) * cs * sn).abs() <= tol {
-            z[c] = h;
-            z[p] = R::ZERO;
-            rotate(left.as_mut(), p, c, cs, sn);
-            rotate(right.as_mut(), p, c, cs, sn);
+        if let Some((cs, sn)) = close_pair(d, z, p, c, tol) {
+            rotate_cols(left.as_mut(), p, c, cs, sn);
+            rotate_cols(right.as_mut(), p, c, cs, sn);
             mix(rows_u, p, c);
             mix(rows_v, p, c);
-            let (dp, dc) = (d[p], d[c]);
-            d[p] = dp * cs * cs + dc * sn * sn;
-            d[c] = dp * sn * sn + dc * cs * cs;
             deflated.push(p);
         } else {
             kept.push(p);
@@ -597,15 +590,6 @@ fn deflate<R: Real>(
         z[r] = tol;
     }
     (kept, deflated)
-}
-
-/// `x_p <- c x_p + s x_q`, `x_q <- c x_q - s x_p` on columns `p` and `q`.
-fn rotate<R: Real>(mut x: MatMut<'_, R>, p: usize, q: usize, c: R, s: R) {
-    for i in 0..x.nrows() {
-        let (a, b) = (x[(i, p)], x[(i, q)]);
-        x[(i, p)] = c * a + s * b;
-        x[(i, q)] = c * b - s * a;
-    }
 }
 
 fn mix(rows: &mut [Rows], p: usize, q: usize) {

@@ -4,7 +4,7 @@
 //! its relative accuracy, and both recompute `z` from the roots (Gu and Eisenstat) so that their
 //! vectors are orthogonal. Design record: `docs/svd.md`.
 
-use faer::Mat;
+use faer::{Mat, MatMut};
 
 use crate::bidiag_svd::Real;
 use crate::par::Executor;
@@ -142,6 +142,40 @@ pub(crate) fn recomputed_z<R: Real>(
     };
     run_chunks(exec, width, k, &chunk);
     out.col(0).iter().copied().collect()
+}
+
+/// The deflation of two neighbouring poles `p` and `c` (LAPACK's `dlaed2` and `dlasd2`): when
+/// the rotation that zeroes `z_p` into `z_c` changes the matrix by at most `tol`
+/// (`|(d_c - d_p) cs sn|`), it is applied to `z` and `d` (the dropped off-diagonal entry is
+/// that change) and returned, for the caller to apply to the columns `p` and `c` of its
+/// vectors (`x_p <- cs x_p + sn x_c`, `x_c <- cs x_c - sn x_p`); else nothing changes.
+pub(crate) fn close_pair<R: Real>(
+    d: &mut [R],
+    z: &mut [R],
+    p: usize,
+    c: usize,
+    tol: R,
+) -> Option<(R, R)> {
+    let h = z[c].hypot(z[p]);
+    let (cs, sn) = (z[c] / h, -z[p] / h);
+    if ((d[c] - d[p]) * cs * sn).abs() > tol {
+        return None;
+    }
+    z[c] = h;
+    z[p] = R::ZERO;
+    let (dp, dc) = (d[p], d[c]);
+    d[p] = dp * cs * cs + dc * sn * sn;
+    d[c] = dp * sn * sn + dc * cs * cs;
+    Some((cs, sn))
+}
+
+/// `x_p <- c x_p + s x_q`, `x_q <- c x_q - s x_p` on columns `p` and `q` of `x`.
+pub(crate) fn rotate_cols<R: Real>(mut x: MatMut<'_, R>, p: usize, q: usize, c: R, s: R) {
+    for i in 0..x.nrows() {
+        let (a, b) = (x[(i, p)], x[(i, q)]);
+        x[(i, p)] = c * a + s * b;
+        x[(i, q)] = c * b - s * a;
+    }
 }
 
 /// Runs `f` over chunks on `width` participants, or as one chunk on the caller.

@@ -22,7 +22,7 @@ use crate::bidiag_svd::Real;
 use crate::gemm::{matmul, GemmParams};
 use crate::par::{Executor, Part};
 use crate::sections::{self, Busy};
-use crate::secular::{offset_root, recomputed_z, run_chunks};
+use crate::secular::{close_pair, offset_root, recomputed_z, rotate_cols, run_chunks};
 use crate::tiles::Tiles;
 
 /// The smallest order split: each half then still has faer's divide and conquer or a QR
@@ -309,19 +309,8 @@ fn deflate<R: Real>(
             prev = Some(c);
             continue;
         };
-        let r = z[c].hypot(z[p]);
-        let (cs, sn) = (z[c] / r, -z[p] / r);
-        if ((d[c] - d[p]) * cs * sn).abs() <= tol {
-            z[c] = r;
-            z[p] = R::ZERO;
-            for i in 0..q.nrows() {
-                let (x, y) = (q[(i, p)], q[(i, c)]);
-                q[(i, p)] = cs * x + sn * y;
-                q[(i, c)] = cs * y - sn * x;
-            }
-            let (dp, dc) = (d[p], d[c]);
-            d[p] = dp * cs * cs + dc * sn * sn;
-            d[c] = dp * sn * sn + dc * cs * cs;
+        if let Some((cs, sn)) = close_pair(d, z, p, c, tol) {
+            rotate_cols(q.as_mut(), p, c, cs, sn);
             if rows[p] != rows[c] {
                 rows[p] = Rows::Both;
                 rows[c] = Rows::Both;
