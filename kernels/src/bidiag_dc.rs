@@ -22,8 +22,9 @@ use crate::bidiag_svd::{bidiag_svd, BidiagSvdError, BidiagSvdParams, Real};
 use crate::gemm::{matmul, GemmParams};
 use crate::par::{Executor, Part, Seq};
 use crate::sections::{self, Busy};
-use crate::secular::{close_pair, offset_root, recomputed_z, rotate_cols, run_chunks};
-use crate::tiles::Tiles;
+use crate::secular::{
+    close_pair, offset_root, recomputed_z, rotate_cols, run_chunks, unit_columns,
+};
 
 /// The largest order solved by the bidiagonal QR (a leaf); larger orders are torn in two.
 pub const LEAF: usize = 32;
@@ -517,7 +518,14 @@ fn merge<R: Real, E: Executor + ?Sized>(
         (Side::Right, right.as_mut(), &rows_v, out_v.as_mut()),
     ] {
         let groups = Groups::new(&kept, rows);
-        vectors(side, &dk, &zhat, &diff, &groups.slot, coef.as_mut(), run);
+        // The arrow's unit singular vectors on this side, one column per root: the left ones
+        // (-1, d_j zhat_j / (d_j^2 - s_i^2)), the right ones zhat_j / (d_j^2 - s_i^2).
+        let entry = |j: usize, i: usize| match side {
+            Side::Left if j == 0 => -R::ONE,
+            Side::Left => dk[j] * zhat[j] / diff(j, i),
+            Side::Right => zhat[j] / diff(j, i),
+        };
+        unit_columns(&entry, &groups.slot, coef.as_mut(), run.width, run.exec);
         // The basis's kept columns moved to the front in grouped order (the deflated ones,
         // already copied out, behind them), so that each block's product reads them in place.
         let order: Vec<usize> = groups.cols.iter().chain(&deflated).copied().collect();
@@ -653,46 +661,6 @@ fn singular_root<R: Real>(d: &[R], z: &[R], i: usize, diff: &mut [R]) -> (usize,
 enum Side {
     Left,
     Right,
-}
-
-/// One side of the arrow's unit singular vectors, one column per root: the left ones
-/// `(-1, d_j zhat_j / (d_j^2 - s_i^2))` or the right ones `zhat_j / (d_j^2 - s_i^2)`,
-/// normalized, row `j` written to row `slot[j]` of the side's grouped order.
-fn vectors<R: Real, E: Executor + ?Sized>(
-    side: Side,
-    d: &[R],
-    zhat: &[R],
-    diff: &(impl Fn(usize, usize) -> R + Sync),
-    slot: &[usize],
-    coef: MatMut<'_, R>,
-    run: Run<'_, E>,
-) {
-    let k = zhat.len();
-    let tiles = Tiles::new(coef);
-    let chunk = |c: usize, chunks: usize| {
-        let (i0, i1) = (c * k / chunks, (c + 1) * k / chunks);
-        // SAFETY: chunk c owns columns i0..i1; the ranges partition 0..k.
-        let mut cols = unsafe { tiles.tile(0, k, i0, i1) };
-        for i in i0..i1 {
-            let mut col = cols.as_mut().col_mut(i - i0);
-            let mut norm2 = R::ZERO;
-            for j in 0..k {
-                let x = zhat[j] / diff(j, i);
-                let x = match side {
-                    Side::Left if j == 0 => -R::ONE,
-                    Side::Left => d[j] * x,
-                    Side::Right => x,
-                };
-                col[slot[j]] = x;
-                norm2 += x * x;
-            }
-            let inv = R::ONE / norm2.sqrt();
-            for j in 0..k {
-                col[j] *= inv;
-            }
-        }
-    };
-    run_chunks(run.exec, run.width, k, &chunk);
 }
 
 /// One side's kept columns in grouped order: those in the top block's rows, in both, in the

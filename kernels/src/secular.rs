@@ -178,6 +178,38 @@ pub(crate) fn rotate_cols<R: Real>(mut x: MatMut<'_, R>, p: usize, q: usize, c: 
     }
 }
 
+/// Unit vectors, one column of `out` (`k x k`) per root, in chunks on `width` participants:
+/// column `i` holds `entry(j, i)` in row `slot[j]` (the caller's grouped order), normalized.
+pub(crate) fn unit_columns<R: Real>(
+    entry: &(impl Fn(usize, usize) -> R + Sync),
+    slot: &[usize],
+    out: MatMut<'_, R>,
+    width: usize,
+    exec: &(impl Executor + ?Sized),
+) {
+    let k = slot.len();
+    let tiles = Tiles::new(out);
+    let chunk = |c: usize, chunks: usize| {
+        let (i0, i1) = (c * k / chunks, (c + 1) * k / chunks);
+        // SAFETY: chunk c owns columns i0..i1; the ranges partition 0..k.
+        let mut cols = unsafe { tiles.tile(0, k, i0, i1) };
+        for i in i0..i1 {
+            let mut col = cols.as_mut().col_mut(i - i0);
+            let mut norm2 = R::ZERO;
+            for (j, &at) in slot.iter().enumerate() {
+                let x = entry(j, i);
+                col[at] = x;
+                norm2 += x * x;
+            }
+            let inv = R::ONE / norm2.sqrt();
+            for j in 0..k {
+                col[j] *= inv;
+            }
+        }
+    };
+    run_chunks(exec, width, k, &chunk);
+}
+
 /// Runs `f` over chunks on `width` participants, or as one chunk on the caller.
 pub(crate) fn run_chunks(
     exec: &(impl Executor + ?Sized),

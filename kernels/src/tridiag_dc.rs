@@ -16,13 +16,15 @@ use faer::linalg::evd::{
 use faer::linalg::{temp_mat_scratch, temp_mat_zeroed};
 use faer::mat::AsMatMut;
 use faer::traits::ComplexField;
-use faer::{Accum, ColMut, ColRef, MatMut, MatRef, Par};
+use faer::{Accum, ColMut, ColRef, MatMut, Par};
 
 use crate::bidiag_svd::Real;
 use crate::gemm::{matmul, GemmParams};
 use crate::par::{Executor, Part};
 use crate::sections::{self, Busy};
-use crate::secular::{close_pair, offset_root, recomputed_z, rotate_cols, run_chunks};
+use crate::secular::{
+    close_pair, offset_root, recomputed_z, rotate_cols, run_chunks, unit_columns,
+};
 use crate::tiles::Tiles;
 
 /// The smallest order split: each half then still has faer's divide and conquer or a QR
@@ -177,14 +179,9 @@ pub(crate) fn solve<R: Real>(
         let zk: Vec<R> = kept.iter().map(|&c| z[c]).collect();
         roots(&dk, &zk, rho, delta.as_mut(), width, exec);
         let zhat = recomputed_z(&zk, |j, i| delta[(j, i)], |i, j| dk[i] - dk[j], width, exec);
-        vectors(
-            &zhat,
-            delta.as_ref().subrows(0, k),
-            &slot,
-            v.as_mut(),
-            width,
-            exec,
-        );
+        // The merged problem's unit eigenvectors, zhat_j / (d_j - lambda_i) normalized.
+        let entry = |j: usize, i: usize| zhat[j] / delta[(j, i)];
+        unit_columns(&entry, &slot, v.as_mut(), width, exec);
         let k12 = k - k3;
         matmul(
             m.as_mut().subrows_mut(0, n1),
@@ -386,37 +383,4 @@ fn secular_root<R: Real>(d: &[R], z: &[R], rho: R, i: usize, diff: &mut [R]) -> 
     // The two poles of the model: around the root, or the last two for the last root.
     let (p, q) = if i + 1 < k { (i, i + 1) } else { (i - 1, i) };
     sigma + offset_root(diff, z, rhoinv, (p, q), lo, hi)
-}
-
-/// The merged problem's unit eigenvectors, `zhat_j / (d_j - lambda_i)` normalized, one column
-/// per root, with row `j` written to row `slot[j]` (the grouped order of the columns).
-fn vectors<R: Real>(
-    zhat: &[R],
-    delta: MatRef<'_, R>,
-    slot: &[usize],
-    v: MatMut<'_, R>,
-    width: usize,
-    exec: &(impl Executor + ?Sized),
-) {
-    let k = zhat.len();
-    let tiles = Tiles::new(v);
-    let chunk = |c: usize, chunks: usize| {
-        let (i0, i1) = (c * k / chunks, (c + 1) * k / chunks);
-        // SAFETY: chunk c owns columns i0..i1; the ranges partition 0..k.
-        let mut cols = unsafe { tiles.tile(0, k, i0, i1) };
-        for i in i0..i1 {
-            let mut col = cols.as_mut().col_mut(i - i0);
-            let mut norm2 = R::ZERO;
-            for j in 0..k {
-                let x = zhat[j] / delta[(j, i)];
-                col[slot[j]] = x;
-                norm2 += x * x;
-            }
-            let inv = R::ONE / norm2.sqrt();
-            for j in 0..k {
-                col[j] *= inv;
-            }
-        }
-    };
-    run_chunks(exec, width, k, &chunk);
 }
