@@ -81,6 +81,36 @@ fn svd_into_with_scratch_reuses_its_scratch() {
             assert!((overlap[(j, j)].norm() - 1.0).abs() <= 1e-9, "column {j}");
         }
     }
+    // Mixed pairings (U full, V thin and the other way) on both paths: faer's (small) and
+    // teamalg's own (from 128).
+    for (m, n) in [(20, 15), (15, 20), (150, 140), (140, 150)] {
+        let a = mat::<c64>(m, n, 5.0);
+        let k = m.min(n);
+        let mut buf = MemBuffer::new(linalg::svd_scratch::<c64>(m, n, true));
+        for (uc, vc) in [(m, k), (k, n)] {
+            let (mut s, mut u, mut v) = (
+                vec![0.0; k],
+                Mat::<c64>::zeros(m, uc),
+                Mat::<c64>::zeros(n, vc),
+            );
+            let stack = MemStack::new(&mut buf);
+            linalg::svd_into_with_scratch(
+                a.as_ref(),
+                &mut s,
+                Some(u.as_mut()),
+                Some(v.as_mut()),
+                &team,
+                &opts,
+                stack,
+            )
+            .unwrap();
+            let us = Mat::from_fn(m, k, |i, j| u[(i, j)] * s[j]);
+            let res = (us * v.as_ref().subcols(0, k).adjoint() - &a).norm_max();
+            assert!(res <= 1e-11, "{m}x{n}, U {uc} columns, V {vc}: {res:e}");
+            assert!((u.adjoint() * &u - eye(uc)).norm_max() <= 1e-12);
+            assert!((v.adjoint() * &v - eye(vc)).norm_max() <= 1e-12);
+        }
+    }
     // A short s is a typed error before anything is written.
     let mut short = vec![0.0; n - 1];
     let stack = MemStack::new(&mut buf);

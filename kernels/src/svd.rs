@@ -152,21 +152,17 @@ pub fn svd_scratch<T: ComplexField>(m: usize, n: usize, vectors: bool) -> StackR
     if k == 0 {
         return StackReq::EMPTY;
     }
-    let wants: &[(ComputeSvdVectors, ComputeSvdVectors)] = if vectors {
-        &[
-            (ComputeSvdVectors::Full, ComputeSvdVectors::Full),
-            (ComputeSvdVectors::Thin, ComputeSvdVectors::Thin),
-            (ComputeSvdVectors::Full, ComputeSvdVectors::No),
-            (ComputeSvdVectors::No, ComputeSvdVectors::Full),
-            (ComputeSvdVectors::Thin, ComputeSvdVectors::No),
-            (ComputeSvdVectors::No, ComputeSvdVectors::Thin),
-        ]
-    } else {
-        &[(ComputeSvdVectors::No, ComputeSvdVectors::No)]
-    };
-    let faer_reqs: Vec<StackReq> = wants
+    // Every pairing the call may ask for (each of U and V none, thin or full).
+    let kinds = [
+        ComputeSvdVectors::No,
+        ComputeSvdVectors::Thin,
+        ComputeSvdVectors::Full,
+    ];
+    let kinds = if vectors { &kinds[..] } else { &kinds[..1] };
+    let faer_reqs: Vec<StackReq> = kinds
         .iter()
-        .map(|&(wu, wv)| {
+        .flat_map(|&wu| kinds.iter().map(move |&wv| (wu, wv)))
+        .map(|(wu, wv)| {
             StackReq::all_of(&[
                 temp_mat_scratch::<T>(k, 1),
                 faer_svd_scratch::<T>(m, n, wu, wv, Par::Seq, Default::default()),
@@ -201,7 +197,8 @@ pub fn svd_scratch<T: ComplexField>(m: usize, n: usize, vectors: bool) -> StackR
 /// As [`svd`].
 ///
 /// # Panics
-/// As [`svd`], and when `stack` is smaller than [`svd_scratch`].
+/// As [`svd`], and when `stack` is smaller than [`svd_scratch`] of the shape (with `vectors`
+/// true when `u` or `v` is given).
 pub fn svd_with_scratch<T>(
     a: MatRef<'_, T>,
     s: &mut [<T as Rotate>::Real],

@@ -235,7 +235,8 @@ pub fn svd_scratch<T: ComplexField>(m: usize, n: usize, vectors: bool) -> StackR
 /// ```
 ///
 /// # Panics
-/// When `stack` is smaller than [`svd_scratch`].
+/// When `stack` is smaller than [`svd_scratch`] of the shape (with `vectors` true when `u`
+/// or `v` is given).
 pub fn svd_into_with_scratch<T: Field + Rotate>(
     a: MatRef<'_, T>,
     s: &mut [RealOf<T>],
