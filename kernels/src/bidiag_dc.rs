@@ -141,16 +141,9 @@ pub fn solve<R: Real>(
     let inv = R::ONE / scale;
     let d: Vec<R> = d.iter().map(|&x| x * inv).collect();
     let e: Vec<R> = e.iter().map(|&x| x * inv).collect();
-    if n <= LEAF {
-        leaf(&d, &e, s, u.as_mut(), v.as_mut())?;
-    } else if width <= 1 {
+    if n <= LEAF || width <= 1 {
         // Serial throughout, its products too: the call's gate said the executor does not pay.
-        let run = Run {
-            width: 1,
-            exec: &Seq,
-            gemm: split.gemm,
-        };
-        square(&d, &e, s, u.as_mut(), v.as_mut(), run, stack)?;
+        serially(&d, &e, s, u.as_mut(), v.as_mut(), stack)?;
     } else {
         let run = Run {
             width,
@@ -239,6 +232,26 @@ fn copy_col<R: Real>(x: MatMut<'_, R>, from: usize, to: usize) {
         let (mut a, b) = x.split_at_col_mut(from);
         a.as_mut().col_mut(to).copy_from(b.col(0));
     }
+}
+
+/// A square block below the top, on the calling thread: a leaf, or torn again.
+fn serially<R: Real>(
+    d: &[R],
+    e: &[R],
+    s: &mut [R],
+    u: MatMut<'_, R>,
+    v: MatMut<'_, R>,
+    stack: &mut MemStack,
+) -> Result<(), BidiagSvdError> {
+    if d.len() <= LEAF {
+        return leaf(d, e, s, u, v);
+    }
+    let seq = Run {
+        width: 1,
+        exec: &Seq,
+        gemm: GemmParams::default(),
+    };
+    square(d, e, s, u, v, seq, stack)
 }
 
 /// A leaf: the bidiagonal QR on identity factors.
@@ -332,15 +345,8 @@ fn blocks<R: Real, E: Executor + ?Sized>(
     let serial = |(d, e, s, u, v): Block<'_, '_, R>, wide_block: bool, stack: &mut MemStack| {
         if wide_block {
             wide(d, e, s, u, v, stack)
-        } else if d.len() <= LEAF {
-            leaf(d, e, s, u, v)
         } else {
-            let seq = Run {
-                width: 1,
-                exec: &Seq,
-                gemm: GemmParams::default(),
-            };
-            square(d, e, s, u, v, seq, stack)
+            serially(d, e, s, u, v, stack)
         }
     };
     if run.width <= 1 {
@@ -406,19 +412,14 @@ fn wide<R: Real>(
             e[i - 1] = c * e[i - 1];
         }
     }
-    {
-        let w = v.as_mut().submatrix_mut(0, 0, r, r);
-        if r <= LEAF {
-            leaf(&d, &e[..r - 1], s, u, w)?;
-        } else {
-            let seq = Run {
-                width: 1,
-                exec: &Seq,
-                gemm: GemmParams::default(),
-            };
-            square(&d, &e[..r - 1], s, u, w, seq, stack)?;
-        }
-    }
+    serially(
+        &d,
+        &e[..r - 1],
+        s,
+        u,
+        v.as_mut().submatrix_mut(0, 0, r, r),
+        stack,
+    )?;
     for j in 0..r {
         v[(r, j)] = R::ZERO;
         v[(j, r)] = R::ZERO;
