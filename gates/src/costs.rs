@@ -236,6 +236,49 @@ impl HostClass {
     }
 }
 
+/// The CPU's vendor. It picks the built-in split costs of the reduction step families
+/// ([`crate::builtin_split`]): those steps are bound by the memory system, and the two hosts
+/// measured split them very differently (`docs/gates.md`, "Built-in rows").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CpuVendor {
+    /// AMD (`AuthenticAMD`).
+    Amd,
+    /// Intel (`GenuineIntel`).
+    Intel,
+    /// Any other, or not x86-64.
+    Other,
+}
+
+impl CpuVendor {
+    /// The vendor of the machine this runs on, read once.
+    pub fn detect() -> CpuVendor {
+        static VENDOR: std::sync::OnceLock<CpuVendor> = std::sync::OnceLock::new();
+        *VENDOR.get_or_init(Self::read)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    fn read() -> CpuVendor {
+        // SAFETY: every x86-64 processor has `cpuid`, and leaf 0 exists on all of them. (The
+        // intrinsic is a safe function from Rust 1.87 on; the block keeps older compilers.)
+        #[allow(unused_unsafe)]
+        let r = unsafe { std::arch::x86_64::__cpuid(0) };
+        let mut id = [0u8; 12];
+        id[..4].copy_from_slice(&r.ebx.to_le_bytes());
+        id[4..8].copy_from_slice(&r.edx.to_le_bytes());
+        id[8..].copy_from_slice(&r.ecx.to_le_bytes());
+        match &id {
+            b"AuthenticAMD" => CpuVendor::Amd,
+            b"GenuineIntel" => CpuVendor::Intel,
+            _ => CpuVendor::Other,
+        }
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    fn read() -> CpuVendor {
+        CpuVendor::Other
+    }
+}
+
 // The built-in rows (10 us shares, back-to-back sections, overhead per section); their hosts
 // and dates are listed in `docs/gates.md`, "Built-in rows".
 //

@@ -44,7 +44,9 @@ mod rule;
 mod thresholds;
 pub mod trace;
 
-pub use costs::{CostsError, DispatchCosts, DispatchKind, HostClass, WidthCosts, MAX_ANCHORS};
+pub use costs::{
+    CostsError, CpuVendor, DispatchCosts, DispatchKind, HostClass, WidthCosts, MAX_ANCHORS,
+};
 pub use model::{builtin_rate, builtin_split, Model, SplitCost, Splits};
 pub use profile::{Fingerprint, HostProfile, ProfileError};
 pub use rate::{Family, Rate, RateCurve, Scalar, ScalarKind, FAMILIES, MAX_RATE_ANCHORS};

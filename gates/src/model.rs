@@ -3,7 +3,7 @@
 
 use std::sync::OnceLock;
 
-use crate::costs::{DispatchCosts, HostClass};
+use crate::costs::{CpuVendor, DispatchCosts, HostClass};
 use crate::rate::{Family, Rate, RateCurve, ScalarKind, FAMILIES};
 use crate::thresholds::{ParThreshold, Source, Thresholds};
 
@@ -77,12 +77,13 @@ pub struct Model {
 }
 
 impl Model {
-    /// The built-in model of a host class: its cost rows, its rates and split costs.
+    /// The built-in model of a host class: its cost rows, its rates and split costs (those of
+    /// the reduction steps for this machine's CPU vendor, [`builtin_split`]).
     pub fn for_class(class: HostClass) -> Model {
         Model {
             costs: DispatchCosts::for_class(class),
             rates: Family::ALL.map(|f| builtin_rate(f, class)),
-            splits: Family::ALL.map(builtin_split),
+            splits: Family::ALL.map(|f| builtin_split(f, CpuVendor::detect())),
             thresholds: Thresholds::new(),
         }
     }
@@ -259,26 +260,32 @@ fn apple_rate(family: Family) -> Rate {
     }
 }
 
-/// The built-in split costs of `family`: fitted by `teamalg calibrate` on the EPYC host of
-/// [`builtin_rate`] (each value the median of five calibrations); free for families no kernel
-/// gates yet (QR's is fitted once its kernel exists), except the tridiagonalization's and the
-/// bidiagonalization's, fitted on the Intel Xeon development host from their benchmark rows. Used on every host class: no other
-/// host has been fitted.
-pub fn builtin_split(family: Family) -> Splits {
+/// The built-in split costs of `family` on a CPU of `vendor`: fitted by `teamalg calibrate`
+/// on the EPYC host of [`builtin_rate`] (each value the median of five calibrations); free for
+/// families no kernel gates yet (QR's is fitted once its kernel exists), except the
+/// tridiagonalization's and the bidiagonalization's, fitted by hand to their benchmark rows.
+/// Those two reduction steps are bound by the memory system and split very differently on the
+/// two hosts measured, so they follow the vendor: AMD takes the EPYC fit, where two wide pays
+/// from order 128 to 256; every other CPU takes the fit from an Intel Xeon host, where it pays
+/// only from 512 to 1024 (the serial side for hosts not measured). The other families' costs
+/// are used on every host: no other host has been fitted.
+pub fn builtin_split(family: Family, vendor: CpuVendor) -> Splits {
     let s = |overhead_ns, efficiency| SplitCost {
         overhead_ns,
         efficiency,
     };
     let f = |real: SplitCost, cplx: SplitCost| Splits { real, cplx };
+    let amd = vendor == CpuVendor::Amd;
     match family {
         Family::Gemm => f(s(195.0, 0.949), s(135.0, 0.982)),
         Family::TriangularSolve => f(s(560.0, 0.945), s(1090.0, 0.970)),
         Family::LuPartial => f(s(5832.0, 0.945), s(12450.0, 0.869)),
         Family::Cholesky => f(s(1654.0, 0.847), s(7196.0, 0.836)),
-        // Fitted by hand to the tridiagonalization's benchmark rows (orders 512 and 1024) on
-        // the 2-vCPU Intel Xeon host, not by `calibrate` (docs/gates.md).
+        // Fitted by hand to the reductions' benchmark rows (orders 256 to 1024, every step
+        // forced parallel) against the estimates of their built-in rates (docs/gates.md).
+        Family::TridiagStep if amd => f(s(850.0, 0.93), s(2300.0, 1.0)),
+        Family::BidiagStep if amd => f(s(2000.0, 1.0), s(1450.0, 1.0)),
         Family::TridiagStep => f(s(4400.0, 0.77), s(3600.0, 0.81)),
-        // Fitted the same way to the bidiagonalization's rows (orders 512 and 1024).
         Family::BidiagStep => f(s(10800.0, 0.61), s(6400.0, 0.625)),
         _ => Splits::FREE,
     }

@@ -22,7 +22,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::costs::{DispatchCosts, DispatchKind, HostClass, WidthCosts};
+use crate::costs::{CpuVendor, DispatchCosts, DispatchKind, HostClass, WidthCosts};
 use crate::model::{builtin_rate, builtin_split, Model, SplitCost, Splits};
 use crate::rate::{Family, Rate, RateCurve};
 
@@ -153,7 +153,7 @@ impl HostProfile {
         self.splits
             .iter()
             .find(|(f, _)| *f == family)
-            .map_or_else(|| builtin_split(family), |(_, s)| *s)
+            .map_or_else(|| builtin_split(family, CpuVendor::detect()), |(_, s)| *s)
     }
 
     /// The model the gates use with this profile: its costs, its rates and split costs where

@@ -1,8 +1,9 @@
 //! Host profiles: round trip, malformed and foreign files.
 
 use teamalg_gates::{
-    builtin_rate, builtin_split, DispatchCosts, DispatchKind, Family, Fingerprint, HostClass,
-    HostProfile, ParThreshold, ProfileError, Rate, RateCurve, SplitCost, Splits, WidthCosts,
+    builtin_rate, builtin_split, CpuVendor, DispatchCosts, DispatchKind, Family, Fingerprint,
+    HostClass, HostProfile, ParThreshold, ProfileError, Rate, RateCurve, SplitCost, Splits,
+    WidthCosts,
 };
 
 fn sample() -> HostProfile {
@@ -77,7 +78,10 @@ fn a_profile_round_trips() {
     assert_eq!(back.rate(Family::Cholesky).at(1e9).cplx_single, 0.18);
     assert_eq!(back.rate(Family::Cholesky).at(1.0).real, 0.2);
     assert_eq!(back.split(Family::LuPartial).real.overhead_ns, 6200.0);
-    assert_eq!(back.split(Family::Gemm), builtin_split(Family::Gemm));
+    assert_eq!(
+        back.split(Family::Gemm),
+        builtin_split(Family::Gemm, CpuVendor::detect())
+    );
     // Its model: measured where measured, built in elsewhere, no thresholds.
     let m = back.model();
     assert_eq!(m.curve(Family::Cholesky), back.rate(Family::Cholesky));

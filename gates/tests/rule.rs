@@ -5,8 +5,9 @@ use std::time::Duration;
 
 use num_complex::{Complex32, Complex64};
 use teamalg_gates::{
-    builtin_rate, choose, pays_at, width_for_by, CostsError, DispatchCosts, DispatchKind, Family,
-    HostClass, Model, ParThreshold, Source, SplitCost, Thresholds, Verdict, WidthCosts, PAYS,
+    builtin_rate, builtin_split, choose, pays_at, width_for_by, CostsError, CpuVendor,
+    DispatchCosts, DispatchKind, Family, HostClass, Model, ParThreshold, Source, SplitCost,
+    Thresholds, Verdict, WidthCosts, PAYS,
 };
 
 fn us(x: f64) -> Duration {
@@ -292,4 +293,49 @@ fn model_thresholds_layer() {
         assert_eq!(Family::from_name(f.name()), Some(f));
         assert_eq!(Family::ALL[f.index()], f);
     }
+}
+
+/// The reductions' built-in splits follow the CPU vendor: on the AMD (EPYC) fit the
+/// bidiagonalization of order 512 goes two wide (it measured 0.61x serial there) and that of
+/// 128 stays serial; on the other (Intel Xeon) fit 512 stays serial (1.3x there) and 1024 goes
+/// two wide. Estimates are the built-in rate times the call's units, sections `2 n`.
+#[test]
+fn reduction_splits_follow_the_vendor() {
+    let class = HostClass::X86_64Avx512;
+    let costs = DispatchCosts::for_class(class);
+    let two = NonZeroUsize::new(2).unwrap();
+    let width = |vendor: CpuVendor, n: usize| {
+        let units: f64 = (0..n).map(|s| ((n - s - 1) * (n - s - 1)) as f64).sum();
+        let rate = builtin_rate(Family::BidiagStep, class).at(units).real;
+        let estimate = Duration::from_nanos((units * rate) as u64);
+        let split = builtin_split(Family::BidiagStep, vendor).real;
+        choose(estimate, 2 * n, two, split, |k| {
+            costs.cost(DispatchKind::Team, k.get())
+        })
+        .0
+        .get()
+    };
+    assert_eq!(width(CpuVendor::Amd, 128), 1);
+    assert_eq!(width(CpuVendor::Amd, 512), 2);
+    assert_eq!(width(CpuVendor::Intel, 512), 1);
+    assert_eq!(width(CpuVendor::Intel, 1024), 2);
+    assert_eq!(width(CpuVendor::Other, 512), 1);
+}
+
+/// The vendor read by `cpuid` is the one Linux reports.
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+#[test]
+fn vendor_matches_the_kernel() {
+    let info = std::fs::read_to_string("/proc/cpuinfo").expect("cpuinfo");
+    let id = info
+        .lines()
+        .find_map(|l| l.strip_prefix("vendor_id"))
+        .map(|v| v.trim_start_matches([' ', '\t', ':']).trim())
+        .expect("vendor_id");
+    let want = match id {
+        "AuthenticAMD" => CpuVendor::Amd,
+        "GenuineIntel" => CpuVendor::Intel,
+        _ => CpuVendor::Other,
+    };
+    assert_eq!(CpuVendor::detect(), want, "vendor_id {id}");
 }

@@ -64,7 +64,7 @@ const DEFAULT_PROFILE: &str = "teamalg-profile.toml";
 /// `teamalg calibrate`: measures, shows what it kept beside the class rows, writes the profile.
 fn calibrate(out: &std::path::Path, quiet: bool, verbose: bool) {
     use std::io::Write;
-    use teamalg::gates::{builtin_rate, builtin_split, DispatchCosts, HostClass};
+    use teamalg::gates::{builtin_rate, builtin_split, CpuVendor, DispatchCosts, HostClass};
     use teamalg_tools::calibrate::Measure;
 
     let class = HostClass::detect();
@@ -152,7 +152,7 @@ fn calibrate(out: &std::path::Path, quiet: bool, verbose: bool) {
         );
     }
     for f in &cal.fits {
-        let b = builtin_split(f.family);
+        let b = builtin_split(f.family, CpuVendor::detect());
         let b = if f.complex { b.cplx } else { b.real };
         println!(
             "{:<17} {:<8} {:>14.2} {:>11.3} {:>11.0}% {:>20}",
