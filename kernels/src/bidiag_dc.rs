@@ -426,12 +426,17 @@ fn wide<R: Real>(
     }
     v[(r, r)] = R::ONE;
     // V = G_1 G_2 ... G_r diag(W, 1): the last rotation acts first.
-    for &(i, c, s) in rots.iter().rev() {
-        for j in 0..=r {
-            let (x, y) = (v[(i, j)], v[(r, j)]);
-            v[(i, j)] = c * x - s * y;
-            v[(r, j)] = s * x + c * y;
+    // Each rotation mixes its own row with row r, so a column is worked down once with row
+    // r's entry in a register (row by row, every entry is a cache line of its own).
+    for j in 0..=r {
+        let mut col = v.as_mut().col_mut(j);
+        let mut y = col[r];
+        for &(i, c, s) in rots.iter().rev() {
+            let x = col[i];
+            col[i] = c * x - s * y;
+            y = s * x + c * y;
         }
+        col[r] = y;
     }
     Ok(())
 }
