@@ -10,6 +10,7 @@ use num_complex::Complex;
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
 use crate::claims::Claims;
+use crate::dqds;
 use crate::gate::{self, Region, Scope};
 use crate::par::Executor;
 use crate::tiles::Tiles;
@@ -566,6 +567,17 @@ pub fn bidiag_svd<T: Rotate>(
     };
     for x in d.iter_mut().chain(e.iter_mut()) {
         *x = times_pow2(*x, k);
+    }
+    // Values only: dqds, unless it declines (then the QR below).
+    if rec.u.is_none() && rec.v.is_none() {
+        let mut values = vec![T::Real::ZERO; n];
+        if dqds::singular_values(d, e, &mut values) {
+            for (x, y) in d.iter_mut().zip(values) {
+                *x = times_pow2(y, -k);
+            }
+            e.fill(T::Real::ZERO);
+            return Ok(());
+        }
     }
     let result = iterate(d, e, &mut rec);
     rec.flush(true);

@@ -17,6 +17,7 @@ pub mod bidiag_dc;
 pub mod bidiag_svd;
 pub mod cholesky;
 mod claims;
+mod dqds;
 pub mod evd;
 pub mod fused;
 pub mod gate;
