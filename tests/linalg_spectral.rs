@@ -390,6 +390,22 @@ fn options_reach_every_region() {
         assert!((x - y).abs() <= 1e-11, "{x} against {y}");
     }
     assert!((forced.reconstruct() - &b).norm_max() <= 1e-11);
+    // Values only from 128 are the own path too (dqds after the bidiagonalization), below it
+    // faer's: the bidiagonalization asks the gate only from 128, with the options' threshold.
+    let mut values = vec![0.0; 150];
+    let (r, why) = trace::collect(|| {
+        linalg::svd_into(b.as_ref(), &mut values, None, None, &team, &forced_svd)
+    });
+    r.unwrap();
+    assert!(why.iter().any(|d| d.site == "bidiag" && d.width == 2));
+    for (x, y) in values.iter().zip(serial.s()) {
+        assert!((x - y).abs() <= 1e-11, "{x} against {y}");
+    }
+    let mut small = vec![0.0; 120];
+    let (r, why) =
+        trace::collect(|| linalg::svd_into(a.as_ref(), &mut small, None, None, &team, &forced_svd));
+    r.unwrap();
+    assert!(why.is_empty());
     let never = never
         .threshold(Family::TridiagStep, ParThreshold::Never)
         .threshold(Family::TridiagEvdDc, ParThreshold::Never);

@@ -2,8 +2,8 @@
 //! bidiagonalization on the executor ([`crate::bidiag`]), the bidiagonal made real by unit
 //! phases, then with vectors the bidiagonal divide and conquer ([`crate::bidiag_dc`], its top
 //! tear on the executor) and the Householder factors applied to its vectors in column chunks
-//! on the executor ([`crate::qr::apply_q_in_place`]); for values only (and small orders)
-//! teamalg's bidiagonal QR ([`crate::bidiag_svd`]). A wide matrix is handled through its
+//! on the executor ([`crate::qr::apply_q_in_place`]); for values only dqds, and for small
+//! orders with vectors the bidiagonal QR ([`crate::bidiag_svd`]). A wide matrix is handled through its
 //! adjoint. [`SvdPath::Auto`], the default, runs that path where it measured faster than
 //! faer's serial SVD and faer's serial SVD elsewhere. Design record: `docs/svd.md`.
 
@@ -29,11 +29,11 @@ use crate::qr::apply_q_in_place;
 /// Which SVD runs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum SvdPath {
-    /// teamalg's own path with vectors on a near-square matrix (the longer side at most
-    /// 1.5 times the shorter) of order at least [`AUTO_MIN_ORDER`]; faer's serial
-    /// SVD otherwise. On the development host the own path measured 1.1 to 1.3x faster than
-    /// faer's serial SVD with vectors at orders 128 and 256 and 1.4 to 1.56x at 512 and 1024,
-    /// up to 1.3x slower at 64, and for values only at faer's speed at best
+    /// teamalg's own path on a near-square matrix (the longer side at most 1.5 times the
+    /// shorter) of order at least [`AUTO_MIN_ORDER`], with or without vectors; faer's serial
+    /// SVD otherwise. On the 2-vCPU EPYC host the own path measured 1.0 to 1.3x faster than
+    /// faer's serial SVD with vectors at orders 128 and 256 and 1.5 to 1.6x at 512 and 1024,
+    /// 1.25 to 1.6x for values only from 128, and up to 1.5x slower at 64
     /// (`docs/perf/kernels.md`); a call must never be slower than serial.
     #[default]
     Auto,
@@ -43,10 +43,10 @@ pub enum SvdPath {
     Own,
 }
 
-/// The smallest order [`SvdPath::Auto`] runs teamalg's own path at (with vectors).
+/// The smallest order [`SvdPath::Auto`] runs teamalg's own path at.
 pub const AUTO_MIN_ORDER: usize = 128;
 
-/// Whether [`SvdPath::Auto`] runs teamalg's own path on an `m x n` matrix with vectors: near
+/// Whether [`SvdPath::Auto`] runs teamalg's own path on an `m x n` matrix: near
 /// square (the own path has no QR step first, which faer's takes for tall matrices; on the
 /// development host the own path measured 0.72 of faer's time at 768 x 512, 0.94 at
 /// 1024 x 512 and 1.15 at 2048 x 512) and of order at least [`AUTO_MIN_ORDER`].
@@ -243,7 +243,7 @@ where
     let own = match params.path {
         SvdPath::Own => true,
         SvdPath::Faer => false,
-        SvdPath::Auto => (u.is_some() || v.is_some()) && auto_runs_own(m, n),
+        SvdPath::Auto => auto_runs_own(m, n),
     };
     if !own {
         return faer_serial(a, s, u, v, stack);

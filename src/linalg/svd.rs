@@ -30,11 +30,11 @@ pub enum SvdVectors {
 
 /// The SVD `A = U diag(s) V^H` of an `m x n` matrix: the singular values non-increasing and
 /// non-negative, `U` and `V` with orthonormal columns, thin (`m x k` and `n x k`, `k =
-/// min(m, n)`) or full. With vectors, from order 128 on shapes at most 1.5 times longer than
-/// wide, this is teamalg's own path (`teamalg::kernels::svd`: the bidiagonalization, the
-/// bidiagonal divide and conquer and the back-transformations on the executor); otherwise,
-/// and for the values alone, faer's serial SVD behind the facade's checks, which measured
-/// faster there (`docs/svd.md`): a call must not be slower than serial.
+/// min(m, n)`) or full. From order 128 on shapes at most 1.5 times longer than wide, this is
+/// teamalg's own path (`teamalg::kernels::svd`: the bidiagonalization on the executor, then
+/// with vectors the bidiagonal divide and conquer and the back-transformations on the
+/// executor, for values alone dqds); otherwise faer's serial SVD behind the facade's checks,
+/// which measured faster there (`docs/svd.md`): a call must not be slower than serial.
 ///
 /// ```
 /// use faer::Mat;
@@ -280,7 +280,7 @@ fn run<T: Field + Rotate>(
     stack: &mut MemStack,
 ) -> Result<(), LinalgError> {
     // The kernel's default path: teamalg's own where it measured faster than faer's serial SVD
-    // (with vectors, near-square, from order 128), faer's serial SVD elsewhere; the thresholds
+    // (near-square, from order 128), faer's serial SVD elsewhere; the thresholds
     // reach the own path's regions when it runs.
     let params = SvdParams {
         path: SvdPath::Auto,
