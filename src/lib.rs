@@ -11,10 +11,10 @@
 //! - [`linalg`], the facade: faer-like calls that take the executor last, check their input
 //!   and decide per region, with the cost model of [`gates`], whether going parallel pays.
 //!
-//! The SVD ([`linalg::Svd`]) with vectors runs teamalg's own path ([`kernels::svd`]: its
-//! bidiagonal divide and conquer and back-transformations on the team) from order 128 on
-//! near-square shapes, and faer's serial SVD where that measured faster (values only, small
-//! or elongated shapes); the self-adjoint EVD
+//! The SVD ([`linalg::Svd`]) runs teamalg's own path ([`kernels::svd`]: its
+//! bidiagonalization on the team, then with vectors its bidiagonal divide and conquer and
+//! back-transformations on the team, for values only dqds) from order 128 on near-square
+//! shapes, and faer's serial SVD where that measured faster (small or elongated shapes); the self-adjoint EVD
 //! ([`linalg::SelfAdjointEigen`]) runs its tridiagonalization, its tridiagonal solver (split
 //! once, with vectors) and its back-transformation on the team (`docs/svd.md`).
 //!
