@@ -5,6 +5,8 @@
 //! `A conj(v)`. faer's layout in and out, so the SVD's back-transformations take the result as
 //! they take faer's own. Design record: `docs/svd.md` ("The parallel bidiagonalization").
 
+use std::time::{Duration, Instant};
+
 use faer::linalg::householder::make_householder_in_place;
 use faer::linalg::matmul::matmul;
 use faer::linalg::svd::bidiag::{
@@ -21,6 +23,7 @@ use crate::par::{Executor, Part};
 use crate::sections::{self, Busy};
 use crate::tiles::Tiles;
 use crate::tridiag::block_factors;
+use crate::watch::Watch;
 
 /// The most row bands of a step's passes: enough to balance sixteen participants.
 const MAX_BANDS: usize = 16;
@@ -91,10 +94,12 @@ pub fn bidiag_in_place<T>(
         return;
     }
     exec.warm(w);
-    reduce(a, hl, hr, exec, w, threshold);
+    reduce(a, hl, hr, exec, w, threshold, &Watch::default());
 }
 
-/// teamalg's reduction, at most `w` participants per pass: faer's steps, in its order.
+/// teamalg's reduction, at most `w` participants per pass: faer's steps, in its order; `watch`
+/// may take the sections to the caller (`docs/svd.md`, "The watch").
+#[allow(clippy::too_many_arguments)]
 fn reduce<T>(
     mut a: MatMut<'_, T>,
     mut hl: MatMut<'_, T>,
@@ -102,6 +107,7 @@ fn reduce<T>(
     exec: &(impl Executor + ?Sized),
     w: usize,
     threshold: Option<ParThreshold>,
+    watch: &Watch,
 ) where
     T: ComplexField + Scalar + Fused,
 {
@@ -159,6 +165,7 @@ fn reduce<T>(
             exec,
             w,
             threshold,
+            watch,
         );
         for j in k + 1..n {
             let yj = mul_real(&add(&y[(j, 0)], &r[j]), &tl_inv);
@@ -176,7 +183,7 @@ fn reduce<T>(
             *x = conj(&r[j]);
         }
         // z = A22 conj(row).
-        product_pass(a.as_ref(), &mut z, &row, k, exec, w, threshold);
+        product_pass(a.as_ref(), &mut z, &row, k, exec, w, threshold, watch);
         if k + 1 == size {
             for j in k + 1..n {
                 a[(k, j)] = r[j];
@@ -293,6 +300,7 @@ fn update_pass<T>(
     exec: &(impl Executor + ?Sized),
     w: usize,
     threshold: Option<ParThreshold>,
+    watch: &Watch,
 ) where
     T: ComplexField + Scalar + Fused,
 {
@@ -348,7 +356,7 @@ fn update_pass<T>(
             out: pt.as_slice_mut(),
         });
     };
-    run(exec, "bidiag/update", k, &bands, &band);
+    run(exec, "bidiag/update", k, &bands, &band, watch);
     let mut yc = y.as_mut().col_mut(0).subrows_mut(k + 1, nn);
     yc.copy_from(parts.as_ref().col(0).subrows(0, nn));
     for b in 1..bands.count {
@@ -370,6 +378,7 @@ fn product_pass<T>(
     exec: &(impl Executor + ?Sized),
     w: usize,
     threshold: Option<ParThreshold>,
+    watch: &Watch,
 ) where
     T: ComplexField + Scalar + Fused,
 {
@@ -399,21 +408,89 @@ fn product_pass<T>(
             Par::Seq,
         );
     };
-    run(exec, "bidiag/product", k, &bands, &band);
+    run(exec, "bidiag/product", k, &bands, &band, watch);
 }
 
-/// Runs `band` over `bands`, one participant each (on the caller when there is one band).
+/// Runs `band` over `bands`, one participant each: on the caller, band after band, when
+/// there is one band or the call's watch has taken its sections to the caller (the same
+/// bands, so the same bits).
 fn run(
     exec: &(impl Executor + ?Sized),
     site: &'static str,
     k: usize,
     bands: &Bands,
     band: &(dyn Fn(usize) + Sync),
+    watch: &Watch,
 ) {
     let busy = Busy::default();
     let body = |part: Part<'_>| {
         let (i, w, count) = (part.index(), part.width(), bands.count);
         busy.time(i, || (i * count / w..(i + 1) * count / w).for_each(band));
     };
+    if bands.count <= 1 || !watch.parallel() {
+        return sections::run(exec, site, k, 1, &busy, &body);
+    }
+    let start = Instant::now();
     sections::run(exec, site, k, bands.count, &busy, &body);
+    let wall = start.elapsed();
+    // The lead worked band 0; at that pace it would have done every row alone in `alone`.
+    let (lo, hi) = bands.rows(0);
+    let rows = bands.starts[bands.count];
+    let alone = busy.times().0.as_nanos() as f64 * rows as f64 / (hi - lo).max(1) as f64;
+    watch.record(wall, Duration::from_nanos(alone as u64));
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use faer::Mat;
+
+    use super::*;
+
+    /// Two participants on scoped threads, one per section.
+    struct Two;
+
+    impl Executor for Two {
+        fn width(&self) -> usize {
+            2
+        }
+        fn dispatch_cost(&self, _: usize) -> Duration {
+            Duration::from_nanos(1)
+        }
+        fn run(&self, width: usize, f: &(dyn Fn(Part<'_>) + Sync)) {
+            std::thread::scope(|s| {
+                for i in 1..width {
+                    s.spawn(move || f(Part::new(i, width, None)));
+                }
+                f(Part::new(0, width, None));
+            });
+        }
+        fn has_barrier(&self) -> bool {
+            false
+        }
+    }
+
+    fn reduced(watch: &Watch) -> (Mat<f64>, Mat<f64>, Mat<f64>) {
+        let (m, n) = (230, 200);
+        // Full rank (a splitmix hash): past a zero column the reflectors follow rounding.
+        let mut a = Mat::from_fn(m, n, |i, j| {
+            let z = ((i * n + j) as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            let z = (z ^ (z >> 31)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            (z >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        });
+        let bs = 8;
+        let mut hl = Mat::zeros(bs, n);
+        let mut hr = Mat::zeros(bs, n - 1);
+        let fixed = Some(ParThreshold::Fixed(0));
+        reduce(a.as_mut(), hl.as_mut(), hr.as_mut(), &Two, 2, fixed, watch);
+        (a, hl, hr)
+    }
+
+    /// Sections the watch takes to the caller work the same bands: the same bits.
+    #[test]
+    fn the_caller_works_the_same_bands() {
+        let (parallel, off) = (reduced(&Watch::steady()), reduced(&Watch::off()));
+        assert!(parallel == off);
+    }
 }

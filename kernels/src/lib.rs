@@ -34,3 +34,4 @@ mod tiles;
 pub mod triangular;
 pub mod tridiag;
 mod tridiag_dc;
+mod watch;

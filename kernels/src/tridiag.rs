@@ -5,6 +5,8 @@
 //! [`crate::qr::apply_q_in_place`] take the result as they take faer's own. Design record:
 //! `docs/svd.md` ("The parallel tridiagonalization").
 
+use std::time::{Duration, Instant};
+
 use faer::linalg::evd::tridiag::{
     tridiag_in_place as faer_tridiag, tridiag_in_place_scratch as faer_tridiag_scratch,
 };
@@ -22,6 +24,7 @@ use crate::gate::{self, Region, Scope};
 use crate::par::{Executor, Part};
 use crate::sections::{self, Busy};
 use crate::tiles::Tiles;
+use crate::watch::Watch;
 
 /// The most bands of a step's pass: enough to balance sixteen participants.
 const MAX_BANDS: usize = 16;
@@ -88,7 +91,7 @@ pub fn tridiag_in_place<T>(
         return;
     }
     exec.warm(w);
-    reduce(a, h, exec, w, threshold);
+    reduce(a, h, exec, w, threshold, &Watch::default());
 }
 
 /// The per-step vectors: this step's Householder vector and update, the previous step's, the
@@ -102,13 +105,15 @@ struct Vectors<T> {
     z: Mat<T>,
 }
 
-/// teamalg's reduction, at most `w` participants per step.
+/// teamalg's reduction, at most `w` participants per step; `watch` may take the steps to the
+/// caller (`docs/svd.md`, "The watch").
 fn reduce<T>(
     mut a: MatMut<'_, T>,
     mut h: MatMut<'_, T>,
     exec: &(impl Executor + ?Sized),
     w: usize,
     threshold: Option<ParThreshold>,
+    watch: &Watch,
 ) where
     T: ComplexField + Scalar + Fused,
 {
@@ -149,7 +154,7 @@ fn reduce<T>(
         x.v[k + 1] = one();
         x.v[k + 2..].copy_from_slice(&column(a.as_mut(), k)[k + 2..]);
         let bands = Bands::new(n - k - 1);
-        step(a.as_mut(), &mut x, k, &bands, exec, w, threshold);
+        step(a.as_mut(), &mut x, k, &bands, exec, w, threshold, watch);
         // p = B v / tau, summing the bands' partial products in band order; then
         // y = p - (v^H p / (2 tau)) v.
         let y = &mut x.y[k + 1..];
@@ -205,7 +210,9 @@ impl Bands {
 }
 
 /// One step's fused pass over the trailing matrix `B = A[k+1.., k+1..]`, its bands on the
-/// executor when the gate says the step pays, else on the caller.
+/// executor when the gate says the step pays and the call's watch still lets it, else on
+/// the caller (the same bands, so the same bits).
+#[allow(clippy::too_many_arguments)]
 fn step<T>(
     a: MatMut<'_, T>,
     x: &mut Vectors<T>,
@@ -214,6 +221,7 @@ fn step<T>(
     exec: &(impl Executor + ?Sized),
     w: usize,
     threshold: Option<ParThreshold>,
+    watch: &Watch,
 ) where
     T: ComplexField + Scalar + Fused,
 {
@@ -259,16 +267,27 @@ fn step<T>(
             upper: ub.as_slice_mut(),
         });
     };
-    if w <= 1 {
-        (0..bands.count).for_each(band);
-        return;
-    }
     let busy = Busy::default();
     let body = |part: Part<'_>| {
         let (i, w, count) = (part.index(), part.width(), bands.count);
         busy.time(i, || (i * count / w..(i + 1) * count / w).for_each(&band));
     };
+    if w <= 1 || !watch.parallel() {
+        return sections::run(exec, "tridiag", k, 1, &busy, &body);
+    }
+    let start = Instant::now();
     sections::run(exec, "tridiag", k, w, &busy, &body);
+    let wall = start.elapsed();
+    // The lead worked the first bands; at that pace it would have done all of them in
+    // `alone`. Band `bi` holds columns c0..c1 of the lower triangle, rows c0..m.
+    let work = |bi: usize| {
+        let (c0, c1) = (bands.starts[bi], bands.starts[bi + 1].max(bands.starts[bi]));
+        (c1 - c0) as f64 * (m as f64 - (c0 + c1) as f64 / 2.0)
+    };
+    let lead: f64 = (0..bands.count / w).map(work).sum();
+    let all: f64 = (0..bands.count).map(work).sum();
+    let alone = busy.times().0.as_nanos() as f64 * all / lead.max(1.0);
+    watch.record(wall, Duration::from_nanos(alone as u64));
 }
 
 /// faer's block factors of the Householder vectors in the unit lower trapezoid of `basis`
