@@ -3,7 +3,7 @@
 //! ```text
 //! cargo bench --bench kernels -- [--sizes 32,64,...] [--width W] [--kernels gemm,lu,cholesky,qr,svd,evd,tridiag,bidiag]
 //!     [--settled] [--inside-rayon] [--audit] [--finite-check] [--sections] [--csv FILE]
-//!     [--block N] [--wide N] [--svd-auto]
+//!     [--block N] [--wide N] [--svd-auto] [--aspect X]
 //! ```
 //!
 //! `--block N` and `--wide N` force LU's and Cholesky's panel width and wide panel width (the
@@ -50,7 +50,8 @@
 //! (`n x n`, QR with faer's block size in both arms); the factorizations' sizes start at 64. `--kernels sparse` (not in the default list): the 2D Laplacian of
 //! an `n x n` grid (sizes from 64 on) times 64 dense columns; `--kernels sparse_sparse`: a random
 //! `n x n` matrix with 10 entries per column times itself. `--kernels svd` (teamalg's own SVD
-//! path, `SvdPath::Own`, in scratch it holds; `--svd-auto`: the default path; thin vectors, values only, c64) and `--kernels evd` (the self-adjoint
+//! path, `SvdPath::Own`, in scratch it holds; `--svd-auto`: the default path; `--aspect X`:
+//! `round(X n) x n` matrices; thin vectors, values only, c64) and `--kernels evd` (the self-adjoint
 //! EVD, vectors, values only, c64), `--kernels tridiag` (its tridiagonalization alone, f64
 //! and c64) and `--kernels bidiag` (the SVD's bidiagonalization alone, f64 and c64), sizes from 64 on, in scratch each arm holds. The
 //! factorizations work in place: each call gets its input back first, outside the timed part.
@@ -293,22 +294,23 @@ struct Svd<T: Rotate> {
 
 impl<T: ComplexField + Rotate> Svd<T> {
     fn new(a: Mat<T>, vectors: bool, width: usize) -> Self {
-        let n = a.nrows();
+        let (m, n) = (a.nrows(), a.ncols());
+        let k = m.min(n);
         let want = if vectors {
             ComputeSvdVectors::Thin
         } else {
             ComputeSvdVectors::No
         };
-        let req = faer_svd_scratch::<T>(n, n, want, want, Par::rayon(width), Default::default());
+        let req = faer_svd_scratch::<T>(m, n, want, want, Par::rayon(width), Default::default());
         Svd {
-            s: Mat::zeros(n, 1),
-            sr: vec![<<T as Rotate>::Real as RealNumber>::ZERO; n],
-            u: Mat::zeros(n, n),
-            v: Mat::zeros(n, n),
+            s: Mat::zeros(k, 1),
+            sr: vec![<<T as Rotate>::Real as RealNumber>::ZERO; k],
+            u: Mat::zeros(m, k),
+            v: Mat::zeros(n, k),
             a,
             vectors,
             buf: faer::dyn_stack::MemBuffer::new(req),
-            ours: faer::dyn_stack::MemBuffer::new(svd::svd_scratch::<T>(n, n, vectors)),
+            ours: faer::dyn_stack::MemBuffer::new(svd::svd_scratch::<T>(m, n, vectors)),
         }
     }
 }
@@ -619,6 +621,18 @@ static WIDE: AtomicUsize = AtomicUsize::new(0);
 /// `--svd-auto`: the SVD rows run the default path (`SvdPath::Auto`: teamalg's own path where
 /// it measured faster, faer's serial SVD elsewhere) instead of the own path at every size.
 static SVD_AUTO: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// `--aspect X`: the SVD rows factor `round(X n) x n` matrices (tall) instead of square ones,
+/// stored as the bits of an `f64`.
+static ASPECT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// The rows of an SVD row's matrix of `n` columns (`--aspect`).
+fn svd_rows(n: usize) -> usize {
+    match f64::from_bits(ASPECT.load(Relaxed)) {
+        x if x > 0.0 => (x * n as f64).round() as usize,
+        _ => n,
+    }
+}
 
 static CSV: std::sync::OnceLock<std::sync::Mutex<Csv>> = std::sync::OnceLock::new();
 
@@ -991,6 +1005,15 @@ fn main() {
             "--block" => BLOCK.store(args.next().expect("--block N").parse().unwrap(), Relaxed),
             "--wide" => WIDE.store(args.next().expect("--wide N").parse().unwrap(), Relaxed),
             "--svd-auto" => SVD_AUTO.store(true, Relaxed),
+            "--aspect" => {
+                let x: f64 = args
+                    .next()
+                    .expect("--aspect X")
+                    .parse()
+                    .expect("--aspect X");
+                assert!(x >= 1.0, "--aspect X: X >= 1 (tall)");
+                ASPECT.store(x.to_bits(), Relaxed);
+            }
             "--csv" => {
                 let path = args.next().expect("--csv FILE");
                 let header = "kernel,scalar,n,width,arm,median_us,p90_us,max_us,ratio_to_serial";
@@ -1117,11 +1140,11 @@ fn main() {
             "svd" => {
                 for (name, vectors) in [("svd f64", true), ("svd values f64", false)] {
                     rows(name, &factor_sizes, w, settled, |n| {
-                        Box::new(Svd::new(Mat::from_fn(n, n, re), vectors, w))
+                        Box::new(Svd::new(Mat::from_fn(svd_rows(n), n, re), vectors, w))
                     });
                 }
                 rows("svd c64", &factor_sizes, w, settled, |n| {
-                    Box::new(Svd::new(Mat::from_fn(n, n, cx), true, w))
+                    Box::new(Svd::new(Mat::from_fn(svd_rows(n), n, cx), true, w))
                 });
             }
             "evd" => {

@@ -24,7 +24,7 @@ use crate::bidiag_svd::{bidiag_svd, BidiagSvdError, BidiagSvdParams, Real, Rotat
 use crate::gate::{self, Region, Scope};
 use crate::gemm::GemmParams;
 use crate::par::Executor;
-use crate::qr::apply_q_in_place;
+use crate::qr::{self, apply_q_in_place, QrParams};
 
 /// Which SVD runs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -42,6 +42,10 @@ pub enum SvdPath {
     /// teamalg's own path, whatever the shape.
     Own,
 }
+
+/// Longer than this times wide, the own path takes a QR step first ([`qr_first`]): faer's
+/// ratio.
+pub const QR_FIRST: f64 = 11.0 / 6.0;
 
 /// The smallest order [`SvdPath::Auto`] runs teamalg's own path at.
 pub const AUTO_MIN_ORDER: usize = 128;
@@ -169,6 +173,15 @@ pub fn svd_scratch<T: ComplexField>(m: usize, n: usize, vectors: bool) -> StackR
             ])
         })
         .collect();
+    let own = StackReq::all_of(&[
+        temp_mat_scratch::<T>(big, k),
+        StackReq::any_of(&[tall_scratch::<T>(big, k), skinny_scratch::<T>(big, k)]),
+    ]);
+    StackReq::any_of(&[StackReq::any_of(&faer_reqs), own])
+}
+
+/// What [`tall`] takes from the stack for a `big x k` matrix (with vectors or not).
+fn tall_scratch<T: ComplexField>(big: usize, k: usize) -> StackReq {
     let bs = recommended_block_size::<T>(big, k);
     let vectors_req = StackReq::all_of(&[
         temp_mat_scratch::<T::Real>(k, k).array(2),
@@ -180,13 +193,22 @@ pub fn svd_scratch<T: ComplexField>(m: usize, n: usize, vectors: bool) -> StackR
             ]),
         ]),
     ]);
-    let own = StackReq::all_of(&[
-        temp_mat_scratch::<T>(big, k),
+    StackReq::all_of(&[
         temp_mat_scratch::<T>(bs, k),
         temp_mat_scratch::<T>(bs, k.saturating_sub(1)),
         StackReq::any_of(&[bidiag_in_place_scratch::<T>(big, k), vectors_req]),
-    ]);
-    StackReq::any_of(&[StackReq::any_of(&faer_reqs), own])
+    ])
+}
+
+/// What [`skinny`] takes from the stack for a `big x k` matrix: the QR's block factors, `R`,
+/// `R`'s left vectors and the square path's scratch (the QR's own scratch is allocated, as
+/// its size depends on the executor's width).
+fn skinny_scratch<T: ComplexField>(big: usize, k: usize) -> StackReq {
+    StackReq::all_of(&[
+        temp_mat_scratch::<T>(qr::block_size::<T>(big, k), k),
+        temp_mat_scratch::<T>(k, k).array(2),
+        tall_scratch::<T>(k, k),
+    ])
 }
 
 /// [`svd`] in the caller's scratch ([`svd_scratch`]): every matrix comes from it; what is
@@ -251,9 +273,9 @@ where
     let (big, _) = (m.max(n), k);
     let (mut bid, stack) = temp_mat_zeroed::<T, _, _>(big, k, stack);
     let mut bid = bid.as_mat_mut();
-    if m >= n {
+    let (u, v) = if m >= n {
         bid.copy_from(a);
-        tall(bid, s, u, v, exec, params, stack)
+        (u, v)
     } else {
         // A^H = U' S V'^H, so A = V' S U'^H.
         for j in 0..k {
@@ -261,8 +283,71 @@ where
                 bid[(i, j)] = conj(a[(j, i)]);
             }
         }
-        tall(bid, s, v, u, exec, params, stack)
+        (v, u)
+    };
+    if qr_first(big, k) {
+        skinny(bid, s, u, v, exec, params, stack)
+    } else {
+        tall(bid, s, u, v, exec, params, stack)
     }
+}
+
+/// Whether the own path factors a `big x k` matrix `A = Q R` first and takes the SVD of the
+/// square `R`: longer than [`QR_FIRST`] times wide, where the QR (blocked, its updates GEMMs
+/// on the executor) costs less than the bidiagonalization's extra `2 (big - k) k^2`.
+pub fn qr_first(big: usize, k: usize) -> bool {
+    big as f64 > QR_FIRST * k as f64
+}
+
+/// The SVD of a matrix much longer than wide (`m x n`, [`qr_first`]), reduced in place in
+/// `a`: `A = Q R`, `R = U_R S V^H` by [`tall`], `U = Q [U_R 0; 0 I]` on the executor.
+fn skinny<T>(
+    mut a: MatMut<'_, T>,
+    s: &mut [<T as Rotate>::Real],
+    u: Option<MatMut<'_, T>>,
+    v: Option<MatMut<'_, T>>,
+    exec: &(impl Executor + ?Sized),
+    params: SvdParams,
+    stack: &mut MemStack,
+) -> Result<(), BidiagSvdError>
+where
+    T: Rotate + ComplexField,
+{
+    let (m, n) = (a.nrows(), a.ncols());
+    let bs = qr::block_size::<T>(m, n);
+    let (mut h, stack) = temp_mat_zeroed::<T, _, _>(bs, n, stack);
+    let mut h = h.as_mat_mut();
+    let width = exec.width();
+    let mut buf = MemBuffer::new(qr::qr_in_place_scratch::<T>(m, n, bs, width));
+    let qr_params = QrParams {
+        threshold: params.threshold,
+    };
+    qr::qr_in_place(
+        a.as_mut(),
+        h.as_mut(),
+        exec,
+        qr_params,
+        width,
+        MemStack::new(&mut buf),
+    );
+    let (mut r, stack) = temp_mat_zeroed::<T, _, _>(n, n, stack);
+    let mut r = r.as_mat_mut();
+    for j in 0..n {
+        for i in 0..=j {
+            r[(i, j)] = a[(i, j)];
+        }
+    }
+    let Some(mut u) = u else {
+        return tall(r, s, None, v, exec, params, stack);
+    };
+    let (mut ur, stack) = temp_mat_zeroed::<T, _, _>(n, n, stack);
+    let mut ur = ur.as_mat_mut();
+    tall(r, s, Some(ur.as_mut()), v, exec, params, stack)?;
+    // U = Q [U_R 0; 0 I]: a full U's other columns start as the identity's.
+    identity(u.as_mut());
+    u.as_mut().submatrix_mut(0, 0, n, n).copy_from(&ur);
+    apply_q_in_place(a.as_ref(), h.as_ref(), u, false, exec, params.threshold);
+    Ok(())
 }
 
 /// faer's serial SVD, into the same outputs.
