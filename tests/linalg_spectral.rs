@@ -442,3 +442,37 @@ fn results_are_send_and_sync() {
     shareable::<Svd<c64>>();
     shareable::<SelfAdjointEigen<f32>>();
 }
+
+/// Elongated shapes: values only run the own path (its QR step first, then the
+/// bidiagonalization on `R`, both asking the gate); with vectors the own path only up to twice
+/// as long from order 256, faer's serial SVD beyond (no region asks). Both match the other
+/// path's values to rounding.
+#[test]
+fn elongated_shapes_take_the_measured_path() {
+    let team = team();
+    let forced = Options::new()
+        .threshold(Family::Qr, ParThreshold::Fixed(0))
+        .threshold(Family::BidiagStep, ParThreshold::Fixed(0));
+    let tall = mat::<f64>(300, 128, 3.0);
+    let mut values = vec![0.0; 128];
+    let (r, why) =
+        trace::collect(|| linalg::svd_into(tall.as_ref(), &mut values, None, None, &team, &forced));
+    r.unwrap();
+    for site in ["qr", "bidiag"] {
+        assert!(why.iter().any(|d| d.site.starts_with(site)), "{site}");
+    }
+    let (r, why) =
+        trace::collect(|| Svd::new_with(&tall, linalg::SvdVectors::Thin, &team, &forced));
+    let thin = r.unwrap();
+    assert!(why.is_empty(), "{why:?}");
+    for (x, y) in values.iter().zip(thin.s()) {
+        assert!((x - y).abs() <= 1e-12 * thin.s()[0], "{x} against {y}");
+    }
+    // Twice as long from order 256: the own path with vectors, the QR step first.
+    let twice = mat::<f64>(512, 256, 4.0);
+    let (r, why) =
+        trace::collect(|| Svd::new_with(&twice, linalg::SvdVectors::Thin, &team, &forced));
+    let own = r.unwrap();
+    assert!(why.iter().any(|d| d.site.starts_with("qr")));
+    assert!((own.reconstruct() - &twice).norm_max() <= 1e-11);
+}

@@ -29,10 +29,11 @@ use crate::qr::{self, apply_q_in_place, QrParams};
 /// Which SVD runs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum SvdPath {
-    /// teamalg's own path on a near-square matrix (the longer side at most 1.5 times the
-    /// shorter) of order at least [`AUTO_MIN_ORDER`], with or without vectors; faer's serial
-    /// SVD otherwise. On the 2-vCPU EPYC host the own path measured 1.0 to 1.3x faster than
-    /// faer's serial SVD with vectors at orders 128 and 256 and 1.5 to 1.6x at 512 and 1024,
+    /// teamalg's own path where it measured faster than faer's serial SVD
+    /// ([`auto_runs_own`]: from order [`AUTO_MIN_ORDER`], for values only at any aspect, with
+    /// vectors up to an aspect of 1.5, or 2 from order 256); faer's serial SVD otherwise. On
+    /// the 2-vCPU EPYC host the own path measured 1.0 to 1.3x faster than faer's serial SVD
+    /// with vectors at orders 128 and 256 of square matrices and 1.5 to 1.6x at 512 and 1024,
     /// 1.25 to 1.6x for values only from 128, and up to 1.5x slower at 64
     /// (`docs/perf/kernels.md`); a call must never be slower than serial.
     #[default]
@@ -50,13 +51,16 @@ pub const QR_FIRST: f64 = 11.0 / 6.0;
 /// The smallest order [`SvdPath::Auto`] runs teamalg's own path at.
 pub const AUTO_MIN_ORDER: usize = 128;
 
-/// Whether [`SvdPath::Auto`] runs teamalg's own path on an `m x n` matrix: near
-/// square (the own path has no QR step first, which faer's takes for tall matrices; on the
-/// development host the own path measured 0.72 of faer's time at 768 x 512, 0.94 at
-/// 1024 x 512 and 1.15 at 2048 x 512) and of order at least [`AUTO_MIN_ORDER`].
-pub fn auto_runs_own(m: usize, n: usize) -> bool {
+/// Whether [`SvdPath::Auto`] runs teamalg's own path on an `m x n` matrix, with `vectors` or
+/// values only: of order at least [`AUTO_MIN_ORDER`], and with vectors at most 1.5 times
+/// longer than wide, or twice from order 256. Measured on the 2-vCPU EPYC host (f64, thin
+/// vectors, against faer's serial SVD): at twice as long 1.23 of faer's time at 256 x 128,
+/// 0.80 at 512 x 256, 0.69 at 1024 x 512; at four times 1.33, 1.05 and 1.00 (the QR step
+/// and `Q`'s product dominate and gain little on two cores); values only 0.67 to 0.99 at
+/// twice and 0.71 to 0.82 at four times.
+pub fn auto_runs_own(m: usize, n: usize, vectors: bool) -> bool {
     let (big, k) = (m.max(n), m.min(n));
-    k >= AUTO_MIN_ORDER && 2 * big <= 3 * k
+    k >= AUTO_MIN_ORDER && (!vectors || 2 * big <= 3 * k || (k >= 256 && big <= 2 * k))
 }
 
 /// Parameters of [`svd`].
@@ -265,7 +269,7 @@ where
     let own = match params.path {
         SvdPath::Own => true,
         SvdPath::Faer => false,
-        SvdPath::Auto => auto_runs_own(m, n),
+        SvdPath::Auto => auto_runs_own(m, n, u.is_some() || v.is_some()),
     };
     if !own {
         return faer_serial(a, s, u, v, stack);
