@@ -32,6 +32,10 @@ impl Executor for Exec<'_> {
         Exec::warm(self, width);
     }
 
+    fn rest(&self) {
+        crate::runtime::team::dispatch::rest();
+    }
+
     fn has_barrier(&self) -> bool {
         self.kind() == Some(teamalg_gates::DispatchKind::Team) || self.budget() == 1
     }
@@ -68,6 +72,10 @@ impl Executor for TeamExec<'_> {
 
     fn warm(&self, width: usize) {
         self.token().warm(width);
+    }
+
+    fn rest(&self) {
+        crate::runtime::team::dispatch::rest();
     }
 
     fn wake_cost(&self) -> Duration {
@@ -119,6 +127,10 @@ impl Executor for Team {
 
     fn warm(&self, width: usize) {
         Team::warm(self, width);
+    }
+
+    fn rest(&self) {
+        Team::rest(self);
     }
 
     fn wake_cost(&self) -> Duration {

@@ -412,6 +412,26 @@ impl Team {
         self.leader.load(Relaxed) == this_thread()
     }
 
+    /// Tells the members of the teams this thread led last (this one, when it led the last
+    /// section here) that no section comes from it for a while: they stop spinning and sleep
+    /// now instead of spending their spin budget (up to milliseconds of a CPU, which on a
+    /// shared host may be the one this thread needs). The next section wakes them, at the
+    /// cost of a wake (50 us to milliseconds on a small host; [`Team::warm`] pays it ahead).
+    /// The reductions call this when they take their sections back to the caller.
+    ///
+    /// ```
+    /// use teamalg::Pool;
+    ///
+    /// let team = Pool::builder().threads(2).build()?.into_team(2)?;
+    /// team.exec(2).team(|t| t.run(|_| {}))?;
+    /// team.rest(); // serial work follows; the member sleeps
+    /// team.exec(2).team(|t| t.run(|_| {}))?; // woken by the section
+    /// # Ok::<(), teamalg::Error>(())
+    /// ```
+    pub fn rest(&self) {
+        crate::runtime::team::dispatch::rest();
+    }
+
     /// Wakes the members a `width`-wide section would use, if they sleep, and returns how many
     /// it woke (see [`Exec::warm`]). Needs no leadership: a member woken while another thread
     /// leads only spins.

@@ -72,4 +72,24 @@ fn members_spin_only_while_their_leader_may_come_back() {
         1,
         "only the warm-up woke the member; the section found it spinning: {d:?}"
     );
+
+    // 3. A leader that rests its team (a reduction that took its sections back to the
+    //    caller) lets the member sleep at once: without it the member would spin for about
+    //    100 s here. The next section wakes it and runs.
+    held.exec(2).team(|t| t.run(|_| {})).unwrap();
+    let before = counters::snapshot();
+    held.rest();
+    thread::sleep(Duration::from_millis(50));
+    let d = counters::snapshot() - before;
+    assert!(d.leaves >= 1, "the member kept spinning after rest: {d:?}");
+    assert_eq!(held.warm(2), 1, "the member was not asleep after rest");
+    let ran = std::sync::atomic::AtomicUsize::new(0);
+    held.exec(2)
+        .team(|t| {
+            t.run(|_| {
+                ran.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            })
+        })
+        .unwrap();
+    assert_eq!(ran.into_inner(), 2);
 }

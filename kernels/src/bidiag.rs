@@ -437,7 +437,9 @@ fn run(
     let (lo, hi) = bands.rows(0);
     let rows = bands.starts[bands.count];
     let alone = busy.times().0.as_nanos() as f64 * rows as f64 / (hi - lo).max(1) as f64;
-    watch.record(wall, Duration::from_nanos(alone as u64));
+    if watch.record(wall, Duration::from_nanos(alone as u64)) {
+        exec.rest();
+    }
 }
 
 #[cfg(test)]

@@ -105,6 +105,12 @@ pub trait Executor: Sync {
         Duration::ZERO
     }
 
+    /// Tells the participants waiting for this thread's next section that none comes for a
+    /// while, so that they sleep now instead of spinning through their budget: called by a
+    /// kernel that has taken its sections back to the caller (the reductions' watch). The next
+    /// section wakes them. Executors with nothing that spins do nothing.
+    fn rest(&self) {}
+
     /// Wakes the participants a `width`-wide section would use, so that they spin through the
     /// serial work the kernel does before its first section. Called at kernel entry by kernels
     /// that will go parallel; executors with nothing to wake do nothing.
@@ -151,6 +157,9 @@ impl<E: Executor + ?Sized> Executor for &E {
     }
     fn has_barrier(&self) -> bool {
         (**self).has_barrier()
+    }
+    fn rest(&self) {
+        (**self).rest()
     }
     fn warm(&self, width: usize) {
         (**self).warm(width)

@@ -287,7 +287,9 @@ fn step<T>(
     let lead: f64 = (0..bands.count / w).map(work).sum();
     let all: f64 = (0..bands.count).map(work).sum();
     let alone = busy.times().0.as_nanos() as f64 * all / lead.max(1.0);
-    watch.record(wall, Duration::from_nanos(alone as u64));
+    if watch.record(wall, Duration::from_nanos(alone as u64)) {
+        exec.rest();
+    }
 }
 
 /// faer's block factors of the Householder vectors in the unit lower trapezoid of `basis`

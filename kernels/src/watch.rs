@@ -7,7 +7,8 @@
 //! serial. The watch compares each parallel section's wall time with what the lead, at the pace
 //! it just worked, would have taken for the whole section alone. When most of the recent
 //! sections lost, the rest of the call runs its sections on the caller, over the same bands,
-//! so the results keep their bits. A single late section (an interrupt) does not decide.
+//! so the results keep their bits, and the participants are told to sleep rather than spin
+//! (`Executor::rest`). A single late section (an interrupt) does not decide.
 //!
 //! The watch lives on the calling thread only, for one call.
 
@@ -40,18 +41,21 @@ impl Watch {
     }
 
     /// Records a parallel section that took `wall`, where the lead alone at its pace would
-    /// have taken `alone`.
-    pub(crate) fn record(&self, wall: Duration, alone: Duration) {
-        if self.steady {
-            return;
+    /// have taken `alone`; whether this record sent the call to the caller (who then lets its
+    /// participants sleep, `Executor::rest`).
+    pub(crate) fn record(&self, wall: Duration, alone: Duration) -> bool {
+        if self.steady || self.off.get() {
+            return false;
         }
         let lost = (self.lost.get() << 1) | u16::from(wall > alone);
         self.lost.set(lost);
         let seen = (self.seen.get() + 1).min(WINDOW);
         self.seen.set(seen);
-        if seen == WINDOW && lost.count_ones() >= LOSSES {
+        let decides = seen == WINDOW && lost.count_ones() >= LOSSES;
+        if decides {
             self.off.set(true);
         }
+        decides
     }
 
     /// A watch that has already sent the call to the caller (for tests of the fallback).
@@ -86,10 +90,10 @@ mod tests {
             w.record(2 * MS, MS);
         }
         assert!(w.parallel());
-        w.record(2 * MS, MS);
+        assert!(w.record(2 * MS, MS), "the record that decides says so");
         assert!(!w.parallel());
         // Once off, it stays off for the call.
-        w.record(MS / 2, MS);
+        assert!(!w.record(MS / 2, MS));
         assert!(!w.parallel());
     }
 

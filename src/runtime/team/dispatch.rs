@@ -72,6 +72,15 @@ impl Drop for Leading<'_> {
     }
 }
 
+/// Lets the members of the teams the calling thread led last stop spinning and sleep now: the
+/// thread says it leads nothing (`Parker::leading` 0), which their `crowd` check reads as a
+/// leader that moved on (`docs/waiting.md`, rule 3). Its next section sets the mark back and
+/// its publish wakes them, as after any sleep. Nothing else changes: sleeping is always a
+/// member's right, so the protocol and its models are the same.
+pub(crate) fn rest() {
+    parker::current().set_leading(0);
+}
+
 /// A claim word for handles whose sections have no members (never taken).
 pub(crate) static NO_MEMBERS: AtomicUsize = AtomicUsize::new(0);
 
