@@ -14,40 +14,14 @@ use teamalg::gates::ParThreshold;
 use teamalg::kernels::bidiag::{bidiag_in_place, bidiag_in_place_scratch};
 use teamalg::kernels::sections;
 use teamalg::kernels::tridiag::{tridiag_in_place, tridiag_in_place_scratch};
-use teamalg::Pool;
 
 #[path = "common/sample.rs"]
 mod sample;
 
+#[path = "common/pin.rs"]
+mod pin;
 #[cfg(target_os = "linux")]
-fn pin_to_one_cpu() {
-    // SAFETY: plain data; zeroed is a valid empty set.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    // SAFETY: pid 0 is this thread; the size matches.
-    let rc =
-        unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
-    assert_eq!(rc, 0);
-    // SAFETY: indices below CPU_SETSIZE.
-    let first = (0..libc::CPU_SETSIZE as usize)
-        .find(|&c| unsafe { libc::CPU_ISSET(c, &set) })
-        .unwrap();
-    // SAFETY: plain data.
-    let mut one: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    // SAFETY: index below CPU_SETSIZE.
-    unsafe { libc::CPU_SET(first, &mut one) };
-    // SAFETY: pid 0 is this thread; the size matches.
-    let rc = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &one) };
-    assert_eq!(rc, 0);
-}
-
-fn team() -> teamalg::Team {
-    Pool::builder()
-        .threads(2)
-        .build()
-        .unwrap()
-        .into_team(2)
-        .unwrap()
-}
+use pin::pin_to_one_cpu;
 
 /// The sections (forced parallel) from the first step with two bands on: after the watch's
 /// window of sixteen lost sections, all on the caller.
@@ -94,7 +68,7 @@ fn reduce(a: &Mat<f64>, parallel: Option<&teamalg::Team>) -> Mat<f64> {
 fn a_member_that_cannot_run_sends_the_sections_to_the_caller() {
     pin_to_one_cpu();
     assert_eq!(teamalg::available_cpus(), 1);
-    let team = team();
+    let team = sample::team(2);
     let n = 400;
     let a = sample::mat::<f64>(n, n, 3.0);
     let (ours, seen) = sections::collect(|| reduce(&a, Some(&team)));
@@ -131,7 +105,7 @@ fn tridiagonal(a: &Mat<f64>, parallel: Option<&teamalg::Team>) -> Mat<f64> {
 #[test]
 fn the_tridiagonalization_watches_too() {
     pin_to_one_cpu();
-    let team = team();
+    let team = sample::team(2);
     let n = 400;
     let b = sample::mat::<f64>(n, n, 5.0);
     let a = &b + b.transpose();
