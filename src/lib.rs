@@ -13,9 +13,9 @@
 //!
 //! The SVD ([`linalg::Svd`]) runs teamalg's own path ([`kernels::svd`]: its
 //! bidiagonalization on the team, then with vectors its bidiagonal divide and conquer and
-//! back-transformations on the team, for values only dqds) from order 128 (with vectors on
-//! shapes near square), and faer's serial SVD where that measured faster (small orders,
-//! elongated shapes with vectors); the self-adjoint EVD
+//! back-transformations on the team, for values only dqds) for values only from order 128,
+//! with vectors from 256 up to twice as long as wide, and faer's serial SVD where that
+//! measured faster (smaller orders, more elongated shapes with vectors); the self-adjoint EVD
 //! ([`linalg::SelfAdjointEigen`]) runs its tridiagonalization, its tridiagonal solver (split
 //! once, with vectors) and its back-transformation on the team (`docs/svd.md`).
 //!

@@ -50,10 +50,11 @@ fn svd_thin_full_and_values_agree() {
 
 #[test]
 fn svd_into_with_scratch_reuses_its_scratch() {
-    // From order 128 the own path runs, taking every matrix from the caller's scratch.
+    // With vectors from order 256 the own path runs, taking every matrix from the caller's
+    // scratch.
     let team = team();
     let opts = Options::new();
-    let (m, n) = (150, 140);
+    let (m, n) = (270, 260);
     let a = mat::<c64>(m, n, 4.0);
     let (mut s0, mut u0) = (vec![0.0; n], Mat::<c64>::zeros(m, n));
     linalg::svd_into(a.as_ref(), &mut s0, Some(u0.as_mut()), None, &team, &opts).unwrap();
@@ -82,8 +83,8 @@ fn svd_into_with_scratch_reuses_its_scratch() {
         }
     }
     // Mixed pairings (U full, V thin and the other way) on both paths: faer's (small) and
-    // teamalg's own (from 128).
-    for (m, n) in [(20, 15), (15, 20), (150, 140), (140, 150)] {
+    // teamalg's own (from 256 with vectors).
+    for (m, n) in [(20, 15), (15, 20), (270, 260), (260, 270)] {
         let a = mat::<c64>(m, n, 5.0);
         let k = m.min(n);
         let mut buf = MemBuffer::new(linalg::svd_scratch::<c64>(m, n, true));
@@ -352,13 +353,18 @@ fn options_reach_every_region() {
         .threshold(Family::Qr, ParThreshold::Never)
         .threshold(Family::HouseholderRank1, ParThreshold::Never);
     let a = mat::<f64>(120, 120, 7.0);
-    // Below order 128 the SVD is faer's serial one (`docs/svd.md`): no region asks the gate.
+    // With vectors below order 256 the SVD is faer's serial one (`docs/svd.md`): no region
+    // asks the gate.
     let (r, why) = trace::collect(|| Svd::new_with(&a, linalg::SvdVectors::Thin, &team, &never));
     r.unwrap();
     assert!(why.is_empty());
-    // From 128 teamalg's own path runs with vectors: its bidiagonalization, divide and
+    let c = mat::<f64>(200, 190, 6.0);
+    let (r, why) = trace::collect(|| Svd::new_with(&c, linalg::SvdVectors::Thin, &team, &never));
+    r.unwrap();
+    assert!(why.is_empty());
+    // From 256 teamalg's own path runs with vectors: its bidiagonalization, divide and
     // conquer and back-transformations ask the gate with the options' thresholds.
-    let b = mat::<f64>(160, 150, 8.0);
+    let b = mat::<f64>(270, 260, 8.0);
     let never_svd = never
         .threshold(Family::BidiagStep, ParThreshold::Never)
         .threshold(Family::BidiagSvdDc, ParThreshold::Never);
@@ -392,7 +398,7 @@ fn options_reach_every_region() {
     assert!((forced.reconstruct() - &b).norm_max() <= 1e-11);
     // Values only from 128 are the own path too (dqds after the bidiagonalization), below it
     // faer's: the bidiagonalization asks the gate only from 128, with the options' threshold.
-    let mut values = vec![0.0; 150];
+    let mut values = vec![0.0; 260];
     let (r, why) = trace::collect(|| {
         linalg::svd_into(b.as_ref(), &mut values, None, None, &team, &forced_svd)
     });

@@ -30,12 +30,12 @@ use crate::qr::{self, apply_q_in_place, QrParams};
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum SvdPath {
     /// teamalg's own path where it measured faster than faer's serial SVD
-    /// ([`auto_runs_own`]: from order [`AUTO_MIN_ORDER`], for values only at any aspect, with
-    /// vectors up to an aspect of 1.5, or 2 from order 256); faer's serial SVD otherwise. On
-    /// the 2-vCPU EPYC host the own path measured 1.0 to 1.3x faster than faer's serial SVD
-    /// with vectors at orders 128 and 256 of square matrices and 1.5 to 1.6x at 512 and 1024,
-    /// 1.25 to 1.6x for values only from 128, and up to 1.5x slower at 64
-    /// (`docs/perf/kernels.md`); a call must never be slower than serial.
+    /// ([`auto_runs_own`]: values only from order [`AUTO_MIN_ORDER`] at any aspect, with
+    /// vectors from [`AUTO_MIN_ORDER_VECTORS`] up to an aspect of 2); faer's serial SVD
+    /// otherwise. On the 2-vCPU EPYC host the own path measured 1.2 to 1.3x faster than faer's
+    /// serial SVD with vectors at order 256 of square matrices and 1.5 to 1.6x at 512 and
+    /// 1024, 1.25 to 1.6x for values only from 128, about even with vectors at 128 and up to
+    /// 1.5x slower at 64 (`docs/perf/kernels.md`); a call must never be slower than serial.
     #[default]
     Auto,
     /// faer's serial SVD.
@@ -48,19 +48,28 @@ pub enum SvdPath {
 /// ratio.
 pub const QR_FIRST: f64 = 11.0 / 6.0;
 
-/// The smallest order [`SvdPath::Auto`] runs teamalg's own path at.
+/// The smallest order [`SvdPath::Auto`] runs teamalg's own path at, values only.
 pub const AUTO_MIN_ORDER: usize = 128;
 
+/// The smallest order [`SvdPath::Auto`] runs teamalg's own path at, with vectors.
+pub const AUTO_MIN_ORDER_VECTORS: usize = 256;
+
 /// Whether [`SvdPath::Auto`] runs teamalg's own path on an `m x n` matrix, with `vectors` or
-/// values only: of order at least [`AUTO_MIN_ORDER`], and with vectors at most 1.5 times
-/// longer than wide, or twice from order 256. Measured on the 2-vCPU EPYC host (f64, thin
-/// vectors, against faer's serial SVD): at twice as long 1.23 of faer's time at 256 x 128,
-/// 0.80 at 512 x 256, 0.69 at 1024 x 512; at four times 1.33, 1.05 and 1.00 (the QR step
-/// and `Q`'s product dominate and gain little on two cores); values only 0.67 to 0.99 at
-/// twice and 0.71 to 0.82 at four times.
+/// values only: values only from order [`AUTO_MIN_ORDER`] at any aspect, with vectors from
+/// [`AUTO_MIN_ORDER_VECTORS`] on shapes at most twice as long as wide. Measured on the 2-vCPU
+/// EPYC host (against faer's serial SVD): square f64 with vectors at 128 took 1.00 to 1.12 of
+/// faer's time over six runs (0.79 on the Xeon host), from 256 0.64 to 0.81; at twice as
+/// long (a QR step first) 1.23 at 256 x 128, 0.80 at 512 x 256, 0.69 at 1024 x 512; at four
+/// times 1.33, 1.05 and 1.00 (the QR step and `Q`'s product dominate and gain little on two
+/// cores); values only 0.62 to 0.81 square, 0.67 to 0.99 at twice and 0.71 to 0.82 at four
+/// times.
 pub fn auto_runs_own(m: usize, n: usize, vectors: bool) -> bool {
     let (big, k) = (m.max(n), m.min(n));
-    k >= AUTO_MIN_ORDER && (!vectors || 2 * big <= 3 * k || (k >= 256 && big <= 2 * k))
+    if vectors {
+        k >= AUTO_MIN_ORDER_VECTORS && big <= 2 * k
+    } else {
+        k >= AUTO_MIN_ORDER
+    }
 }
 
 /// Parameters of [`svd`].

@@ -30,8 +30,8 @@ pub enum SvdVectors {
 
 /// The SVD `A = U diag(s) V^H` of an `m x n` matrix: the singular values non-increasing and
 /// non-negative, `U` and `V` with orthonormal columns, thin (`m x k` and `n x k`, `k =
-/// min(m, n)`) or full. From order 128 (with vectors, on shapes at most 1.5 times longer
-/// than wide, or twice from order 256; `teamalg::kernels::svd::auto_runs_own`), this is
+/// min(m, n)`) or full. For values only from order 128, with vectors from 256 on shapes at
+/// most twice as long as wide (`teamalg::kernels::svd::auto_runs_own`), this is
 /// teamalg's own path (`teamalg::kernels::svd`: the bidiagonalization on the executor, then
 /// with vectors the bidiagonal divide and conquer and the back-transformations on the
 /// executor, for values alone dqds); otherwise faer's serial SVD behind the facade's checks,
@@ -281,7 +281,8 @@ fn run<T: Field + Rotate>(
     stack: &mut MemStack,
 ) -> Result<(), LinalgError> {
     // The kernel's default path: teamalg's own where it measured faster than faer's serial SVD
-    // (from order 128; with vectors on shapes near square), faer's serial SVD elsewhere; the thresholds
+    // (values only from 128, with vectors from 256 up to twice as long as wide), faer's serial
+    // SVD elsewhere; the thresholds
     // reach the own path's regions when it runs.
     let params = SvdParams {
         path: SvdPath::Auto,
