@@ -2,31 +2,52 @@
 # Checks that each loom model fails when the wake it guards is removed.
 #
 #   scripts/loom-mutants.sh [parker|batch ...]    (default: all)
+#   scripts/loom-mutants.sh --check               (each mutant's line is where it says; no build)
 #
 # For each mutant: copy the tracked tree to a scratch folder, delete the wake (or replace the
 # line), run the model under loom, and require that it fails. Exits non-zero when a mutant
-# survives, i.e. when a model would not notice the fault.
+# survives, i.e. when a model would not notice the fault, or when a mutant's line is not in its
+# file exactly once (the code moved and the mutant would check nothing). `.ci/run` runs
+# `--check`, so a protocol file that moves or changes its wake line fails CI until the list
+# here follows it; the full run is for before changing a protocol.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 target=${CARGO_TARGET_DIR:-$root/target/loom-mutants}
 
 # name | file | exact line | replacement (empty: delete) | model
 mutants=(
-  "parker|src/parker.rs|                self.cvar.notify_one();||parker_no_lost_wakeup"
-  "batch|src/batch.rs|            unsafe { (*owner).unpark() };||batch_two_claimers"
-  "install|src/batch.rs|            unsafe { (*owner).unpark() };||batch_owner_waits_for_its_only_helper"
-  "join|src/section.rs|            unsafe { (*leader).unpark() };||section_join_woken_by_the_last_of_two_members"
-  "barrier|src/section.rs|                self.wake_others(me); // the last arrival wakes the others||section_two_barrier_rounds"
-  "cancel|src/section.rs|            self.wake_others(me); // cancellation wakes barrier sleepers||section_cancellation_wakes_a_barrier_sleeper"
-  "publish|src/slot.rs|            self.unpark();||slot_publish_races_member_sleep"
-  "publish-one|src/slot.rs|            self.unpark();||slot_publish_wakes_only_its_slot"
-  "warm|src/slot.rs|            self.unpark(); // the warm-up wake||slot_wake_ends_member_sleep"
-  "steal|src/slot.rs|        let mine = self.claim(g);|        let mine = true;|slot_leader_steals_a_share_once"
-  "idle-wake|src/slot.rs|            slot.unpark(); // the idle-worker wake||idle_worker_woken_for_queued_work"
-  "idle-fence|src/slot.rs|    fence(SeqCst);||idle_worker_woken_for_queued_work"
-  "idle-fence-sleeper|src/slot.rs|        fence(SeqCst);||idle_worker_woken_for_queued_work"
-  "settled-order|src/batch.rs|        self.exhausted() && self.attached.load(Acquire) == 0|        self.attached.load(Acquire) == 0 && self.exhausted()|batch_owner_waits_for_its_only_helper"
+  "parker|src/runtime/parker.rs|                self.cvar.notify_one();||parker_no_lost_wakeup"
+  "batch|src/runtime/plain/batch.rs|            unsafe { (*owner).unpark() };||batch_two_claimers"
+  "install|src/runtime/plain/batch.rs|            unsafe { (*owner).unpark() };||batch_owner_waits_for_its_only_helper"
+  "join|src/runtime/team/section.rs|            unsafe { (*leader).unpark() };||section_join_woken_by_the_last_of_two_members"
+  "barrier|src/runtime/team/section.rs|                self.wake_others(me); // the last arrival wakes the others||section_two_barrier_rounds"
+  "cancel|src/runtime/team/section.rs|            self.wake_others(me); // cancellation wakes barrier sleepers||section_cancellation_wakes_a_barrier_sleeper"
+  "publish|src/runtime/team/slot.rs|            self.unpark();||slot_publish_races_member_sleep"
+  "publish-one|src/runtime/team/slot.rs|            self.unpark();||slot_publish_wakes_only_its_slot"
+  "warm|src/runtime/team/slot.rs|            self.unpark(); // the warm-up wake||slot_wake_ends_member_sleep"
+  "steal|src/runtime/team/slot.rs|        let mine = self.claim(g);|        let mine = true;|slot_leader_steals_a_share_once"
+  "idle-wake|src/runtime/team/slot.rs|            slot.unpark(); // the idle-worker wake||idle_worker_woken_for_queued_work"
+  "idle-fence|src/runtime/team/slot.rs|    fence(SeqCst);||idle_worker_woken_for_queued_work"
+  "idle-fence-sleeper|src/runtime/team/slot.rs|        fence(SeqCst);||idle_worker_woken_for_queued_work"
+  "settled-order|src/runtime/plain/batch.rs|        self.exhausted() && self.attached.load(Acquire) == 0|        self.attached.load(Acquire) == 0 && self.exhausted()|batch_owner_waits_for_its_only_helper"
 )
+
+if [ "${1:-}" = "--check" ]; then
+  status=0
+  for m in "${mutants[@]}"; do
+    IFS='|' read -r name file line replacement model <<<"$m"
+    found=$(grep -cxF -- "$line" "$root/$file" 2>/dev/null || true)
+    if [ "$found" != 1 ]; then
+      echo "mutant $name: the line to change is in $file ${found:-0} times, not once" >&2
+      status=1
+    elif ! grep -q "^fn $model()" "$root/tests/loom.rs"; then
+      echo "mutant $name: no model $model in tests/loom.rs" >&2
+      status=1
+    fi
+  done
+  [ $status = 0 ] && echo "loom mutants: all ${#mutants[@]} lines found once, every model exists"
+  exit $status
+fi
 
 want=("$@")
 status=0

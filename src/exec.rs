@@ -12,6 +12,7 @@ use std::time::Duration;
 use std::panic::resume_unwind;
 use std::sync::Arc;
 use teamalg_gates::{pays_at, width_for_by, DispatchKind, Model};
+use teamalg_kernels::par::part_start;
 
 use crate::error::{Error, Refused};
 use crate::pool::Pool;
@@ -478,7 +479,7 @@ impl<'a> Exec<'a> {
         if let (Some((pool, members, claim)), true) = (self.team_members(), chunks > 1) {
             let job = |p: Participant<'_>| {
                 let i = p.index();
-                f(i * len / chunks..(i + 1) * len / chunks)
+                f(part_start(i, len, chunks)..part_start(i + 1, len, chunks))
             };
             if run_on(
                 Some(pool),
@@ -496,7 +497,8 @@ impl<'a> Exec<'a> {
         match self.parallel_pool().filter(|_| chunks > 1) {
             None => f(0..len),
             Some(pool) => {
-                let job = |i: usize| f(i * len / chunks..(i + 1) * len / chunks);
+                let job =
+                    |i: usize| f(part_start(i, len, chunks)..part_start(i + 1, len, chunks));
                 self.run_batch(pool, chunks, &job);
             }
         }

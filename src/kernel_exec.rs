@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use teamalg_gates::Model;
-use teamalg_kernels::par::{Executor, Part};
+use teamalg_kernels::par::{part_start, Executor, Part};
 
 use crate::exec::Exec;
 use crate::runtime::team::dispatch::{run_on, Shares};
@@ -215,7 +215,7 @@ impl Exec<'_> {
             }
             None => self.run_parts(width, &|p: Part<'_>| {
                 let (i, w) = (p.index(), p.width());
-                for c in i * n / w..(i + 1) * n / w {
+                for c in part_start(i, n, w)..part_start(i + 1, n, w) {
                     f(c, n);
                 }
             }),

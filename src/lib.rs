@@ -72,7 +72,7 @@ pub mod wait {
 /// The process-wide reserve of idle workers that pools lease their threads from.
 #[cfg(not(loom))]
 pub mod reserve {
-    pub use crate::runtime::reserve::{idle_workers, spawned_workers, trim};
+    pub use crate::runtime::reserve::{idle_workers, spawned_workers, trim, trim_to};
 }
 
 /// The slot ledger (feature `ledger`): live tasks per root token, for the slot-conservation

@@ -131,7 +131,8 @@ impl fmt::Debug for PoolBuilder {
 }
 
 impl PoolBuilder {
-    /// Number of workers (default: the CPUs of the calling thread's affinity set). 0 makes
+    /// Number of workers (default: [`available_cpus`](crate::available_cpus), the CPUs of the
+    /// calling thread's affinity set or the cgroup's CPU quota where that is smaller). 0 makes
     /// `build` fail with [`Error::ZeroThreads`].
     pub fn threads(mut self, n: usize) -> Self {
         self.threads = Some(n);
@@ -213,7 +214,7 @@ impl PoolBuilder {
     /// Builds the pool.
     pub fn build(self) -> Result<Pool, Error> {
         let cpus = CpuSet::current();
-        let threads = self.threads.unwrap_or(cpus.count());
+        let threads = self.threads.unwrap_or(cpus.usable());
         if threads == 0 {
             return Err(Error::ZeroThreads);
         }

@@ -10,7 +10,8 @@ use crate::runtime::cpus::CpuSet;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NodeShare {
     /// Threads this process may run: the width of its team or the budget of its tokens, its
-    /// own thread included.
+    /// own thread included. Its part of its mask, or of the cgroup's CPU quota where that is
+    /// smaller (see [`available_cpus`](crate::available_cpus)).
     pub threads: usize,
     /// CPUs in this process's affinity mask.
     pub mask_cpus: usize,
@@ -77,8 +78,11 @@ pub(crate) fn share_among(masks: &[CpuSet], me: usize, node: usize) -> NodeShare
     let index = masks[..me].iter().filter(|m| *m == mine).count();
     let mask = mine.count();
     let node = node.max(mask);
+    // A cgroup CPU quota smaller than the mask is what the processes sharing the mask share
+    // (they run in one container as they run on one mask).
+    let usable = crate::runtime::quota::cpus().map_or(mask, |q| mask.min(q));
     NodeShare {
-        threads: split(mask, sharing, index),
+        threads: split(usable, sharing, index),
         mask_cpus: mask,
         node_cpus: node,
         bound: mask < node,
@@ -163,8 +167,8 @@ mod tests {
     #[test]
     fn a_process_alone_takes_its_mask() {
         let share = node_share(0, 1);
-        assert_eq!(share.threads, share.mask_cpus);
         assert_eq!(share.threads, crate::available_cpus());
+        assert!(share.threads <= share.mask_cpus);
         // Several unbound processes never take more than the node together.
         if !share.bound {
             let ranks = share.node_cpus + 1;

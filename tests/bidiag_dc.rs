@@ -160,3 +160,39 @@ fn every_executor_solves_with_the_top_tear_parallel() {
     plain_tokens(run);
     team_executors(run);
 }
+
+/// A NaN or an infinity anywhere in the bidiagonal is refused before anything is written (it
+/// once reached the sorts, which may panic on an order that is not total).
+#[test]
+fn non_finite_bidiagonals_are_refused() {
+    use teamalg::kernels::bidiag_svd::BidiagSvdError;
+    let n = 2 * LEAF + 1;
+    for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        for on_d in [true, false] {
+            let (mut d, mut e) = random(n, 2.0);
+            if on_d {
+                d[n / 2] = bad;
+            } else {
+                e[n / 3] = bad;
+            }
+            let (mut s, mut u, mut v) = (vec![7.0; n], Mat::zeros(n, n), Mat::zeros(n, n));
+            let mut buf = MemBuffer::new(solve_scratch::<f64>(n));
+            let split = Split {
+                width: 1,
+                gemm: GemmParams::default(),
+            };
+            let r = solve(
+                &d,
+                &e,
+                &mut s,
+                u.as_mut(),
+                v.as_mut(),
+                split,
+                &Seq,
+                MemStack::new(&mut buf),
+            );
+            assert_eq!(r, Err(BidiagSvdError::NotFinite));
+            assert!(s.iter().all(|&x| x == 7.0), "written before the refusal");
+        }
+    }
+}

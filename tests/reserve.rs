@@ -64,6 +64,26 @@ fn the_reserve_is_bounded() {
     );
 }
 
+#[test]
+fn trim_to_releases_workers_and_forgets_the_widest_pool() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let cpus = teamalg::available_cpus();
+    let wide = cpus + 3;
+    drop(Pool::builder().threads(wide).build().unwrap());
+    assert_eq!(reserve::idle_workers(), wide);
+    assert_eq!(reserve::trim_to(1), wide - 1);
+    assert_eq!(reserve::idle_workers(), 1);
+    // The bound is the CPUs again: two pools of `cpus` at once lease 2 * cpus workers, and
+    // only `cpus` of them stay (the bound would still be `wide` if the trim kept it).
+    let a = Pool::builder().threads(cpus).build().unwrap();
+    let b = Pool::builder().threads(cpus).build().unwrap();
+    drop(a);
+    drop(b);
+    assert_eq!(reserve::idle_workers(), cpus);
+    reserve::trim();
+    assert_eq!(reserve::idle_workers(), 0);
+}
+
 #[cfg(target_os = "linux")]
 fn affinity_of_current() -> Vec<usize> {
     // SAFETY: plain data; zeroed is a valid empty set.

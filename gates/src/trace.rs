@@ -3,7 +3,9 @@
 //! Two ways to read them:
 //! - [`collect`] runs a closure and returns, with its result, every decision the gates made on
 //!   this thread while it ran (nested collections each see them);
-//! - [`enable`] starts a process-wide log that [`drain`] empties.
+//! - [`enable`] starts a process-wide log that [`drain`] empties. The log is a ring of the
+//!   last [`LOG_CAPACITY`] decisions: a process that enables it and never drains it keeps at
+//!   most that many (about 10 MiB), and [`dropped`] says how many older ones it let go.
 //!
 //! While neither is in use, a decision costs one relaxed load.
 //!
@@ -36,6 +38,7 @@
 //! ```
 
 use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::fmt;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Mutex;
@@ -202,7 +205,23 @@ impl fmt::Display for Decisions {
 /// returns after one load.
 static WATCHERS: AtomicUsize = AtomicUsize::new(0);
 static LOG_ON: AtomicUsize = AtomicUsize::new(0);
-static LOG: Mutex<Vec<Decision>> = Mutex::new(Vec::new());
+static LOG: Mutex<Log> = Mutex::new(Log {
+    ring: VecDeque::new(),
+    dropped: 0,
+});
+
+/// The most decisions the process-wide log keeps: past it, each new decision drops the oldest.
+pub const LOG_CAPACITY: usize = 1 << 16;
+
+struct Log {
+    ring: VecDeque<Decision>,
+    /// Decisions let go since the last drain.
+    dropped: u64,
+}
+
+fn log() -> std::sync::MutexGuard<'static, Log> {
+    LOG.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 thread_local! {
     /// The open collections of this thread, innermost last.
@@ -246,15 +265,27 @@ fn record_slow(d: Decision) {
         }
     });
     if enabled() {
-        LOG.lock().unwrap_or_else(|e| e.into_inner()).push(d);
+        let mut log = log();
+        if log.ring.len() == LOG_CAPACITY {
+            log.ring.pop_front();
+            log.dropped += 1;
+        }
+        log.ring.push_back(d);
     }
 }
 
-/// Takes every decision of the process-wide log.
+/// Takes every decision of the process-wide log (at most the last [`LOG_CAPACITY`], oldest
+/// first) and resets [`dropped`].
 pub fn drain() -> Decisions {
-    Decisions(std::mem::take(
-        &mut *LOG.lock().unwrap_or_else(|e| e.into_inner()),
-    ))
+    let mut log = log();
+    log.dropped = 0;
+    Decisions(Vec::from(std::mem::take(&mut log.ring)))
+}
+
+/// Decisions the process-wide log let go since the last [`drain`] because it held
+/// [`LOG_CAPACITY`] already (the oldest go first).
+pub fn dropped() -> u64 {
+    log().dropped
 }
 
 /// Runs `f` and returns its result with the decisions the gates made on this thread while it

@@ -91,4 +91,18 @@ fn decisions_reach_scopes_and_the_log_only_when_watched() {
     ] {
         assert!(table.contains(word), "{word} missing from\n{table}");
     }
+
+    // The log is a ring: past its capacity the oldest decisions go, and it says how many.
+    trace::enable();
+    for i in 0..trace::LOG_CAPACITY + 5 {
+        trace::record(|| d(1 + i % 2));
+    }
+    trace::disable();
+    assert_eq!(trace::dropped(), 5);
+    let log = trace::drain();
+    assert_eq!(log.len(), trace::LOG_CAPACITY);
+    // The first kept is record 5 (odd index: width 2), the last is the last recorded.
+    assert_eq!(log[0].width, 2);
+    assert_eq!(log[log.len() - 1].width, 1 + (trace::LOG_CAPACITY + 4) % 2);
+    assert_eq!(trace::dropped(), 0, "a drain resets the count");
 }

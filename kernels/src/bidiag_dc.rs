@@ -86,6 +86,7 @@ pub fn solve_scratch<R: ComplexField>(n: usize) -> StackReq {
 /// holds at least [`solve_scratch`]`(n)`.
 ///
 /// # Errors
+/// [`BidiagSvdError::NotFinite`] (nothing written) when `d` or `e` holds an infinity or a NaN;
 /// [`BidiagSvdError::NoConvergence`] when the QR iteration of a leaf does not converge.
 ///
 /// # Panics
@@ -125,6 +126,9 @@ pub fn solve<R: Real>(
         n == 0 || (u.row_stride() == 1 && v.row_stride() == 1),
         "U and V must be column-major"
     );
+    if !d.iter().chain(e).all(|x| x.is_finite()) {
+        return Err(BidiagSvdError::NotFinite);
+    }
     let width = split.width.min(exec.width()).max(1);
     // Scale to the largest entry, so that neither tiny nor huge matrices under- or overflow in
     // the secular equation (as LAPACK's `dbdsdc` does).
@@ -185,7 +189,7 @@ fn identity<R: Real>(mut x: MatMut<'_, R>) {
 /// Orders the values non-increasing, with their columns.
 fn sort<R: Real>(s: &mut [R], u: MatMut<'_, R>, v: MatMut<'_, R>) {
     let mut order: Vec<usize> = (0..s.len()).collect();
-    order.sort_by(|&a, &b| s[b].partial_cmp(&s[a]).unwrap_or(std::cmp::Ordering::Equal));
+    order.sort_by(|&a, &b| s[b].total_cmp(&s[a]));
     let old = s.to_vec();
     for (x, &from) in s.iter_mut().zip(&order) {
         *x = old[from];
@@ -565,7 +569,7 @@ fn deflate<R: Real>(
     let [rows_u, rows_v] = rows;
     let [mut left, mut right] = bases;
     let mut order: Vec<usize> = (0..n).filter(|&c| c != r).collect();
-    order.sort_by(|&a, &b| d[a].partial_cmp(&d[b]).unwrap_or(std::cmp::Ordering::Equal));
+    order.sort_by(|&a, &b| d[a].total_cmp(&d[b]));
     let (mut kept, mut deflated) = (vec![r], Vec::new());
     let mut prev: Option<usize> = None;
     for &c in &order {

@@ -59,6 +59,9 @@ pub trait Real:
     fn hypot(self, other: Self) -> Self;
     /// Whether the number is finite.
     fn is_finite(self) -> bool;
+    /// IEEE 754's total order (`-NaN < -inf < ... < -0 < +0 < ... < inf < NaN`): sorts with it
+    /// never panic, whatever the values.
+    fn total_cmp(&self, other: &Self) -> std::cmp::Ordering;
 }
 
 mod sealed {
@@ -94,6 +97,9 @@ macro_rules! real {
             }
             fn is_finite(self) -> bool {
                 <$t>::is_finite(self)
+            }
+            fn total_cmp(&self, other: &Self) -> std::cmp::Ordering {
+                <$t>::total_cmp(self, other)
             }
         }
     };

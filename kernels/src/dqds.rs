@@ -127,7 +127,7 @@ pub(crate) fn singular_values<R: Real>(d: &[R], e: &[R], out: &mut [R]) -> bool 
         dmin = Some(low);
     }
     debug_assert_eq!(values, n);
-    out.sort_by(|a, b| b.partial_cmp(a).expect("finite values"));
+    out.sort_by(|a, b| b.total_cmp(a));
     true
 }
 

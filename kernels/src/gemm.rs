@@ -11,7 +11,7 @@ use faer::{Accum, MatMut, MatRef, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
 use crate::gate::{self, Region, Scope};
-use crate::par::Executor;
+use crate::par::{part_start, Executor};
 use crate::tiles::Tiles;
 
 /// Parameters of [`matmul`].
@@ -90,7 +90,7 @@ pub fn matmul<T, A, B>(
                 Par::Seq,
             );
         } else {
-            let (c0, c1) = (i * n / w, (i + 1) * n / w);
+            let (c0, c1) = (part_start(i, n, w), part_start(i + 1, n, w));
             // SAFETY: chunk i owns columns c0..c1; the ranges partition 0..n.
             let ci = unsafe { tiles.tile(0, m, c0, c1) };
             faer_matmul(

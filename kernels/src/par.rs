@@ -85,7 +85,7 @@ pub trait Executor: Sync {
         let n = self.chunks(width);
         self.run(width, &|p: Part<'_>| {
             let (i, w) = (p.index(), p.width());
-            for c in i * n / w..(i + 1) * n / w {
+            for c in part_start(i, n, w)..part_start(i + 1, n, w) {
                 f(c, n);
             }
         });
@@ -172,5 +172,53 @@ impl<E: Executor + ?Sized> Executor for &E {
     }
     fn wake_cost(&self) -> Duration {
         (**self).wake_cost()
+    }
+}
+
+/// Where part `i` of `len` items cut into `parts` near-equal contiguous parts starts:
+/// `floor(i * len / parts)`, computed without forming `i * len`, which overflows a 32-bit
+/// `usize` from `len` above `2^32 / parts`. Exact for `i <= parts` (part `parts` starts at
+/// `len`): `i * len / parts = i * q + i * r / parts` with `len = q * parts + r`, and
+/// `i * q <= len`, `i * r < parts^2`.
+///
+/// ```
+/// use teamalg_kernels::par::part_start;
+/// assert_eq!((0..=3).map(|i| part_start(i, 10, 3)).collect::<Vec<_>>(), [0, 3, 6, 10]);
+/// // Where `i * len` would overflow:
+/// assert_eq!(part_start(3, usize::MAX, 4), usize::MAX / 4 * 3 + 2);
+/// ```
+#[inline]
+pub fn part_start(i: usize, len: usize, parts: usize) -> usize {
+    debug_assert!(i <= parts && parts > 0);
+    i * (len / parts) + i * (len % parts) / parts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::part_start;
+
+    #[test]
+    fn part_start_is_the_exact_floor_and_never_overflows() {
+        for len in [
+            0usize,
+            1,
+            7,
+            1000,
+            usize::MAX / 3,
+            usize::MAX - 1,
+            usize::MAX,
+        ] {
+            for parts in [1usize, 2, 3, 7, 16, 64] {
+                let mut prev = 0;
+                for i in 0..=parts {
+                    let exact = (i as u128 * len as u128 / parts as u128) as usize;
+                    let s = part_start(i, len, parts);
+                    assert_eq!(s, exact, "i {i} len {len} parts {parts}");
+                    assert!(s >= prev);
+                    prev = s;
+                }
+                assert_eq!(prev, len);
+            }
+        }
     }
 }

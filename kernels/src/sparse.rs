@@ -11,12 +11,12 @@ use faer::sparse::linalg::matmul::{
 };
 use faer::sparse::{FaerError, SparseColMat, SparseColMatRef};
 use faer::traits::math_utils::zero;
-use faer::traits::{ComplexField, Conjugate, Index};
+use faer::traits::{ComplexField, Conjugate, Index, SignedIndex};
 use faer::{Accum, MatMut, MatRef, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
 use crate::gate::{self, Region, Scope};
-use crate::par::Executor;
+use crate::par::{part_start, Executor};
 use crate::tiles::Tiles;
 
 /// How [`sparse_dense_matmul`] decides.
@@ -70,7 +70,7 @@ pub fn sparse_dense_matmul<I, T, A, B>(
         if i >= w {
             return;
         }
-        let (c0, c1) = (i * n / w, (i + 1) * n / w);
+        let (c0, c1) = (part_start(i, n, w), part_start(i + 1, n, w));
         // SAFETY: chunk i owns columns c0..c1 of C; the ranges partition 0..n.
         let ci = unsafe { tiles.tile(0, m, c0, c1) };
         faer_sparse_dense(
@@ -111,7 +111,9 @@ type Slot<I> = std::sync::Mutex<
 /// serial numeric product straight into its range of values, so the product is exactly
 /// faer's, with no second copy of the values.
 ///
-/// Errors: faer's, when memory runs out.
+/// Errors: `FaerError::IndexOverflow` when the product has more entries than `I` can index
+/// (`I::Signed::MAX`, as faer's serial product), `FaerError::OutOfMemory` when its arrays do
+/// not fit.
 ///
 /// # Panics
 /// When `A`'s columns are not `B`'s rows.
@@ -226,20 +228,13 @@ where
     T: ComplexField + Send + Sync,
 {
     let lens: Vec<usize> = parts.iter().map(|p| p.0.row_idx().len()).collect();
-    let total: usize = lens.iter().sum();
-    let mut col_ptr = Vec::new();
-    col_ptr
-        .try_reserve_exact(n + 1)
-        .map_err(|_| FaerError::OutOfMemory)?;
-    col_ptr.push(I::truncate(0));
-    let mut at = 0usize;
-    for (p, _) in parts {
-        let ptr = p.col_ptr();
-        for j in 0..p.ncols() {
-            at += ptr[j + 1].zx() - ptr[j].zx();
-            col_ptr.push(I::truncate(at));
-        }
-    }
+    let (col_ptr, total) = column_pointers::<I>(
+        n,
+        parts.iter().flat_map(|(p, _)| {
+            let ptr = p.col_ptr();
+            (0..p.ncols()).map(move |j| ptr[j + 1].zx() - ptr[j].zx())
+        }),
+    )?;
     let mut row_idx: Vec<I> = Vec::new();
     let mut val: Vec<T> = Vec::new();
     row_idx
@@ -287,10 +282,77 @@ where
         val.set_len(total);
     }
     // SAFETY: each chunk's structure is faer's symbolic product, a valid m-row structure with
-    // sorted, distinct row indices; its columns were appended in order with `col_ptr`
-    // advancing by each column's entries from 0: so `col_ptr` has n + 1 non-decreasing entries
-    // ending at `row_idx.len()`, and every column's rows are in bounds, sorted and distinct.
+    // sorted, distinct row indices; `column_pointers` appended its columns in order, advancing
+    // by each column's entries from 0 with every pointer at most `I::Signed::MAX` (it refused
+    // a larger total), so no pointer wrapped: `col_ptr` has n + 1 non-decreasing entries ending
+    // at `total == row_idx.len()` (the chunks' columns are the n columns of the product, and
+    // their entries are the `lens` summed into `total`), and every column's rows are in
+    // bounds, sorted and distinct.
     let symbolic =
         unsafe { faer::sparse::SymbolicSparseColMat::new_unchecked(m, n, col_ptr, None, row_idx) };
     Ok(SparseColMat::new(symbolic, val))
+}
+
+/// The product's column pointers, from its columns' entry counts in order, and the total
+/// entry count. Errors: `IndexOverflow` when the total passes `I::Signed::MAX` (faer's own
+/// limit for a structure: its symbolic product refuses the same), checked before anything is
+/// allocated so that no pointer wraps; `OutOfMemory` when the pointers do not fit.
+pub(crate) fn column_pointers<I: Index>(
+    n: usize,
+    col_lens: impl Iterator<Item = usize> + Clone,
+) -> Result<(Vec<I>, usize), FaerError> {
+    let max = <I::Signed as SignedIndex>::MAX.zx();
+    let total = col_lens
+        .clone()
+        .try_fold(0usize, |at, len| at.checked_add(len).filter(|&t| t <= max))
+        .ok_or(FaerError::IndexOverflow)?;
+    let mut col_ptr = Vec::new();
+    col_ptr
+        .try_reserve_exact(n + 1)
+        .map_err(|_| FaerError::OutOfMemory)?;
+    col_ptr.push(I::truncate(0));
+    let mut at = 0usize;
+    for len in col_lens {
+        at += len;
+        // Exact: `at <= total <= I::Signed::MAX`, which `I` holds.
+        col_ptr.push(I::truncate(at));
+    }
+    Ok((col_ptr, total))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::column_pointers;
+    use faer::sparse::FaerError;
+
+    const LIMIT: usize = i32::MAX as usize; // u32's `Signed::MAX`
+
+    #[test]
+    fn pointers_advance_by_each_column() {
+        let (ptr, total) = column_pointers::<u32>(4, [2usize, 0, 3, 1].into_iter()).unwrap();
+        assert_eq!(ptr, [0, 2, 2, 5, 6]);
+        assert_eq!(total, 6);
+    }
+
+    #[test]
+    fn a_total_at_the_index_limit_fits() {
+        let half = LIMIT / 2;
+        let (ptr, total) = column_pointers::<u32>(2, [half, LIMIT - half].into_iter()).unwrap();
+        assert_eq!(total, LIMIT);
+        assert_eq!(ptr, [0, half as u32, LIMIT as u32]);
+    }
+
+    #[test]
+    fn a_total_past_the_index_limit_is_refused() {
+        // 2^31 entries in u32 indices: the old concatenation wrapped the last pointer to
+        // 2^31 as u32 (a valid-looking u32, past faer's signed limit) with no error.
+        let r = column_pointers::<u32>(3, [1usize << 30, 1 << 30, 0].into_iter());
+        assert_eq!(r.unwrap_err(), FaerError::IndexOverflow);
+        // Far past it: 3 * 2^31 would wrap a u32 to 2^31.
+        let r = column_pointers::<u32>(3, [1usize << 31; 3].into_iter());
+        assert_eq!(r.unwrap_err(), FaerError::IndexOverflow);
+        // A usize sum that itself overflows.
+        let r = column_pointers::<usize>(2, [usize::MAX, 2].into_iter());
+        assert_eq!(r.unwrap_err(), FaerError::IndexOverflow);
+    }
 }

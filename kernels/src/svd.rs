@@ -261,8 +261,8 @@ where
             "v must be n x min(m, n) or n x n"
         );
     }
-    for i in 0..m {
-        for j in 0..n {
+    for j in 0..n {
+        for i in 0..m {
             let (re, im) = a[(i, j)].parts();
             if !re.is_finite() || !im.is_finite() {
                 return Err(BidiagSvdError::NotFinite);

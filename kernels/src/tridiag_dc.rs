@@ -208,7 +208,7 @@ pub(crate) fn solve<R: Real>(
     let mut all: Vec<(R, usize, bool)> = Vec::with_capacity(n);
     all.extend((0..k).map(|i| (delta[(k, i)], i, true)));
     all.extend(deflated.iter().map(|&c| (dvals[c], c, false)));
-    all.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap_or(std::cmp::Ordering::Equal));
+    all.sort_by(|a, b| a.0.total_cmp(&b.0));
     for (r, &(value, src, root)) in all.iter().enumerate() {
         w[r] = value * scale;
         let col = if root {
@@ -289,7 +289,7 @@ fn deflate<R: Real>(
 ) -> (Vec<usize>, Vec<usize>) {
     let n = d.len();
     let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|&a, &b| d[a].partial_cmp(&d[b]).unwrap_or(std::cmp::Ordering::Equal));
+    order.sort_by(|&a, &b| d[a].total_cmp(&d[b]));
     let big = |s: &[R]| {
         s.iter()
             .fold(R::ZERO, |m, x| if x.abs() > m { x.abs() } else { m })

@@ -119,6 +119,13 @@ pub enum LinalgError {
         /// The operation.
         op: &'static str,
     },
+    /// The result has more entries than its index type can count (a sparse product with `u32`
+    /// indices and more than `i32::MAX` entries: faer's limit is the signed maximum of the
+    /// index type). Use a wider index type (`u64`, `usize`).
+    IndexOverflow {
+        /// The operation.
+        op: &'static str,
+    },
     /// The result could not be allocated (a sparse product whose structure does not fit in
     /// memory).
     OutOfMemory {
@@ -138,6 +145,7 @@ impl LinalgError {
             | LinalgError::Singular { op, .. }
             | LinalgError::NotTall { op, .. }
             | LinalgError::NoConvergence { op }
+            | LinalgError::IndexOverflow { op }
             | LinalgError::OutOfMemory { op } => op,
         }
     }
@@ -179,6 +187,10 @@ impl fmt::Display for LinalgError {
             LinalgError::NoConvergence { op } => {
                 write!(f, "{op}: the iteration did not converge")
             }
+            LinalgError::IndexOverflow { op } => write!(
+                f,
+                "{op}: the result has more entries than its index type can count"
+            ),
             LinalgError::OutOfMemory { op } => write!(f, "{op}: the result does not fit in memory"),
         }
     }

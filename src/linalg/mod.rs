@@ -37,7 +37,8 @@
 //! knows its data is finite can skip the check with [`Options::check_finite`]; NaN then
 //! propagates as IEEE arithmetic does (an LU's factors turn NaN; a Cholesky whose pivot turns
 //! NaN reports [`LinalgError::NotPositiveDefinite`]). The check costs about one read of the
-//! input (`docs/perf/kernels.md`).
+//! input (`docs/perf/kernels.md`). The SVD and EVD check always, whatever the option (their
+//! iterations have no result on NaN).
 //!
 //! ```
 //! use faer::{Accum, Mat};
@@ -161,6 +162,12 @@ impl Options {
 
     /// Whether the call checks its inputs for NaN and infinities (`true` by default). With
     /// `false` it skips the check and NaN propagates (see the module's NaN policy).
+    ///
+    /// The SVD and the self-adjoint EVD check always, and this option does not change them: a
+    /// decomposition of NaN has no meaning, and their iterations (the bidiagonal and
+    /// tridiagonal solvers) would not converge on it, so they return
+    /// [`LinalgError::NotFinite`] naming the entry either way. Their check is one read of `A`
+    /// (its lower triangle for the EVD), small beside their `O(n^3)` work.
     ///
     /// ```
     /// use faer::Mat;

@@ -2,7 +2,7 @@
 //! sparse in faer's CSC form) and `sparse_sparse_matmul` (`alpha A B`, both sparse).
 
 use faer::mat::{AsMatMut, AsMatRef};
-use faer::sparse::{SparseColMat, SparseColMatRef};
+use faer::sparse::{FaerError, SparseColMat, SparseColMatRef};
 use faer::traits::math_utils::is_finite;
 use faer::traits::{Conjugate, Index};
 use faer::Accum;
@@ -113,7 +113,8 @@ fn sparse_finite<I: Index, T: Field>(
 /// matrix with sorted row indices, on `exec`: the columns of `B` are cut into chunks of about
 /// equal multiply-adds when the gate finds that splitting pays (family `SparseProduct`), and the
 /// result is exactly faer's serial product. Errors: `ShapeMismatch`, `NotFinite` (a stored
-/// value of `A` or `B`, or `alpha`), `OutOfMemory`.
+/// value of `A` or `B`, or `alpha`), `IndexOverflow` (the product has more entries than the
+/// index type `I` can count: `i32::MAX` for `u32`), `OutOfMemory`.
 ///
 /// ```
 /// use faer::sparse::{SparseColMat, Triplet};
@@ -162,6 +163,29 @@ where
     let params = SparseParams {
         threshold: options.get(Family::SparseProduct),
     };
-    sparse::sparse_sparse_matmul(a, b, alpha, exec, params)
-        .map_err(|_| LinalgError::OutOfMemory { op: OP })
+    sparse::sparse_sparse_matmul(a, b, alpha, exec, params).map_err(|e| product_error(OP, e))
+}
+
+/// What a faer error building a product means to the caller.
+fn product_error(op: &'static str, e: FaerError) -> LinalgError {
+    match e {
+        FaerError::IndexOverflow => LinalgError::IndexOverflow { op },
+        // faer's errors are `OutOfMemory` and `IndexOverflow` (its enum may grow; a new kind
+        // is still a product that could not be built).
+        _ => LinalgError::OutOfMemory { op },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn faer_errors_keep_their_meaning() {
+        let e = product_error("sparse_sparse_matmul", FaerError::IndexOverflow);
+        assert_eq!(e, LinalgError::IndexOverflow { op: "sparse_sparse_matmul" });
+        assert!(e.to_string().contains("index type"));
+        let e = product_error("sparse_sparse_matmul", FaerError::OutOfMemory);
+        assert_eq!(e, LinalgError::OutOfMemory { op: "sparse_sparse_matmul" });
+    }
 }

@@ -93,7 +93,6 @@ impl<T: Field + Rotate> Svd<T> {
         options: &Options,
     ) -> Result<Self, LinalgError> {
         let a = a.as_mat_ref();
-        check(a.canonical(), options)?;
         let a = a.to_owned();
         let (m, n) = (a.nrows(), a.ncols());
         let k = m.min(n);
@@ -153,7 +152,6 @@ pub fn singular_values<T: Field + Rotate, A: Conjugate<Canonical = T>>(
     let a = a.as_mat_ref();
     let mut s = vec![RealOf::<T>::ZERO; a.nrows().min(a.ncols())];
     let options = Options::new();
-    check(a.canonical(), &options)?;
     let a = a.to_owned();
     let mut buf = MemBuffer::new(svd_scratch::<T>(a.nrows(), a.ncols(), false));
     run(
@@ -258,19 +256,12 @@ pub fn svd_into_with_scratch<T: Field + Rotate>(
             }
         }
     }
-    check(a, options)?;
     run(a, s, u, v, exec, options, stack)
 }
 
-/// What every SVD checks before it writes: finiteness, when the options ask.
-fn check<T: Field>(a: MatRef<'_, T>, options: &Options) -> Result<(), LinalgError> {
-    if options.checks_finite() {
-        check::finite("svd", "A", a, Part::All)?;
-    }
-    Ok(())
-}
-
-/// The kernel on checked input.
+/// The kernel. It checks `A`'s finiteness itself before it writes, whatever the options say
+/// (see [`Options::check_finite`]: an SVD of NaN has no meaning, and its iterations would not
+/// converge), so the facade does not scan `A` a second time.
 fn run<T: Field + Rotate>(
     a: MatRef<'_, T>,
     s: &mut [RealOf<T>],
@@ -296,7 +287,7 @@ fn run<T: Field + Rotate>(
         gemm: options.get(Family::Gemm),
     };
     svd_with_scratch(a, s, u, v, exec, params, stack).map_err(|e| match e {
-        // Only reached with the check off: the kernel refuses non-finite input itself.
+        // The kernel refused non-finite input before writing: name the entry.
         BidiagSvdError::NotFinite => check::finite("svd", "A", a, Part::All)
             .err()
             .unwrap_or(LinalgError::NoConvergence { op: "svd" }),

@@ -1,4 +1,5 @@
-//! The CPU set of a thread (its affinity), which sizes pools and decides when waits throttle.
+//! The CPU set of a thread (its affinity) and, with the cgroup's CPU quota (`quota.rs`), how
+//! many CPUs it may use at once: that count sizes pools and decides when waits throttle.
 
 /// A set of CPUs, as the scheduler's affinity mask (up to 1024 CPUs).
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -10,13 +11,24 @@ pub(crate) struct CpuSet {
 impl CpuSet {
     /// The calling thread's affinity set.
     pub(crate) fn current() -> CpuSet {
+        Self::of_thread(0)
+    }
+
+    /// Thread `tid`'s affinity set (0: the calling thread's). Where it cannot be read, the
+    /// platform's CPU count, not known CPU by CPU.
+    pub(crate) fn of_thread(tid: u32) -> CpuSet {
         #[cfg(target_os = "linux")]
         {
             // SAFETY: `cpu_set_t` is plain data; zeroed is a valid empty set.
             let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-            // SAFETY: pid 0 is the calling thread; the size matches the buffer.
+            // SAFETY: the kernel writes at most the given size into `set`, a live `cpu_set_t`
+            // of exactly that size; an unknown `tid` fails with ESRCH and writes nothing.
             let rc = unsafe {
-                libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set)
+                libc::sched_getaffinity(
+                    tid as libc::pid_t,
+                    std::mem::size_of::<libc::cpu_set_t>(),
+                    &mut set,
+                )
             };
             if rc == 0 {
                 let mut bits = [0u64; 16];
@@ -33,6 +45,8 @@ impl CpuSet {
                 }
             }
         }
+        #[cfg(not(target_os = "linux"))]
+        let _ = tid;
         let count = std::thread::available_parallelism().map_or(1, |n| n.get());
         CpuSet {
             bits: [0; 16],
@@ -63,6 +77,14 @@ impl CpuSet {
     /// How many CPUs the set holds (at least one).
     pub(crate) fn count(&self) -> usize {
         self.count.max(1)
+    }
+
+    /// How many of the set's CPUs the process may keep busy at once: the set's size, or the
+    /// cgroup's CPU quota in whole CPUs where that is smaller (`quota.rs`). Pools are as wide
+    /// as this by default, and their waits throttle when more threads are awake than this.
+    pub(crate) fn usable(&self) -> usize {
+        let count = self.count();
+        crate::runtime::quota::cpus().map_or(count, |q| count.min(q))
     }
 
     /// Whether the set is known CPU by CPU (it is not where the platform gives only a count).
@@ -124,7 +146,14 @@ impl CpuSet {
                     unsafe { libc::CPU_SET(cpu, &mut set) };
                 }
             }
-            // SAFETY: pid 0 is the calling thread; the size matches the buffer.
+            // SAFETY: the call reads `size_of::<cpu_set_t>()` bytes from `&set`, a live,
+            // initialized `cpu_set_t` of exactly that size, and writes nothing of ours. `tid`
+            // names a thread (0: the caller); which thread has no bearing on memory safety: the
+            // kernel checks it, and an unknown one fails with ESRCH (returned as false). That a
+            // tid names the intended thread is the callers' contract, not a safety condition:
+            // they pass only tids of teamalg workers that are alive (a slot's tid is cleared
+            // before its worker stops serving, and a reserve worker's lives as long as it is
+            // in the reserve).
             let rc = unsafe {
                 libc::sched_setaffinity(
                     tid as libc::pid_t,
@@ -153,7 +182,24 @@ pub(crate) fn current_tid() -> u32 {
     0
 }
 
-/// Number of CPUs in the calling thread's affinity set.
+/// How many CPUs the calling thread may keep busy at once: the CPUs of its affinity set, or
+/// the process's cgroup CPU quota (cgroup v2 `cpu.max`, v1 `cpu.cfs_quota_us` over
+/// `cpu.cfs_period_us`, the smallest on the way up the hierarchy) in whole CPUs, rounded down
+/// and at least 1, where that is smaller. A pool built without
+/// [`threads`](crate::PoolBuilder::threads) is this wide.
+///
+/// The smaller wins because either one alone oversubscribes: a container limited to 2 CPUs'
+/// time keeps all of a 64-CPU node in its mask, and 64 workers whose members spin would use the
+/// quota up and stall the whole container until the next period; a mask of 2 CPUs runs at most
+/// 2 threads at once whatever the quota. Rounded down because a team's members spin for whole
+/// CPUs. The quota is read once per process, at the first call or pool; the mask at every call.
+/// `std::thread::available_parallelism` takes the same minimum.
+///
+/// ```
+/// let n = teamalg::available_cpus();
+/// assert!(n >= 1);
+/// assert!(n <= std::thread::available_parallelism().map_or(usize::MAX, |p| p.get()).max(n));
+/// ```
 pub fn available_cpus() -> usize {
-    CpuSet::current().count()
+    CpuSet::current().usable()
 }

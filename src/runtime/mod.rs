@@ -1,4 +1,4 @@
-//! The machinery under the public handles, in layers: primitives (`sync`, `cpus`, `parker`,
+//! The machinery under the public handles, in layers: primitives (`sync`, `cpus` and `quota`, `parker`,
 //! `wait`, `counters`); the two protocols (`plain`: batches on a pool's queue; `team`: slots,
 //! sections and their dispatch); and the workers that serve them and the callers' waits (`worker`: a
 //! pool's shared state; `serve`: the worker loop; `idle`, `join`, `reserve`, `ledger`). Nothing here is public; imports run from the handles down, and within
@@ -16,6 +16,7 @@ not_under_loom! {
     pub(crate) mod idle;
     pub(crate) mod join;
     pub(crate) mod ledger;
+    pub(crate) mod quota;
     pub(crate) mod reserve;
     pub(crate) mod serve;
     pub(crate) mod worker;

@@ -2,12 +2,23 @@
 //!
 //! A pool built with default thread settings *leases* its workers from here and hands them back
 //! when it is dropped; a returned worker sleeps on its parker until the next pool leases it. So a
-//! pool built per call starts no thread once the reserve holds enough workers. The reserve keeps
-//! at most `max(CPUs, widest pool built so far)` idle workers (extra returning workers exit), and
-//! [`trim`] retires all of them.
+//! pool built per call starts no thread once the reserve holds enough workers.
 //!
-//! A leased worker that serves a pool whose CPU set differs from the one it last ran on binds
-//! itself to the new pool's set before serving.
+//! What the reserve keeps, and when workers are released:
+//! - at most `max(CPUs, widest pool leased since the last trim)` idle workers: a worker that
+//!   returns to a full reserve exits at once (this is the only release teamalg makes by
+//!   itself: it never retires a worker for having slept long, as a sleeping thread costs no
+//!   CPU, only its stack and a kernel task, and the next pool would pay to start it again);
+//! - [`trim`] retires every idle worker, and [`trim_to`] all but `keep`; both also forget the
+//!   widest pool, so a process that once built a wide pool can bring the bound back to its
+//!   CPUs (workers still leased return afterwards under the new bound).
+//!
+//! A leased worker that serves a pool whose CPU set differs from the one it was born with binds
+//! itself to the pool's set before serving, and back to its birth set after. A leader may narrow
+//! a member's set while it is a team member (`PoolShared::move_off`), also while it still sleeps
+//! here with its order; whoever ends the lease widens it again (the worker after serving, the
+//! pool's drop when it takes back an order the worker never took). So every worker in the
+//! reserve has the set it was born with.
 
 use std::sync::atomic::{AtomicUsize as StdAtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
@@ -57,6 +68,9 @@ struct IdleWorker {
     /// Mirrors `order.is_some()`, so that a waiting worker polls an atomic, not the lock.
     has_order: AtomicBool,
     handle: Mutex<Option<JoinHandle<()>>>,
+    /// The CPU set it was born with (its spawner's, which was the first pool's), and has
+    /// whenever it is in the reserve.
+    birth: CpuSet,
 }
 
 impl IdleWorker {
@@ -81,6 +95,8 @@ impl IdleWorker {
                 self.0.has_order.load(Acquire) || (self.1 && SpinPlace::crowded(self.2))
             }
             fn sleep(&mut self) {
+                // Past its spin: a lease now finds it asleep (`prefer_spinners`).
+                self.0.spinning.store(false, Relaxed);
                 parker::current().park();
             }
         }
@@ -123,10 +139,39 @@ pub fn idle_workers() -> usize {
     lock(&RESERVE).idle.len()
 }
 
-/// Retires every idle worker of the reserve and waits for their threads to end. Returns how
-/// many were retired. Pools built later start new threads.
+/// Retires every idle worker of the reserve and waits for their threads to end, and forgets
+/// the widest pool (the reserve's bound is the CPUs again). Returns how many were retired.
+/// Pools built later start new threads. The same as [`trim_to(0)`](trim_to).
+///
+/// ```
+/// drop(teamalg::Pool::builder().threads(3).build()?);
+/// assert!(teamalg::reserve::idle_workers() >= 3);
+/// teamalg::reserve::trim();
+/// assert_eq!(teamalg::reserve::idle_workers(), 0);
+/// # Ok::<(), teamalg::Error>(())
+/// ```
 pub fn trim() -> usize {
-    let idle = std::mem::take(&mut lock(&RESERVE).idle);
+    trim_to(0)
+}
+
+/// Retires the idle workers of the reserve beyond `keep` (those asleep longest go first) and
+/// waits for their threads to end; the reserve's bound becomes `max(CPUs, keep)` until a wider
+/// pool is leased. Returns how many were retired.
+///
+/// ```
+/// drop(teamalg::Pool::builder().threads(3).build()?);
+/// teamalg::reserve::trim_to(1);
+/// assert!(teamalg::reserve::idle_workers() <= 1);
+/// # Ok::<(), teamalg::Error>(())
+/// ```
+pub fn trim_to(keep: usize) -> usize {
+    let idle = {
+        let mut r = lock(&RESERVE);
+        r.widest = keep;
+        // Pools pop from the back: the front has slept longest.
+        let n = r.idle.len().saturating_sub(keep);
+        r.idle.drain(..n).collect::<Vec<_>>()
+    };
     let n = idle.len();
     for w in idle {
         let handle = lock(&w.handle).take();
@@ -215,8 +260,13 @@ impl Lease {
             let mut order = lock(&w.order);
             if let Some(Order::Serve(p, k)) = &*order {
                 if Arc::ptr_eq(p, pool) {
-                    // It never served: shutting the pool down must not wake it.
-                    pool.forget_worker(*k);
+                    // It never served: shutting the pool down must not wake it. A leader that
+                    // moved it meanwhile narrowed its set; it never took the order, so it does
+                    // not widen it itself: its set goes back to its birth set here (its tid is
+                    // live, it sleeps in the reserve).
+                    if pool.forget_worker(*k) {
+                        w.birth.apply_to(w.tid.load(Relaxed));
+                    }
                     *order = None;
                     w.has_order.store(false, Relaxed);
                     revoked.push(w.clone());
@@ -247,6 +297,8 @@ fn spawn(pool: Arc<PoolShared>, k: usize) -> Result<(), Error> {
         order: Mutex::new(None),
         has_order: AtomicBool::new(false),
         handle: Mutex::new(None),
+        // The spawning thread built the pool, and the thread inherits its set: the pool's.
+        birth: pool.cpus.clone(),
     });
     let inner = me.clone();
     let handle = std::thread::Builder::new()
@@ -266,23 +318,21 @@ fn run(me: Arc<IdleWorker>, first: Order) {
     me.tid.store(crate::runtime::cpus::current_tid(), Relaxed);
     me.parker
         .store(parker::current() as *const Parker as *mut Parker, Release);
-    let mut cpus: Option<CpuSet> = None;
     let mut order = first;
     let mut spin;
     loop {
         match order {
             Order::Retire => return,
             Order::Serve(pool, k) => {
-                match &cpus {
-                    // A fresh thread inherited its builder's set, which is the pool's.
-                    None => cpus = Some(pool.cpus.clone()),
-                    Some(c) if *c != pool.cpus => {
-                        pool.cpus.apply();
-                        cpus = Some(pool.cpus.clone());
-                    }
-                    Some(_) => {}
+                let elsewhere = pool.cpus != me.birth;
+                if elsewhere {
+                    pool.cpus.apply();
                 }
+                // `serve` widens a set narrowed by a leader back to the pool's before it returns.
                 pool.serve(k, true);
+                if elsewhere {
+                    me.birth.apply();
+                }
                 let stays = {
                     let mut r = lock(&RESERVE);
                     let stays = r.idle.len() < bound(&r);
@@ -300,5 +350,65 @@ fn run(me: Arc<IdleWorker>, first: Order) {
             }
         }
         order = me.wait_order(spin);
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::{lock, trim, RESERVE};
+    use crate::runtime::cpus::CpuSet;
+    use crate::runtime::sync::Ordering::*;
+    use crate::Pool;
+
+    /// The one reserve worker's thread id and whether it spins, once it sleeps there.
+    fn sleeping_worker() -> u32 {
+        let start = Instant::now();
+        loop {
+            {
+                let r = lock(&RESERVE);
+                assert_eq!(r.idle.len(), 1, "one worker in the reserve");
+                let w = &r.idle[0];
+                if !w.spinning.load(Relaxed) && w.tid.load(Relaxed) != 0 {
+                    return w.tid.load(Relaxed);
+                }
+            }
+            assert!(start.elapsed() < Duration::from_secs(10), "the worker never slept");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// A leader of a pool moves a leased worker off its CPU while the worker still sleeps in
+    /// the reserve with its order; the pool is dropped before the worker takes the order. The
+    /// worker is back in the reserve with the set it was born with, not the narrowed one.
+    #[test]
+    fn a_revoked_worker_gets_its_birth_set_back() {
+        let birth = CpuSet::current();
+        let Some(cpu) = (0..1024u32).find(|&c| birth.contains(c)) else {
+            return; // the set is not known CPU by CPU: nothing can be narrowed
+        };
+        if birth.without(cpu).is_none() {
+            eprintln!("skipped: one CPU in the affinity set, no set to narrow a worker to");
+            return;
+        }
+        trim();
+        // A worker is born (with this thread's set), serves, and goes to the reserve to sleep.
+        drop(Pool::builder().threads(1).build().unwrap());
+        let tid = sleeping_worker();
+        assert_eq!(CpuSet::of_thread(tid), birth);
+        // The next pool leases it asleep; its leader moves it off `cpu` before it serves.
+        let pool = Pool::builder().threads(1).build().unwrap();
+        assert!(pool.shared.move_off(0, cpu), "the move needs a live tid");
+        assert_eq!(CpuSet::of_thread(tid), birth.without(cpu).unwrap());
+        // Dropped before the worker took its order: the drop takes the order back.
+        drop(pool);
+        assert_eq!(sleeping_worker(), tid, "the same worker, back in the reserve");
+        assert_eq!(
+            CpuSet::of_thread(tid),
+            birth,
+            "a worker in the reserve keeps a leader's narrowed set"
+        );
+        trim();
     }
 }

@@ -146,7 +146,7 @@ impl PoolShared {
     /// them throttled the member of a pool built per call next to a held team).
     #[inline]
     pub(crate) fn polls(&self) -> u32 {
-        let cpus = self.cpus.count();
+        let cpus = self.cpus.usable();
         let awake = SERVING.load(Relaxed).saturating_sub(SLEEPING.load(Relaxed));
         if self.threads() > cpus || awake > cpus {
             THROTTLED_SPIN_POLLS.min(self.spin_polls)
@@ -367,10 +367,14 @@ impl PoolShared {
     }
 
     /// Forgets the worker leased for slot `k`, whose order was taken back before it served:
-    /// nobody wakes it for this pool any more.
-    pub(crate) fn forget_worker(&self, k: usize) {
-        self.slots[k].clear_parker();
-        self.slots[k].set_tid(0); // and nobody moves it for this pool
+    /// nobody wakes it for this pool any more. Returns whether a leader of this pool had
+    /// narrowed its affinity meanwhile (`move_off` on a worker still asleep in the reserve),
+    /// which the caller must undo: the worker never serves, so it would not widen it itself.
+    pub(crate) fn forget_worker(&self, k: usize) -> bool {
+        let slot = &self.slots[k];
+        slot.clear_parker();
+        slot.set_tid(0); // and nobody moves it for this pool
+        slot.set_narrowed(false)
     }
 
     /// Forgets `n` workers that never arrived (a failed build), so shutdown does not wait for
