@@ -60,17 +60,19 @@ fn members_spin_only_while_their_leader_may_come_back() {
     held.exec(2).team(|t| t.run(|_| {})).unwrap();
     let d = counters::snapshot() - before;
     // On a busy host the member may land on its leader's CPU and cede it (rule 2 of
-    // `docs/waiting.md`): a sleep, and a wake for the section, that the protocol chose. Any
-    // other sleep or wake is a failure.
+    // `docs/waiting.md`): a sleep, and a wake for the section, that the protocol chose, at
+    // most once for the one section (and once in the gap before it). Any other sleep or wake
+    // is a failure.
+    assert!(d.cedes <= 2, "the member ceded {} times: {d:?}", d.cedes);
     assert_eq!(
-        d.member_sleeps - d.cedes,
-        1,
-        "the warm-up's wake ends one sleep: {d:?}"
+        d.member_sleeps,
+        1 + d.cedes,
+        "the warm-up's wake ends one sleep, a cede adds one: {d:?}"
     );
     assert_eq!(
-        d.wakes - d.cedes,
-        1,
-        "only the warm-up woke the member; the section found it spinning: {d:?}"
+        d.wakes,
+        1 + d.cedes,
+        "only the warm-up woke the member (and the section one that ceded): {d:?}"
     );
 
     // 3. A leader that rests its team (a reduction that took its sections back to the

@@ -8,6 +8,22 @@ use std::time::{Duration, Instant};
 
 use teamalg::{Error, Exec, Pool, Refused, Team};
 
+/// Counts this arrival at `arrived` and waits until `n` have arrived: true when they did
+/// within 5 s, false (marking `late`) when not. A section that did not run its participants at
+/// once then fails its test instead of hanging it.
+fn meet(arrived: &AtomicUsize, n: usize, late: &AtomicBool) -> bool {
+    arrived.fetch_add(1, SeqCst);
+    let start = Instant::now();
+    while arrived.load(SeqCst) < n {
+        if start.elapsed() > Duration::from_secs(5) {
+            late.store(true, SeqCst);
+            return false;
+        }
+        std::hint::spin_loop();
+    }
+    true
+}
+
 fn team(width: usize) -> Team {
     Pool::builder()
         .threads(width)
@@ -75,18 +91,20 @@ fn members_busy_is_an_error() {
 #[test]
 fn a_section_runs_every_participant_at_once() {
     let t = team(3);
-    for _ in 0..100 {
+    for round in 0..100 {
         let seen = Mutex::new(Vec::new());
-        let meet = Barrier::new(3); // a std barrier: deadlocks unless all run at once
+        // Every participant waits for all three: only participants running at once meet.
+        let (arrived, late) = (AtomicUsize::new(0), AtomicBool::new(false));
         t.exec(3)
             .team(|te| {
                 te.run(|p| {
                     assert_eq!(p.width(), 3);
-                    meet.wait();
+                    meet(&arrived, 3, &late);
                     seen.lock().unwrap().push(p.index());
                 })
             })
             .unwrap();
+        assert!(!late.load(SeqCst), "round {round}: the participants did not run at once");
         let mut seen = seen.into_inner().unwrap();
         seen.sort();
         assert_eq!(seen, vec![0, 1, 2]);
@@ -137,11 +155,12 @@ fn splits_run_child_teams_at_once_and_nest() {
                 Err(Error::InvalidSplit { .. })
             ));
             for _ in 0..50 {
-                let meet = Barrier::new(2); // both children at once
+                // Both children at once.
+                let (arrived, late) = (AtomicUsize::new(0), AtomicBool::new(false));
                 let widths = Mutex::new(vec![0; 2]);
                 let inner = AtomicUsize::new(0);
                 te.split(&[2, 2], |i, child| {
-                    meet.wait();
+                    meet(&arrived, 2, &late);
                     widths.lock().unwrap()[i] = child.width();
                     child.run(|p| {
                         p.barrier();
@@ -158,6 +177,7 @@ fn splits_run_child_teams_at_once_and_nest() {
                         .unwrap();
                 })
                 .unwrap();
+                assert!(!late.load(SeqCst), "the children did not run at once");
                 assert_eq!(widths.into_inner().unwrap(), vec![2, 2]);
                 assert_eq!(inner.load(SeqCst), 8);
             }
@@ -193,21 +213,23 @@ fn team_tokens_fork_and_range_as_sections() {
     });
     assert_eq!(budgets.into_inner().unwrap(), vec![1, 2]);
     // for_ranges: each participant one chunk; all at once.
-    let meet = Barrier::new(3);
+    let (arrived, late) = (AtomicUsize::new(0), AtomicBool::new(false));
     let total = AtomicUsize::new(0);
     t.exec(3).for_ranges(300, 1, |r| {
-        meet.wait();
+        meet(&arrived, 3, &late);
         total.fetch_add(r.len(), Relaxed);
     });
     assert_eq!(total.load(Relaxed), 300);
+    assert!(!late.load(SeqCst), "for_ranges' chunks did not run at once");
     // broadcast never refuses on a team token.
-    let b = Barrier::new(3);
+    let (arrived, late) = (AtomicUsize::new(0), AtomicBool::new(false));
     assert_eq!(
         t.exec(3).broadcast(|_| {
-            b.wait();
+            meet(&arrived, 3, &late);
         }),
         Ok(())
     );
+    assert!(!late.load(SeqCst), "broadcast's shares did not run at once");
     // A limited token uses fewer members.
     let n = AtomicUsize::new(0);
     t.exec(3)
@@ -348,23 +370,26 @@ fn the_leading_thread_gets_a_serial_team_instead_of_waiting_for_itself() {
 /// team per call, whose members start asleep in the reserve).
 #[test]
 fn run_never_takes_a_late_members_share() {
-    for _ in 0..50 {
+    for round in 0..50 {
         let team = team(2);
-        let flag = AtomicBool::new(false);
+        let (started, late) = (AtomicUsize::new(0), AtomicBool::new(false));
         team.exec(2)
             .team(|t| {
                 t.run(|p| {
                     if p.index() == 0 {
-                        // Waits for participant 1, which must be running elsewhere.
-                        while !flag.load(Acquire) {
-                            std::hint::spin_loop();
-                        }
+                        // Waits for participant 1, which must be running elsewhere: a leader
+                        // that kept its share to run after this one would never see it start.
+                        meet(&started, 2, &late);
                     } else {
-                        flag.store(true, Release);
+                        started.fetch_add(1, SeqCst);
                     }
                 })
             })
             .unwrap();
+        assert!(
+            !late.load(SeqCst),
+            "round {round}: the leader ran the late member's share after its own"
+        );
     }
 }
 

@@ -80,8 +80,9 @@ fn calibration_measures_every_kind_rate_and_split() {
     for (_, s) in &profile.splits {
         assert!(s.real.is_valid() && s.cplx.is_valid(), "{s:?}");
     }
-    // And it finishes in well under the 10 s it promises.
-    assert!(cal.took.as_secs() < 10, "{:?}", cal.took);
+    // How long it took is a measurement, not a property: printed, and recorded in
+    // `docs/perf/calibration.md` (timing belongs in benchmarks, not in tests).
+    eprintln!("calibration took {:?}", cal.took);
 }
 
 /// A thread that spins on a CPU until told to stop.
