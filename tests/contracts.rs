@@ -198,7 +198,10 @@ fn helpers_really_run_in_parallel() {
                 std::hint::spin_loop();
             }
         });
-        assert!(ok.load(SeqCst), "fork {round}: the two jobs did not overlap");
+        assert!(
+            ok.load(SeqCst),
+            "fork {round}: the two jobs did not overlap"
+        );
     }
 }
 

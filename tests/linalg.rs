@@ -10,10 +10,10 @@ use teamalg::{Exec, Pool};
 
 #[path = "common/sample.rs"]
 mod sample;
-use sample::{mat, team, Sample};
+use sample::{assert_backward, mat, norm, team, Sample};
 
-/// The largest entry of `A X - B`.
-fn residual<T: Sample>(a: &Mat<T>, x: &Mat<T>, b: &Mat<T>) -> f64 {
+/// `A X - B`.
+fn residual<T: Sample>(a: &Mat<T>, x: &Mat<T>, b: &Mat<T>) -> Mat<T> {
     let mut r = b.clone();
     let minus = faer::traits::math_utils::neg(&T::one());
     faer_matmul(
@@ -24,73 +24,62 @@ fn residual<T: Sample>(a: &Mat<T>, x: &Mat<T>, b: &Mat<T>) -> f64 {
         minus,
         Par::Seq,
     );
-    let mut worst = 0.0f64;
-    for j in 0..r.ncols() {
-        for i in 0..r.nrows() {
-            worst = worst.max(T::err(r[(i, j)], zero()));
-        }
-    }
-    worst
+    r
+}
+
+/// `A X = B` solved backward stably: `||A X - B|| <= C u n ||A|| ||X||`.
+fn assert_solves<T: Sample>(what: &str, a: &Mat<T>, x: &Mat<T>, b: &Mat<T>) {
+    let n = a.nrows().max(a.ncols());
+    let scale = norm(a.as_ref()) * norm(x.as_ref());
+    assert_backward::<T>(what, residual(a, x, b).as_ref(), n, scale);
 }
 
 fn lu_solves<T: Sample>(exec: &impl Executor, n: usize) {
     let a = mat::<T>(n, n, 0.43);
     let b = mat::<T>(n, 5, 0.17);
+    let norm_a = norm(a.as_ref());
     let mut f = a.clone();
     let lu = linalg::lu(f.as_mut(), exec).unwrap();
     assert!(!lu.is_singular());
     let x = lu.solve(b.as_ref(), exec).unwrap();
-    let r = residual(&a, &x, &b);
-    assert!(r <= 1e3 * T::tol(n), "{n}: residual {r}");
+    assert_solves(&format!("{n}: A X = B"), &a, &x, &b);
     // P A = L U.
     let (l, u) = (lu.l().to_mat(), lu.u().to_mat());
-    let mut prod = Mat::<T>::zeros(n, n);
-    faer_matmul(
-        prod.as_mut(),
-        Accum::Replace,
-        l.as_ref(),
-        u.as_ref(),
-        T::one(),
-        Par::Seq,
+    let pa = Mat::<T>::from_fn(n, n, |i, j| a[(lu.p()[i], j)]);
+    assert_backward::<T>(
+        &format!("{n}: P A - L U"),
+        (&l * &u - &pa).as_ref(),
+        n,
+        norm_a,
     );
-    for (i, &pi) in lu.p().iter().enumerate() {
-        for j in 0..n {
-            let e = T::err(prod[(i, j)], a[(pi, j)]);
-            assert!(e <= 10.0 * T::tol(n), "{n}: (PA - LU)({i},{j}) = {e}");
-        }
-    }
     // The transposed and adjoint solves, the inverse and the reconstruction.
     let at = a.transpose().to_owned();
     let x = lu.solve_transpose(b.as_ref(), exec).unwrap();
-    let r = residual(&at, &x, &b);
-    assert!(r <= 1e3 * T::tol(n), "{n}: transposed residual {r}");
+    assert_solves(&format!("{n}: A^T X = B"), &at, &x, &b);
     let ah = Mat::<T>::from_fn(n, n, |i, j| faer::traits::math_utils::conj(&a[(j, i)]));
     let x = lu.solve_adjoint(b.as_ref(), exec).unwrap();
-    let r = residual(&ah, &x, &b);
-    assert!(r <= 1e3 * T::tol(n), "{n}: adjoint residual {r}");
+    assert_solves(&format!("{n}: A^H X = B"), &ah, &x, &b);
     if n > 0 {
         let inv = lu.inverse(exec).unwrap();
         let eye = Mat::<T>::from_fn(n, n, |i, j| if i == j { T::one() } else { zero() });
-        let r = residual(&a, &inv, &eye);
-        assert!(r <= 1e3 * T::tol(n), "{n}: A A^-1 - I = {r}");
+        assert_solves(&format!("{n}: A A^-1 = I"), &a, &inv, &eye);
     }
-    let back = lu.reconstruct();
-    for j in 0..n {
-        for i in 0..n {
-            let e = T::err(back[(i, j)], a[(i, j)]);
-            assert!(e <= 10.0 * T::tol(n), "{n}: reconstruct({i},{j}) = {e}");
-        }
-    }
+    assert_backward::<T>(
+        &format!("{n}: reconstruct - A"),
+        (lu.reconstruct() - &a).as_ref(),
+        n,
+        norm_a,
+    );
     // The owned factorization of a copy: the same factors, and `a` untouched.
     // (Its width may differ from the first call's, and so may the rounding.)
     let owned = linalg::Lu::new(&a, exec).unwrap();
     assert_eq!(owned.p(), lu.p());
-    for j in 0..n {
-        for i in 0..n {
-            let e = T::err(owned.factors()[(i, j)], lu.factors()[(i, j)]);
-            assert!(e <= 10.0 * T::tol(n), "{n}: owned({i},{j}) = {e}");
-        }
-    }
+    assert_backward::<T>(
+        &format!("{n}: owned factors - in-place factors"),
+        (owned.factors().to_owned() - lu.factors().to_owned()).as_ref(),
+        n,
+        norm(lu.factors()),
+    );
 }
 
 #[test]
@@ -218,8 +207,7 @@ fn cholesky_solves<T: Sample>(exec: &impl Executor, n: usize) {
     let mut f = a.clone();
     let chol = linalg::cholesky(f.as_mut(), exec).unwrap();
     let x = chol.solve(b.as_ref(), exec).unwrap();
-    let r = residual(&a, &x, &b);
-    assert!(r <= 1e3 * T::tol(n), "{n}: residual {r}");
+    assert_solves(&format!("{n}: A X = B"), &a, &x, &b);
     let l = chol.l();
     for i in 0..n {
         for j in i + 1..n {
@@ -229,23 +217,22 @@ fn cholesky_solves<T: Sample>(exec: &impl Executor, n: usize) {
     if n > 0 {
         let inv = chol.inverse(exec).unwrap();
         let eye = Mat::<T>::from_fn(n, n, |i, j| if i == j { T::one() } else { zero() });
-        let r = residual(&a, &inv, &eye);
-        assert!(r <= 1e3 * T::tol(n), "{n}: A A^-1 - I = {r}");
+        assert_solves(&format!("{n}: A A^-1 = I"), &a, &inv, &eye);
     }
-    let back = chol.reconstruct();
-    for j in 0..n {
-        for i in 0..n {
-            let e = T::err(back[(i, j)], a[(i, j)]);
-            assert!(e <= 10.0 * T::tol(n), "{n}: reconstruct({i},{j}) = {e}");
-        }
-    }
+    let norm_a = norm(a.as_ref());
+    assert_backward::<T>(
+        &format!("{n}: reconstruct - A"),
+        (chol.reconstruct() - &a).as_ref(),
+        n,
+        norm_a,
+    );
     let owned = linalg::Cholesky::new(&a, exec).unwrap();
-    for j in 0..n {
-        for i in j..n {
-            let e = T::err(owned.l().get(i, j), l.get(i, j));
-            assert!(e <= 10.0 * T::tol(n), "{n}: owned({i},{j}) = {e}");
-        }
-    }
+    assert_backward::<T>(
+        &format!("{n}: owned factor - in-place factor"),
+        (owned.l().to_mat() - l.to_mat()).as_ref(),
+        n,
+        norm(l.to_mat().as_ref()),
+    );
 }
 
 #[test]
@@ -529,9 +516,20 @@ fn conjugated_views_are_inputs() {
     // The owned factorizations of an adjoint: A^H = P^T L U.
     let sq = mat::<c64>(25, 25, 0.8);
     let lu = linalg::Lu::new(sq.adjoint(), &team).unwrap();
-    assert!((lu.reconstruct() - sq.adjoint()).norm_max() < 1e-10);
+    let sqh = sq.adjoint().to_owned();
+    assert_backward::<c64>(
+        "reconstruct - A^H",
+        (lu.reconstruct() - &sqh).as_ref(),
+        25,
+        norm(sqh.as_ref()),
+    );
     let x = lu.solve(rhs.subrows(0, 25).conjugate(), &team).unwrap();
-    assert!((sq.adjoint() * &x - rhs.subrows(0, 25).conjugate()).norm_max() < 1e-10);
+    assert_solves(
+        "A^H X = conj(B)",
+        &sqh,
+        &x,
+        &rhs.subrows(0, 25).conjugate().to_owned(),
+    );
 }
 
 /// The scratch variants factor from the caller's stack, and give what the plain calls give.
@@ -547,14 +545,24 @@ fn scratch_variants_match() {
     let lu2 = linalg::lu(f2.as_mut(), &team).unwrap();
     // (The two calls may run at other widths, so compare up to rounding.)
     assert_eq!(lu1.p(), lu2.p());
-    assert!((lu1.factors() - lu2.factors()).norm_max() < 1e-10);
+    assert_backward::<f64>(
+        "LU factors, scratch - plain",
+        (lu1.factors() - lu2.factors()).as_ref(),
+        120,
+        norm(lu2.factors()),
+    );
     let s = spd::<f64>(120);
     let mut buf = MemBuffer::new(linalg::cholesky_scratch::<f64>(120));
     let (mut g1, mut g2) = (s.clone(), s.clone());
     let c1 =
         linalg::cholesky_with_scratch(g1.as_mut(), &team, &opts, MemStack::new(&mut buf)).unwrap();
     let c2 = linalg::cholesky(g2.as_mut(), &team).unwrap();
-    assert!((c1.l().to_mat() - c2.l().to_mat()).norm_max() < 1e-10);
+    assert_backward::<f64>(
+        "Cholesky factor, scratch - plain",
+        (c1.l().to_mat() - c2.l().to_mat()).as_ref(),
+        120,
+        norm(c2.l().to_mat().as_ref()),
+    );
 }
 
 /// One error story: pool, team and linear-algebra errors meet in `teamalg::Error` through `?`.
@@ -599,7 +607,7 @@ fn one_factorization_solves_on_many_threads() {
                 let b = mat::<f64>(80, 2, 0.1 * k as f64);
                 for _ in 0..20 {
                     let x = lu.solve(&b, &team).unwrap();
-                    assert!(residual(a, &x, &b) < 1e-9);
+                    assert_solves("A X = B", a, &x, &b);
                     chol.solve(&b, &Exec::serial()).unwrap();
                 }
             });

@@ -10,7 +10,7 @@ use teamalg::{Exec, Pool, Team};
 
 #[path = "common/sample.rs"]
 mod sample;
-use sample::{mat, Sample};
+use sample::{assert_backward, mat, norm, Sample};
 
 fn team() -> Team {
     Pool::builder()
@@ -37,28 +37,64 @@ fn eye<T: Sample>(n: usize) -> Mat<T> {
     Mat::from_fn(n, n, |i, j| if i == j { T::one() } else { zero() })
 }
 
-/// Q thin and full, R, reconstruct and Q applied, for one shape and type, on `exec`.
+/// Q thin and full, R, reconstruct and Q applied, for one shape and type, on `exec`: each
+/// within the backward-error bound `C u n ||.||` of what it is measured against.
 fn factors_hold<T: Sample>(m: usize, n: usize, exec: &dyn teamalg::Executor) {
     let a = mat::<T>(m, n, 0.61);
     let qr = Qr::new(&a, &exec).unwrap();
     let s = m.min(n);
-    let tol = 10.0 * T::tol(m.max(n));
+    let k = m.max(n);
+    let norm_a = norm(a.as_ref());
     let q = qr.q_thin(&exec);
     assert_eq!((q.nrows(), q.ncols()), (m, s));
-    assert!(diff(&(&q * qr.r().to_mat()), &a) <= tol, "{m}x{n}: A = Q R");
-    assert!(diff(&(q.adjoint() * &q), &eye(s)) <= tol, "{m}x{n}: Q^H Q");
-    let full = qr.q_full(&exec);
-    assert!(
-        diff(&(full.adjoint() * &full), &eye(m)) <= tol,
-        "{m}x{n}: full Q unitary"
+    let what = |w: &str| format!("{m}x{n}: {w}");
+    assert_backward::<T>(
+        &what("Q R - A"),
+        (&q * qr.r().to_mat() - &a).as_ref(),
+        k,
+        norm_a,
     );
-    assert!(diff(&full.as_ref().subcols(0, s).to_owned(), &q) <= tol);
-    assert!(diff(&qr.reconstruct(), &a) <= tol);
+    assert_backward::<T>(
+        &what("Q^H Q - I"),
+        (q.adjoint() * &q - eye::<T>(s)).as_ref(),
+        k,
+        1.0,
+    );
+    let full = qr.q_full(&exec);
+    assert_backward::<T>(
+        &what("full Q^H Q - I"),
+        (full.adjoint() * &full - eye::<T>(m)).as_ref(),
+        k,
+        1.0,
+    );
+    assert_backward::<T>(
+        &what("full Q's first columns - thin Q"),
+        (full.as_ref().subcols(0, s).to_owned() - &q).as_ref(),
+        k,
+        1.0,
+    );
+    assert_backward::<T>(
+        &what("reconstruct - A"),
+        (qr.reconstruct() - &a).as_ref(),
+        k,
+        norm_a,
+    );
     // Q applied equals Q formed, and Q^H undoes it.
     let b = mat::<T>(m, 5, 0.3);
+    let norm_b = norm(b.as_ref());
     let qb = qr.apply_q(&b, &exec).unwrap();
-    assert!(diff(&qb, &(&full * &b)) <= tol);
-    assert!(diff(&qr.apply_q_adjoint(&qb, &exec).unwrap(), &b) <= tol);
+    assert_backward::<T>(
+        &what("Q B applied - formed"),
+        (&qb - &full * &b).as_ref(),
+        k,
+        norm_b,
+    );
+    assert_backward::<T>(
+        &what("Q^H Q B - B"),
+        (qr.apply_q_adjoint(&qb, &exec).unwrap() - &b).as_ref(),
+        k,
+        norm_b,
+    );
 }
 
 #[test]
@@ -90,14 +126,24 @@ fn owned_in_place_and_scratch_forms_agree() {
     let owned = Qr::new(&a, &team).unwrap();
     let mut f = a.clone();
     let in_place = linalg::qr(f.as_mut(), &team).unwrap();
-    assert!(diff(&in_place.factors().to_owned(), &owned.factors().to_owned()) <= 1e-12);
+    assert_backward::<f64>(
+        "in-place factors - owned factors",
+        (in_place.factors().to_owned() - owned.factors().to_owned()).as_ref(),
+        150,
+        norm(owned.factors()),
+    );
     drop(in_place);
     // Width 1 scratch: the factorization runs serially and still agrees.
     let mut g = a.clone();
     let mut buf = MemBuffer::new(linalg::qr_scratch::<f64>(150, 120, 1));
     let opts = Options::new();
     let small = linalg::qr_with_scratch(g.as_mut(), &team, &opts, MemStack::new(&mut buf)).unwrap();
-    assert!(diff(&small.reconstruct(), &a) <= 1e-11);
+    assert_backward::<f64>(
+        "serial scratch: reconstruct - A",
+        (small.reconstruct() - &a).as_ref(),
+        150,
+        norm(a.as_ref()),
+    );
     assert_eq!(
         small.householder_factor().ncols(),
         owned.householder_factor().ncols()
@@ -115,6 +161,17 @@ fn least_squares_matches_faer_and_solve_matches_lu() {
         faer::linalg::solvers::Qr::new(a.as_ref())
             .solve_lstsq_in_place_with_conj(faer::Conj::No, want.as_mut());
         let want = want.subrows(0, n).to_owned();
+        // Backward stable: the normal equations' residual A^H (A X - B) within
+        // C u n ||A|| (||A|| ||X|| + ||B||).
+        let (na, nx, nb) = (norm(a.as_ref()), norm(x.as_ref()), norm(b.as_ref()));
+        assert_backward::<c64>(
+            &format!("{m}x{n}: A^H (A X - B)"),
+            (a.adjoint() * (&a * &x - &b)).as_ref(),
+            m,
+            na * (na * nx + nb),
+        );
+        // And faer's solution (a forward comparison: these matrices are well conditioned, so
+        // the two differ by the bound times a small condition number).
         assert!(diff(&x, &want) <= 1e-10, "{m}x{n}");
     }
     let a = mat::<f64>(90, 90, 0.1);
@@ -135,10 +192,11 @@ fn minimum_norm_solution_of_a_wide_system() {
     let b = mat::<c64>(30, 2, 0.5);
     let qr = Qr::new(w.adjoint(), &team).unwrap();
     let x = qr.min_norm_adjoint(&b, &team).unwrap();
-    assert!(diff(&(&w * &x), &b) <= 1e-10, "W X = B");
+    let (nw, nx) = (norm(w.as_ref()), norm(x.as_ref()));
+    assert_backward::<c64>("W X - B", (&w * &x - &b).as_ref(), 80, nw * nx);
     // Minimum norm: X lies in the range of W^H, so Q^H X is zero below row 30.
     let qhx = qr.apply_q_adjoint(&x, &team).unwrap();
-    assert!(qhx.as_ref().subrows(30, 50).norm_max() <= 1e-10);
+    assert_backward::<c64>("Q^H X below row 30", qhx.as_ref().subrows(30, 50), 80, nx);
     // And a wide QR refuses least squares and the minimum-norm solve with NotTall.
     let wide = Qr::new(&w, &team).unwrap();
     let err = wide.lstsq(&b, &team).unwrap_err();
@@ -168,9 +226,19 @@ fn rank_deficient_input_factors_and_solves_refuse() {
         _ => base[(i, j)],
     });
     let qr = Qr::new(&a, &team).unwrap();
-    assert!(diff(&qr.reconstruct(), &a) <= 1e-11);
+    assert_backward::<f64>(
+        "rank-deficient: reconstruct - A",
+        (qr.reconstruct() - &a).as_ref(),
+        100,
+        norm(a.as_ref()),
+    );
     let q = qr.q_thin(&team);
-    assert!(diff(&(q.adjoint() * &q), &eye(60)) <= 1e-11);
+    assert_backward::<f64>(
+        "rank-deficient: Q^H Q - I",
+        (q.adjoint() * &q - eye::<f64>(60)).as_ref(),
+        100,
+        1.0,
+    );
     // The zero column leaves an exact zero on R's diagonal: solves refuse.
     assert_eq!(qr.zero_diagonal(), Some(10));
     let b = mat::<f64>(100, 1, 0.5);

@@ -11,7 +11,21 @@ use teamalg::{Exec, Team};
 
 #[path = "common/sample.rs"]
 mod sample;
-use sample::mat;
+use sample::{assert_backward, backward_bound, mat, norm};
+
+/// Two lists of singular values or eigenvalues of a matrix of size `n` and 2-norm `top`, from
+/// two stable computations: each within Weyl's bound of the exact ones, `C u n top`, so within
+/// twice that of each other.
+fn assert_values_agree(what: &str, xs: &[f64], ys: &[f64], n: usize, top: f64) {
+    assert_eq!(xs.len(), ys.len(), "{what}");
+    let bound = 2.0 * backward_bound::<f64>(n, top);
+    for (x, y) in xs.iter().zip(ys) {
+        assert!(
+            (x - y).abs() <= bound,
+            "{what}: {x} against {y} (bound {bound:e})"
+        );
+    }
+}
 
 fn team() -> Team {
     sample::team(2)
@@ -36,15 +50,36 @@ fn svd_thin_full_and_values_agree() {
         let full = Svd::new_full(&a, &team).unwrap();
         assert_eq!((thin.u().shape(), thin.v().shape()), ((m, k), (n, k)));
         assert_eq!((full.u().shape(), full.v().shape()), ((m, m), (n, n)));
-        let tol = 1e-12 * (1.0 + thin.s().first().copied().unwrap_or(0.0));
-        assert!((thin.reconstruct() - &a).norm_max() <= tol, "{m}x{n}");
-        assert!((full.reconstruct() - &a).norm_max() <= tol, "{m}x{n}");
-        assert!((full.u().adjoint() * full.u() - eye(m)).norm_max() <= 1e-12);
-        assert!((full.v().adjoint() * full.v() - eye(n)).norm_max() <= 1e-12);
+        let (size, norm_a) = (m.max(n), norm(a.as_ref()));
+        let what = |w: &str| format!("{m}x{n}: {w}");
+        assert_backward::<c64>(
+            &what("thin"),
+            (thin.reconstruct() - &a).as_ref(),
+            size,
+            norm_a,
+        );
+        assert_backward::<c64>(
+            &what("full"),
+            (full.reconstruct() - &a).as_ref(),
+            size,
+            norm_a,
+        );
+        let (u, v) = (full.u().to_owned(), full.v().to_owned());
+        assert_backward::<c64>(
+            &what("U^H U - I"),
+            (u.adjoint() * &u - eye(m)).as_ref(),
+            size,
+            1.0,
+        );
+        assert_backward::<c64>(
+            &what("V^H V - I"),
+            (v.adjoint() * &v - eye(n)).as_ref(),
+            size,
+            1.0,
+        );
         let s = linalg::singular_values(&a, &team).unwrap();
-        for (x, y) in s.iter().zip(thin.s()) {
-            assert!((x - y).abs() <= tol, "{m}x{n}: {x} against {y}");
-        }
+        let top = thin.s().first().copied().unwrap_or(0.0);
+        assert_values_agree(&what("values"), &s, thin.s(), size, top);
     }
 }
 
@@ -72,9 +107,7 @@ fn svd_into_with_scratch_reuses_its_scratch() {
             stack,
         )
         .unwrap();
-        for (x, y) in s.iter().zip(&s0) {
-            assert!((x - y).abs() <= 1e-12 * s0[0], "{x} against {y}");
-        }
+        assert_values_agree("scratch", &s, &s0, m, s0[0]);
         // The columns agree up to a unit phase each: compare |u^H u0| with the identity.
         assert!((u.adjoint() * &u0).norm_max() <= 1.0 + 1e-12);
         let overlap = u.adjoint() * &u0;
@@ -106,10 +139,16 @@ fn svd_into_with_scratch_reuses_its_scratch() {
             )
             .unwrap();
             let us = Mat::from_fn(m, k, |i, j| u[(i, j)] * s[j]);
-            let res = (us * v.as_ref().subcols(0, k).adjoint() - &a).norm_max();
-            assert!(res <= 1e-11, "{m}x{n}, U {uc} columns, V {vc}: {res:e}");
-            assert!((u.adjoint() * &u - eye(uc)).norm_max() <= 1e-12);
-            assert!((v.adjoint() * &v - eye(vc)).norm_max() <= 1e-12);
+            let what = format!("{m}x{n}, U {uc} columns, V {vc}");
+            let size = m.max(n);
+            assert_backward::<c64>(
+                &what,
+                (us * v.as_ref().subcols(0, k).adjoint() - &a).as_ref(),
+                size,
+                norm(a.as_ref()),
+            );
+            assert_backward::<c64>(&what, (u.adjoint() * &u - eye(uc)).as_ref(), size, 1.0);
+            assert_backward::<c64>(&what, (v.adjoint() * &v - eye(vc)).as_ref(), size, 1.0);
         }
     }
     // A short s is a typed error before anything is written.
@@ -129,11 +168,15 @@ fn svd_of_a_conjugated_view() {
     let a = mat::<c64>(30, 20, 2.0);
     let svd = Svd::new(a.adjoint(), &Exec::serial()).unwrap();
     assert_eq!(svd.u().shape(), (20, 20));
-    assert!((svd.reconstruct() - a.adjoint()).norm_max() <= 1e-12);
+    let ah = a.adjoint().to_owned();
+    assert_backward::<c64>(
+        "A^H",
+        (svd.reconstruct() - &ah).as_ref(),
+        30,
+        norm(a.as_ref()),
+    );
     let direct = linalg::singular_values(&a, &Exec::serial()).unwrap();
-    for (x, y) in svd.s().iter().zip(&direct) {
-        assert!((x - y).abs() <= 1e-12);
-    }
+    assert_values_agree("A^H against A", svd.s(), &direct, 30, direct[0]);
 }
 
 #[test]
@@ -144,9 +187,7 @@ fn svd_into_writes_what_it_is_given() {
     let mut u = Mat::<f64>::zeros(12, 12);
     let opts = Options::new();
     linalg::svd_into(a.as_ref(), &mut s, Some(u.as_mut()), None, &team(), &opts).unwrap();
-    for (x, y) in s.iter().zip(reference.s()) {
-        assert!((x - y).abs() <= 1e-13);
-    }
+    assert_values_agree("into", &s, reference.s(), 12, reference.s()[0]);
     // The first columns span the same singular subspaces: |u_j^T u'_j| = 1 (distinct values).
     for j in 0..7 {
         let dot: f64 = (0..12).map(|i| u[(i, j)] * reference.u()[(i, j)]).sum();
@@ -227,13 +268,23 @@ fn eigen_owned_values_and_into_agree() {
         let a = hermitian(n, 5.0);
         let eig = SelfAdjointEigen::new(&a, &team).unwrap();
         assert_eq!(eig.u().shape(), (n, n));
-        let scale = eig.w().iter().fold(1.0f64, |m, x| m.max(x.abs()));
-        assert!((eig.reconstruct() - &a).norm_max() <= 1e-12 * scale, "{n}");
-        assert!((eig.u().adjoint() * eig.u() - eye(n)).norm_max() <= 1e-12);
+        let scale = eig.w().iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        let what = |w: &str| format!("{n}: {w}");
+        assert_backward::<c64>(
+            &what("U W U^H - A"),
+            (eig.reconstruct() - &a).as_ref(),
+            n,
+            norm(a.as_ref()),
+        );
+        let u = eig.u().to_owned();
+        assert_backward::<c64>(
+            &what("U^H U - I"),
+            (u.adjoint() * &u - eye(n)).as_ref(),
+            n,
+            1.0,
+        );
         let values = linalg::self_adjoint_eigenvalues(&a, &team).unwrap();
-        for (x, y) in values.iter().zip(eig.w()) {
-            assert!((x - y).abs() <= 1e-12 * scale, "{n}: {x} against {y}");
-        }
+        assert_values_agree(&what("values only"), &values, eig.w(), n, scale);
         // Into the caller's storage, in its scratch, serially, twice: the same bits both times
         // (a serial call is faer's reduction; the team's may be teamalg's parallel one, equal
         // to rounding).
@@ -250,9 +301,7 @@ fn eigen_owned_values_and_into_agree() {
                 MemStack::new(&mut buf),
             )
             .unwrap();
-            for (x, y) in w.iter().zip(eig.w()) {
-                assert!((x - y).abs() <= 1e-12 * scale, "{n}: {x} against {y}");
-            }
+            assert_values_agree(&what("into, serially"), &w, eig.w(), n, scale);
             match &first {
                 Some(f) => assert_eq!(&w, f),
                 None => first = Some(w.clone()),
@@ -267,9 +316,7 @@ fn eigen_owned_values_and_into_agree() {
             w2,
             linalg::self_adjoint_eigenvalues(&a, &Exec::serial()).unwrap()
         );
-        for (x, y) in w2.iter().zip(&values) {
-            assert!((x - y).abs() <= 1e-12 * scale, "{n}: {x} against {y}");
-        }
+        assert_values_agree(&what("values, serial reduction"), &w2, &values, n, scale);
     }
 }
 
@@ -286,9 +333,14 @@ fn eigen_reads_the_lower_triangle_of_what_it_is_given() {
     });
     let from_lower = SelfAdjointEigen::new(&a, &Exec::serial()).unwrap();
     let from_upper = SelfAdjointEigen::new(upper.adjoint(), &Exec::serial()).unwrap();
-    for (x, y) in from_lower.w().iter().zip(from_upper.w()) {
-        assert!((x - y).abs() <= 1e-12);
-    }
+    let top = from_lower.w().iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    assert_values_agree(
+        "upper against lower",
+        from_lower.w(),
+        from_upper.w(),
+        25,
+        top,
+    );
     // The NaN above the diagonal is never read, so it is no error.
     assert!(linalg::self_adjoint_eigenvalues(upper.transpose(), &Exec::serial()).is_ok());
 }
@@ -392,10 +444,14 @@ fn options_reach_every_region() {
         assert!(why.iter().any(|d| d.site == site && d.width == 2), "{site}");
     }
     let forced = r.unwrap();
-    for (x, y) in forced.s().iter().zip(serial.s()) {
-        assert!((x - y).abs() <= 1e-11, "{x} against {y}");
-    }
-    assert!((forced.reconstruct() - &b).norm_max() <= 1e-11);
+    let size = b.nrows().max(b.ncols());
+    assert_values_agree("forced", forced.s(), serial.s(), size, serial.s()[0]);
+    assert_backward::<f64>(
+        "forced",
+        (forced.reconstruct() - &b).as_ref(),
+        size,
+        norm(b.as_ref()),
+    );
     // Values only from 128 are the own path too (dqds after the bidiagonalization), below it
     // faer's: the bidiagonalization asks the gate only from 128, with the options' threshold.
     let mut values = vec![0.0; 260];
@@ -404,9 +460,13 @@ fn options_reach_every_region() {
     });
     r.unwrap();
     assert!(why.iter().any(|d| d.site == "bidiag" && d.width == 2));
-    for (x, y) in values.iter().zip(serial.s()) {
-        assert!((x - y).abs() <= 1e-11, "{x} against {y}");
-    }
+    assert_values_agree(
+        "values only, forced",
+        &values,
+        serial.s(),
+        size,
+        serial.s()[0],
+    );
     let mut small = vec![0.0; 120];
     let (r, why) =
         trace::collect(|| linalg::svd_into(a.as_ref(), &mut small, None, None, &team, &forced_svd));
@@ -437,9 +497,8 @@ fn options_reach_every_region() {
     for site in ["tridiag", "tridiag/step", "evd/solver", "gemm", "qr/apply"] {
         assert!(why.iter().any(|d| d.site == site && d.width == 2), "{site}");
     }
-    for (x, y) in r.unwrap().w().iter().zip(serial.w()) {
-        assert!((x - y).abs() <= 1e-11, "{x} against {y}");
-    }
+    let top = serial.w().iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    assert_values_agree("EVD forced", r.unwrap().w(), serial.w(), 200, top);
 }
 
 #[test]
@@ -471,14 +530,17 @@ fn elongated_shapes_take_the_measured_path() {
         trace::collect(|| Svd::new_with(&tall, linalg::SvdVectors::Thin, &team, &forced));
     let thin = r.unwrap();
     assert!(why.is_empty(), "{why:?}");
-    for (x, y) in values.iter().zip(thin.s()) {
-        assert!((x - y).abs() <= 1e-12 * thin.s()[0], "{x} against {y}");
-    }
+    assert_values_agree("tall", &values, thin.s(), 300, thin.s()[0]);
     // Twice as long from order 256: the own path with vectors, the QR step first.
     let twice = mat::<f64>(512, 256, 4.0);
     let (r, why) =
         trace::collect(|| Svd::new_with(&twice, linalg::SvdVectors::Thin, &team, &forced));
     let own = r.unwrap();
     assert!(why.iter().any(|d| d.site.starts_with("qr")));
-    assert!((own.reconstruct() - &twice).norm_max() <= 1e-11);
+    assert_backward::<f64>(
+        "twice as long",
+        (own.reconstruct() - &twice).as_ref(),
+        512,
+        norm(twice.as_ref()),
+    );
 }

@@ -104,7 +104,10 @@ fn a_section_runs_every_participant_at_once() {
                 })
             })
             .unwrap();
-        assert!(!late.load(SeqCst), "round {round}: the participants did not run at once");
+        assert!(
+            !late.load(SeqCst),
+            "round {round}: the participants did not run at once"
+        );
         let mut seen = seen.into_inner().unwrap();
         seen.sort();
         assert_eq!(seen, vec![0, 1, 2]);

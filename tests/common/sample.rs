@@ -16,6 +16,46 @@ pub(crate) trait Sample: ComplexField + Scalar + Send + Sync + Copy {
     fn one() -> Self;
     /// Relative tolerance for sums of `k` products.
     fn tol(k: usize) -> f64;
+    /// The unit roundoff of the real type (half the distance from 1 to the next number).
+    fn unit() -> f64;
+}
+
+/// The constant of every backward-error bound of the factorization and decomposition tests:
+/// a residual is accepted when `||residual||_F <= C u n ||A||_F`, `u` the unit roundoff of the
+/// scalar type ([`Sample::unit`]) and `n` the larger dimension. LAPACK's tests use 30.
+pub(crate) const C: f64 = 30.0;
+
+/// `||a||_F`, accumulated in `f64`.
+pub(crate) fn norm<T: Sample>(a: faer::MatRef<'_, T>) -> f64 {
+    let mut s = 0.0f64;
+    for j in 0..a.ncols() {
+        for i in 0..a.nrows() {
+            let x = T::err(a[(i, j)], faer::traits::math_utils::zero());
+            s += x * x;
+        }
+    }
+    s.sqrt()
+}
+
+/// `C u n ||A||_F`: the backward-error bound for a problem of size `n` on a matrix of norm
+/// `norm_a` (see [`C`]).
+pub(crate) fn backward_bound<T: Sample>(n: usize, norm_a: f64) -> f64 {
+    C * T::unit() * n.max(1) as f64 * norm_a
+}
+
+/// Asserts `||residual||_F <= C u n ||A||_F` (see [`C`]).
+pub(crate) fn assert_backward<T: Sample>(
+    what: &str,
+    residual: faer::MatRef<'_, T>,
+    n: usize,
+    norm_a: f64,
+) {
+    let r = norm(residual);
+    let bound = backward_bound::<T>(n, norm_a);
+    assert!(
+        r <= bound,
+        "{what}: ||residual|| = {r:e} > {C} u n ||A|| = {bound:e} (n = {n}, ||A|| = {norm_a:e})"
+    );
 }
 
 /// A reproducible pseudo-random value in [-1, 1) for entry (i, j) (splitmix64 of the
@@ -44,6 +84,9 @@ impl Sample for f64 {
     fn tol(k: usize) -> f64 {
         1e-13 * (k as f64 + 1.0)
     }
+    fn unit() -> f64 {
+        f64::EPSILON / 2.0
+    }
 }
 impl Sample for f32 {
     fn sample(i: usize, j: usize, s: f64) -> Self {
@@ -57,6 +100,9 @@ impl Sample for f32 {
     }
     fn tol(k: usize) -> f64 {
         1e-5 * (k as f64 + 1.0)
+    }
+    fn unit() -> f64 {
+        f32::EPSILON as f64 / 2.0
     }
 }
 impl Sample for c64 {
@@ -72,6 +118,9 @@ impl Sample for c64 {
     fn tol(k: usize) -> f64 {
         1e-13 * (k as f64 + 1.0)
     }
+    fn unit() -> f64 {
+        f64::EPSILON / 2.0
+    }
 }
 impl Sample for c32 {
     fn sample(i: usize, j: usize, s: f64) -> Self {
@@ -85,6 +134,9 @@ impl Sample for c32 {
     }
     fn tol(k: usize) -> f64 {
         1e-5 * (k as f64 + 1.0)
+    }
+    fn unit() -> f64 {
+        f32::EPSILON as f64 / 2.0
     }
 }
 
