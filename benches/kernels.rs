@@ -3,8 +3,12 @@
 //! ```text
 //! cargo bench --bench kernels -- [--sizes 32,64,...] [--width W] [--kernels gemm,lu,cholesky,qr,svd,evd,tridiag,bidiag]
 //!     [--settled] [--inside-rayon] [--audit] [--finite-check] [--sections] [--csv FILE]
-//!     [--block N] [--wide N] [--svd-auto] [--aspect X]
+//!     [--block N] [--wide N] [--svd-auto] [--owned] [--aspect X]
 //! ```
+//!
+//! `--owned` times the SVD and EVD rows' teamalg arms through the owned facade forms
+//! (`Svd::new`, `singular_values`, `SelfAdjointEigen::new`, `self_adjoint_eigenvalues`: input
+//! checked, outputs and scratch allocated per call), as most users call them.
 //!
 //! `--block N` and `--wide N` force LU's and Cholesky's panel width and wide panel width (the
 //! second blocking level; the panel width gives one level); 0, the default, picks each from
@@ -327,6 +331,16 @@ impl<T: ComplexField + Rotate> Case for Svd<T> {
         faer_svd(self.a.as_ref(), s, u, v, par, stack, Default::default()).expect("svd");
     }
     fn teamalg(&mut self, exec: &dyn Executor) {
+        if OWNED.load(Relaxed) {
+            // The owned facade form (its default path): input checked, outputs and scratch
+            // allocated per call.
+            if self.vectors {
+                std::hint::black_box(teamalg::linalg::Svd::new(&self.a, exec).expect("svd"));
+            } else {
+                std::hint::black_box(teamalg::linalg::singular_values(&self.a, exec).expect("svd"));
+            }
+            return;
+        }
         let (u, v) = if self.vectors {
             (Some(self.u.as_mut()), Some(self.v.as_mut()))
         } else {
@@ -394,6 +408,19 @@ impl<T: ComplexField + Rotate> Case for Evd<T> {
         faer_evd(self.a.as_ref(), s, u, par, stack, Default::default()).expect("evd");
     }
     fn teamalg(&mut self, exec: &dyn Executor) {
+        if OWNED.load(Relaxed) {
+            // The owned facade form: input checked, outputs and scratch allocated per call.
+            if self.vectors {
+                std::hint::black_box(
+                    teamalg::linalg::SelfAdjointEigen::new(&self.a, exec).expect("evd"),
+                );
+            } else {
+                std::hint::black_box(
+                    teamalg::linalg::self_adjoint_eigenvalues(&self.a, exec).expect("evd"),
+                );
+            }
+            return;
+        }
         let u = self.vectors.then(|| self.u.as_mut());
         let p = EvdParams::default();
         let stack = MemStack::new(&mut self.ours);
@@ -621,6 +648,10 @@ static WIDE: AtomicUsize = AtomicUsize::new(0);
 /// `--svd-auto`: the SVD rows run the default path (`SvdPath::Auto`: teamalg's own path where
 /// it measured faster, faer's serial SVD elsewhere) instead of the own path at every size.
 static SVD_AUTO: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// `--owned`: the SVD and EVD rows time teamalg through the owned facade forms (`Svd::new`,
+/// `singular_values`, `SelfAdjointEigen::new`, `self_adjoint_eigenvalues`), as most users call
+/// them, against faer's serial call in scratch it holds.
+static OWNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// `--aspect X`: the SVD rows factor `round(X n) x n` matrices (tall) instead of square ones,
 /// stored as the bits of an `f64`.
@@ -1005,6 +1036,7 @@ fn main() {
             "--block" => BLOCK.store(args.next().expect("--block N").parse().unwrap(), Relaxed),
             "--wide" => WIDE.store(args.next().expect("--wide N").parse().unwrap(), Relaxed),
             "--svd-auto" => SVD_AUTO.store(true, Relaxed),
+            "--owned" => OWNED.store(true, Relaxed),
             "--aspect" => {
                 let x: f64 = args
                     .next()

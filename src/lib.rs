@@ -1,5 +1,6 @@
-//! teamalg: linear algebra (GEMM, triangular solve, LU, Cholesky, sparse products) on
-//! low-latency thread teams.
+//! teamalg: linear algebra (GEMM, triangular solve, LU, Cholesky, Householder QR and least
+//! squares, the SVD, the self-adjoint eigendecomposition, sparse products) on low-latency
+//! thread teams.
 //!
 //! Its parts:
 //! - the executor: pools of teamalg's own worker threads, a process-wide reserve of idle

@@ -35,7 +35,9 @@ pub enum SvdVectors {
 /// teamalg's own path (`teamalg::kernels::svd`: the bidiagonalization on the executor, then
 /// with vectors the bidiagonal divide and conquer and the back-transformations on the
 /// executor, for values alone dqds); otherwise faer's serial SVD behind the facade's checks,
-/// which measured faster there (`docs/svd.md`): a call must not be slower than serial.
+/// which measured faster there (`docs/svd.md`). The choice of path is a measured one, not a
+/// promise: `docs/perf/kernels.md` lists the cells where the default path was slower than
+/// faer's serial SVD (in the host's degraded states, and near the thresholds).
 ///
 /// ```
 /// use faer::Mat;

@@ -250,8 +250,8 @@ fn tour() {
     println!("\nper call: workers are leased from the process-wide reserve, so no thread starts.");
     println!("\nhot teams: one 10 us share per participant and section");
     println!(
-        "{:>5}  {:>16}  {:>22}  {:>22}  {:>16}",
-        "width", "held team (us)", "after 1 ms gap", "after 10 ms gap", "per call (us)"
+        "{:>5}  {:>22}  {:>22}  {:>22}  {:>22}",
+        "width", "held team", "after 1 ms gap", "after 10 ms gap", "per call"
     );
     for w in widths() {
         let team = held_team(w);
@@ -263,22 +263,22 @@ fn tour() {
         let with_p90 = |s: &Stats| {
             let p90 = s.p90.as_secs_f64() * 1e6 - SHARE.as_secs_f64() * 1e6;
             let max = s.max.as_secs_f64() * 1e6 - SHARE.as_secs_f64() * 1e6;
-            format!("{:.1} ({:.0}, {:.0})", overhead_us(s, SHARE), p90, max)
+            format!("{:.2} ({:.1}, {:.0})", overhead_us(s, SHARE), p90, max)
         };
         println!(
-            "{:>5}  {:>16.2}  {:>22}  {:>22}  {:>16.2}",
+            "{:>5}  {:>22}  {:>22}  {:>22}  {:>22}",
             w,
-            overhead_us(&held, SHARE),
+            with_p90(&held),
             with_p90(&gap1),
             with_p90(&gap10),
-            overhead_us(&fresh, SHARE),
+            with_p90(&fresh),
         );
     }
     println!(
         "\nheld team: overhead of a section on a held team; after a gap: overhead of the first"
     );
-    println!("section after the leader slept (members park after their spin budget), median (p90,");
-    println!("max) in us; per call: a pool and team built, used for one section and dropped.");
+    println!("section after the leader slept (members park after their spin budget); per call: a");
+    println!("pool and team built, used for one section and dropped. Median (p90, max) in us.");
     kernel_table(cpus);
     println!(
         "threads started in this run: {}",
