@@ -4,7 +4,12 @@
 //! cargo bench --bench kernels -- [--sizes 32,64,...] [--width W] [--kernels gemm,lu,cholesky,qr,svd,evd,tridiag,bidiag]
 //!     [--settled] [--inside-rayon] [--audit] [--finite-check] [--sections] [--csv FILE]
 //!     [--block N] [--wide N] [--svd-auto] [--owned] [--aspect X]
+//!     [--load N[:NICE]] [--load-phases ON_MS:OFF_MS]
 //! ```
+//!
+//! `--load N[:NICE]` runs N busy processes (`sh -c 'while :; do :; done'`, nice 0 by default)
+//! beside the whole run, the way a shared machine looks; `--load-phases ON_MS:OFF_MS` stops and
+//! continues them in turn, a load that comes and goes (`kernels/load.rs`).
 //!
 //! `--owned` times the SVD and EVD rows' teamalg arms through the owned facade forms
 //! (`Svd::new`, `singular_values`, `SelfAdjointEigen::new`, `self_adjoint_eigenvalues`: input
@@ -95,6 +100,8 @@ use teamalg_tools::tour::team::held_team;
 
 #[path = "kernels/audit.rs"]
 mod audit;
+#[path = "kernels/load.rs"]
+mod load;
 
 /// Alternates `a` and `b` call by call (each after an untimed `prepare`) until `budget` is
 /// spent (at least 5, at most 51 pairs). Returns the median times of `a` and of `b` and the
@@ -1013,6 +1020,7 @@ fn main() {
     let mut finite_check = false;
     let mut trace_sections = false;
     let mut kernels_named = false;
+    let mut load = load::LoadSpec::default();
     let mut args = std::env::args().skip(1);
     let list = |s: String| s.split(',').map(str::to_string).collect::<Vec<_>>();
     while let Some(a) = args.next() {
@@ -1037,6 +1045,8 @@ fn main() {
             "--wide" => WIDE.store(args.next().expect("--wide N").parse().unwrap(), Relaxed),
             "--svd-auto" => SVD_AUTO.store(true, Relaxed),
             "--owned" => OWNED.store(true, Relaxed),
+            "--load" => load.parse_load(&args.next().expect("--load N[:NICE]")),
+            "--load-phases" => load.parse_phases(&args.next().expect("--load-phases ON:OFF")),
             "--aspect" => {
                 let x: f64 = args
                     .next()
@@ -1055,6 +1065,11 @@ fn main() {
             "--bench" => {}
             other => panic!("unknown option {other}"),
         }
+    }
+    // The load runs for every mode below, until `main` returns.
+    let _load = load.start();
+    if load.processes > 0 {
+        println!("load: {}", load.describe());
     }
     if inside_rayon {
         return inside_rayon_pool(w);
