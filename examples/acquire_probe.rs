@@ -8,6 +8,8 @@
 //! ```
 //!
 //! Arms:
+//! - `serial`: a serial token (`Exec::serial()`): the facade's checks and faer's serial kernels,
+//!   the time every other arm is a speed-up against;
 //! - `held`: one team built at the start and passed to every call;
 //! - `reserved`: one pool held, a team reserved from it per call (`Exec::team`);
 //! - `fresh_pool`: a pool and a team built, used for one call and dropped;
@@ -23,7 +25,7 @@
 //! `TEAMALG_THRESHOLDS` apply as to any pool.
 //!
 //! Output: one TSV row per arm and kernel (`arm kernel median_us p90_us max_us calls`), then a
-//! summary of each arm against `held`. To run it as many processes at once (a shared host, or
+//! summary of each arm: its speed-up over `serial` and its time against `held`. To run it as many processes at once (a shared host, or
 //! ranks on one node), start several with `PROBE_THREADS` set to each one's share, for example
 //! `for i in 1 2; do PROBE_THREADS=1 cargo run --release --example acquire_probe & done; wait`:
 //! the teams of each process take only that many workers.
@@ -52,7 +54,7 @@ pub struct Config {
 }
 
 /// Every arm.
-pub const ARMS: [&str; 4] = ["held", "reserved", "fresh_pool", "with_team"];
+pub const ARMS: [&str; 5] = ["serial", "held", "reserved", "fresh_pool", "with_team"];
 /// Every kernel.
 pub const KERNELS: [&str; 3] = ["gemm128", "lu512", "chol2048"];
 
@@ -200,6 +202,7 @@ pub fn run(cfg: &Config) -> Result<Vec<Row>, teamalg::Error> {
             for (i, arm) in cfg.arms.iter().enumerate() {
                 let start = Instant::now();
                 match arm.as_str() {
+                    "serial" => k.call(&Exec::serial()),
                     "held" => k.call(&held),
                     "reserved" => Exec::new(&pool, cfg.threads)?
                         .team(|t| k.call(&t))
@@ -257,18 +260,24 @@ fn main() {
             r.calls
         );
     }
-    println!("\n# summary: median against held, per kernel");
+    println!("\n# summary: median speed-up over serial (above 1: faster), and time against held");
     for k in &cfg.kernels {
-        let held = rows.iter().find(|r| &r.kernel == k && r.arm == "held");
+        let find = |arm: &str| rows.iter().find(|r| &r.kernel == k && r.arm == arm);
+        let (serial, held) = (find("serial"), find("held"));
         for r in rows.iter().filter(|r| &r.kernel == k) {
-            match held {
-                Some(h) => println!(
-                    "# {k:>9} {:>10}: {:.2}x held",
-                    r.arm,
-                    r.median.as_secs_f64() / h.median.as_secs_f64()
-                ),
-                None => println!("# {k:>9} {:>10}: {:.1} us", r.arm, us(r.median)),
-            }
+            let over = |base: Option<&Row>, inv: bool| {
+                base.map_or("-".to_string(), |b| {
+                    let x = r.median.as_secs_f64() / b.median.as_secs_f64();
+                    format!("{:.2}x", if inv { 1.0 / x } else { x })
+                })
+            };
+            println!(
+                "# {k:>9} {:>10}: {:.1} us, {} over serial, {} held's time",
+                r.arm,
+                us(r.median),
+                over(serial, true),
+                over(held, false)
+            );
         }
     }
     println!(
