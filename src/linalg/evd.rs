@@ -68,7 +68,7 @@ impl<T: Field + Rotate> SelfAdjointEigen<T> {
         options: &Options,
     ) -> Result<Self, LinalgError> {
         let a = a.as_mat_ref();
-        let n = check(a.canonical(), options)?;
+        let n = check(a.canonical())?;
         let a = a.to_owned();
         let mut w = vec![RealOf::<T>::ZERO; n];
         let mut u = Mat::<T>::zeros(n, n);
@@ -108,7 +108,7 @@ pub fn self_adjoint_eigenvalues<T: Field + Rotate, A: Conjugate<Canonical = T>>(
 ) -> Result<Vec<RealOf<T>>, LinalgError> {
     let a = a.as_mat_ref();
     let options = Options::new();
-    let n = check(a.canonical(), &options)?;
+    let n = check(a.canonical())?;
     let a = a.to_owned();
     let mut w = vec![RealOf::<T>::ZERO; n];
     let mut buf = MemBuffer::new(self_adjoint_evd_scratch::<T>(n, false));
@@ -191,14 +191,14 @@ pub fn self_adjoint_eigen_into_with_scratch<T: Field + Rotate>(
         check::dim("self_adjoint_eigen", "U", Dim::Rows, n, u.nrows())?;
         check::dim("self_adjoint_eigen", "U", Dim::Cols, n, u.ncols())?;
     }
-    check(a, options)?;
+    check(a)?;
     run(a, w, u, exec, options, stack)
 }
 
 /// What every EVD checks before it writes: squareness. Returns the order. The lower
 /// triangle's finiteness the kernel checks itself before it writes, whatever the options say
 /// (see [`Options::check_finite`]), so the facade does not scan it a second time.
-fn check<T: Field>(a: MatRef<'_, T>, _options: &Options) -> Result<usize, LinalgError> {
+fn check<T: Field>(a: MatRef<'_, T>) -> Result<usize, LinalgError> {
     check::square("self_adjoint_eigen", "A", a)
 }
 

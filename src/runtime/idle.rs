@@ -80,7 +80,7 @@ impl<'a> IdleWait<'a> {
             _ if pool.members.load(Relaxed) > 0 => return THROTTLED_SPIN_POLLS,
             _ => {}
         }
-        let place = SpinPlace::take(pool.polls(), pool.cpus.usable());
+        let place = SpinPlace::take(pool.polls(), pool.usable_cpus);
         let polls = place.polls();
         if place.full {
             pool.idle_spinning.fetch_add(1, SeqCst);
@@ -178,7 +178,7 @@ impl Waiter for IdleWait<'_> {
             || self.woken
             || (self.spinning
                 && self.state != TEAM
-                && (SpinPlace::crowded(self.pool.cpus.usable())
+                && (SpinPlace::crowded(self.pool.usable_cpus)
                     || self.pool.members.load(Relaxed) > 0))
     }
 

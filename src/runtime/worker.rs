@@ -53,6 +53,9 @@ pub(crate) struct PoolShared {
     pub(crate) members: StdAtomicUsize,
     pub(crate) spin_polls: u32,
     pub(crate) cpus: CpuSet,
+    /// `cpus.usable()` (the set or the cgroup's quota, the smaller), fixed at build: the
+    /// waits read it on every poll.
+    pub(crate) usable_cpus: usize,
     pub(crate) acquire_timeout: Duration,
     /// What the gates read: dispatch costs, rates, split costs, thresholds.
     pub(crate) model: Model,
@@ -102,6 +105,7 @@ impl PoolShared {
             idle_spinning: AtomicUsize::new(0),
             members: StdAtomicUsize::new(0),
             spin_polls,
+            usable_cpus: cpus.usable(),
             cpus,
             acquire_timeout,
             model,
@@ -146,7 +150,7 @@ impl PoolShared {
     /// them throttled the member of a pool built per call next to a held team).
     #[inline]
     pub(crate) fn polls(&self) -> u32 {
-        let cpus = self.cpus.usable();
+        let cpus = self.usable_cpus;
         let awake = SERVING.load(Relaxed).saturating_sub(SLEEPING.load(Relaxed));
         if self.threads() > cpus || awake > cpus {
             THROTTLED_SPIN_POLLS.min(self.spin_polls)
