@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use std::panic::resume_unwind;
 use std::sync::Arc;
-use teamalg_gates::{pays_at, width_for_by, DispatchKind, Model};
+use teamalg_gates::{decide, Ask, DispatchKind, Model, ParThreshold, SplitCost};
 use teamalg_kernels::par::part_start;
 
 use crate::error::{Error, Refused};
@@ -274,22 +274,46 @@ impl<'a> Exec<'a> {
             .map_or(Duration::ZERO, |(pool, m, _)| pool.wake_cost(m))
     }
 
+    /// What each section of this token loses now to late participants: its pool's live view
+    /// (see `Executor::lateness`); zero for a serial token and on a quiet machine.
+    pub(crate) fn lateness(&self) -> Duration {
+        match (self.team_members(), self.parallel_pool()) {
+            (Some((pool, members, _)), _) => pool.lateness(members.len()),
+            (None, Some(pool)) => pool.lateness(self.budget - 1),
+            _ => Duration::ZERO,
+        }
+    }
+
     /// Whether a region of serial time `estimate` making `sections` dispatches pays for going
-    /// parallel at `width` with this token ([`gates::pays_at`](teamalg_gates::pays_at)).
+    /// parallel at `width` with this token: the gate's one decision
+    /// ([`gates::decide`](teamalg_gates::decide)) for a region of no family, at that width
+    /// alone, with the wake of sleeping members and the pool's live lateness. The kernels'
+    /// gate asks the same function.
     pub fn pays(&self, estimate: Duration, sections: usize, width: usize) -> bool {
-        pays_at(estimate, sections, self.dispatch_cost(width))
+        width >= 2
+            && decide_plain(
+                estimate,
+                sections,
+                width,
+                (self.wake_cost(), self.lateness()),
+                |k| match k {
+                    k if k == width => self.dispatch_cost(k),
+                    _ => Duration::MAX,
+                },
+            ) == width
     }
 
     /// The width (at most the budget) at which such a region runs fastest, 1 when no width
-    /// pays ([`gates::width_for_by`](teamalg_gates::width_for_by)).
+    /// pays: the same decision as [`pays`](Exec::pays), over every width of the budget.
     pub fn width_for(&self, estimate: Duration, sections: usize) -> NonZeroUsize {
-        let (Some(kind), Some(pool)) = (self.kind(), self.shared()) else {
-            return NonZeroUsize::MIN;
-        };
-        let budget = NonZeroUsize::new(self.budget).unwrap_or(NonZeroUsize::MIN);
-        width_for_by(estimate, sections, budget, |k| {
-            pool.model.costs.cost(kind, k.get())
-        })
+        let w = decide_plain(
+            estimate,
+            sections,
+            self.budget,
+            (self.wake_cost(), self.lateness()),
+            |k| self.dispatch_cost(k),
+        );
+        NonZeroUsize::new(w).unwrap_or(NonZeroUsize::MIN)
     }
 
     /// What this token's gates read: its pool's model, or the host's built-in one for a
@@ -670,4 +694,27 @@ impl<'a> Exec<'a> {
         let r = lock(&result).take();
         r.expect("the install job ran")
     }
+}
+
+/// The gate's one decision ([`teamalg_gates::decide`]) for a region of user code, which has no
+/// family: no split cost, the derived rule, the wake of sleeping members and the pool's live
+/// lateness `(wake, late)`, per-width section costs `cost`. Returns the width.
+pub(crate) fn decide_plain(
+    estimate: Duration,
+    sections: usize,
+    budget: usize,
+    (wake, late): (Duration, Duration),
+    cost: impl Fn(usize) -> Duration,
+) -> usize {
+    let ask = Ask {
+        estimate,
+        sections,
+        budget,
+        split: SplitCost::FREE,
+        threshold: ParThreshold::Derived,
+        call_units: 0.0,
+        wake,
+        late,
+    };
+    decide(ask, |k| cost(k.get())).0
 }

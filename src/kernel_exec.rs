@@ -4,9 +4,12 @@
 use std::time::Duration;
 
 use teamalg_gates::Model;
-use teamalg_kernels::par::{part_start, Executor, Part};
+use teamalg_kernels::par::{Executor, Part};
+
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 use crate::exec::Exec;
+use crate::runtime::worker::PoolShared;
 use crate::runtime::team::dispatch::{run_on, Shares};
 use crate::runtime::team::section::Participant;
 use crate::team::{Team, TeamExec};
@@ -40,8 +43,8 @@ impl Executor for Exec<'_> {
         self.kind() == Some(teamalg_gates::DispatchKind::Team) || self.budget() == 1
     }
 
-    fn run_chunks(&self, width: usize, f: &(dyn Fn(usize, usize) + Sync)) {
-        self.run_chunks_claimed(width, f);
+    fn run_chunks_of(&self, width: usize, n: usize, f: &(dyn Fn(usize, usize) + Sync)) {
+        self.run_chunks_claimed(width, n, f);
     }
 
     fn chunks(&self, width: usize) -> usize {
@@ -50,6 +53,10 @@ impl Executor for Exec<'_> {
 
     fn wake_cost(&self) -> Duration {
         Exec::wake_cost(self)
+    }
+
+    fn lateness(&self) -> Duration {
+        Exec::lateness(self)
     }
 }
 
@@ -80,6 +87,18 @@ impl Executor for TeamExec<'_> {
 
     fn wake_cost(&self) -> Duration {
         TeamExec::wake_cost(self)
+    }
+
+    fn lateness(&self) -> Duration {
+        TeamExec::lateness(self)
+    }
+
+    fn run_chunks_of(&self, width: usize, n: usize, f: &(dyn Fn(usize, usize) + Sync)) {
+        self.token().limit(width).run_chunks_claimed(width, n, f);
+    }
+
+    fn chunks(&self, width: usize) -> usize {
+        self.token().chunk_count(width)
     }
 
     fn has_barrier(&self) -> bool {
@@ -125,6 +144,22 @@ impl Executor for Team {
         false // a busy team runs the parts one after another
     }
 
+    fn run_chunks_of(&self, width: usize, n: usize, f: &(dyn Fn(usize, usize) + Sync)) {
+        if width > 1 && !self.is_member_thread() {
+            if let Ok(token) = self.try_exec(width) {
+                return token.run_chunks_claimed(width, n, f);
+            }
+        }
+        (0..n).for_each(|c| f(c, n));
+    }
+
+    fn chunks(&self, width: usize) -> usize {
+        match Executor::width(self) {
+            1 => width.max(1),
+            w => team_chunks(self.shared_pool(), width.clamp(1, w)),
+        }
+    }
+
     fn warm(&self, width: usize) {
         Team::warm(self, width);
     }
@@ -138,6 +173,13 @@ impl Executor for Team {
             return Duration::ZERO;
         }
         Team::wake_cost(self)
+    }
+
+    fn lateness(&self) -> Duration {
+        if Executor::width(self) == 1 {
+            return Duration::ZERO;
+        }
+        Team::lateness(self)
     }
 }
 
@@ -188,37 +230,63 @@ impl Exec<'_> {
     }
 
     /// How many chunks a kernel's `width`-wide region is cut into on this token
-    /// (`Executor::run_chunks`): one per participant on a team token (its members run at once)
-    /// and on a serial one; [`CHUNKS_PER_HELPER`] per participant on a plain token, whose
-    /// helpers are idle workers that may fall behind on a busy host.
+    /// (`Executor::run_chunks`): one per participant on a serial token and on a team token of
+    /// a quiet pool (its members run at once), [`CHUNKS_PER_HELPER`] per participant on a
+    /// team token while its pool's sections lose time to late members (`Live::contended`)
+    /// and on a plain token, whose helpers are idle workers that may fall behind on a busy
+    /// host.
     pub(crate) fn chunk_count(&self, width: usize) -> usize {
         let width = width.clamp(1, self.budget());
-        if width > 1 && self.team_members().is_none() && self.parallel_pool().is_some() {
-            width * CHUNKS_PER_HELPER
-        } else {
-            width
+        match (self.team_members(), self.parallel_pool()) {
+            _ if width < 2 => width,
+            (Some((pool, _, _)), _) => team_chunks(pool, width),
+            (None, Some(_)) => width * CHUNKS_PER_HELPER,
+            (None, None) => width,
         }
     }
 
-    /// `Executor::run_chunks`: on a plain token the chunks are the jobs of one batch, claimed
-    /// one at a time by the caller and at most `width - 1` helpers; elsewhere as `run_parts`.
-    pub(crate) fn run_chunks_claimed(&self, width: usize, f: &(dyn Fn(usize, usize) + Sync)) {
-        let n = self.chunk_count(width);
+    /// `Executor::run_chunks_of`: the chunks are claimed one at a time by whichever
+    /// participant is free, so one that falls behind leaves its chunks to the others: on a
+    /// plain token they are the jobs of one batch (the caller and at most `width - 1`
+    /// helpers); on a team token the participants of one section claim them from a counter.
+    pub(crate) fn run_chunks_claimed(
+        &self,
+        width: usize,
+        n: usize,
+        f: &(dyn Fn(usize, usize) + Sync),
+    ) {
         let width = width.clamp(1, self.budget());
-        match self
-            .parallel_pool()
-            .filter(|_| width > 1 && self.team_members().is_none())
-        {
+        if width < 2 || n < 2 {
+            return (0..n).for_each(|c| f(c, n));
+        }
+        if self.team_members().is_some() {
+            // Relaxed: a chunk's data is published by the section's join, not by the claim.
+            let next = AtomicUsize::new(0);
+            return self.run_parts(width, &|_: Part<'_>| loop {
+                let c = next.fetch_add(1, Relaxed);
+                if c >= n {
+                    break;
+                }
+                f(c, n);
+            });
+        }
+        match self.parallel_pool() {
             Some(pool) => {
                 let job = |c: usize| f(c, n);
                 self.run_batch_width(pool, n, width, &job);
             }
-            None => self.run_parts(width, &|p: Part<'_>| {
-                let (i, w) = (p.index(), p.width());
-                for c in part_start(i, n, w)..part_start(i + 1, n, w) {
-                    f(c, n);
-                }
-            }),
+            None => (0..n).for_each(|c| f(c, n)),
         }
+    }
+}
+
+/// Chunks of a `width`-wide region on a team of `pool`: one per participant, or
+/// [`CHUNKS_PER_HELPER`] per participant while the pool's sections lose time to late members
+/// (a member the OS has descheduled then holds up one small chunk, not a whole share).
+fn team_chunks(pool: &PoolShared, width: usize) -> usize {
+    if pool.live.contended() {
+        width * CHUNKS_PER_HELPER
+    } else {
+        width
     }
 }

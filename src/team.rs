@@ -12,7 +12,7 @@ use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicUsize, Ordering::*};
 use std::time::Duration;
 
-use teamalg_gates::{pays_at, width_for_by, DispatchKind, Model};
+use teamalg_gates::{DispatchKind, Model};
 
 use crate::error::{Error, Refused};
 use crate::exec::Exec;
@@ -168,15 +168,23 @@ impl<'a> TeamExec<'a> {
             .map_or(Duration::ZERO, |pool| pool.wake_cost(self.members))
     }
 
-    /// Whether a region of serial time `estimate` making `sections` sections pays at `width`.
-    pub fn pays(&self, estimate: Duration, sections: usize, width: usize) -> bool {
-        pays_at(estimate, sections, self.dispatch_cost(width))
+    /// What each section on these members loses now to late participants (the pool's live
+    /// view).
+    pub(crate) fn lateness(&self) -> Duration {
+        self.pool
+            .map_or(Duration::ZERO, |pool| pool.lateness(self.members.len()))
     }
 
-    /// The width (at most this team's) at which such a region runs fastest, 1 when none pays.
+    /// Whether a region of serial time `estimate` making `sections` sections pays at `width`:
+    /// the same decision as [`Exec::pays`] (the wake and the live lateness included).
+    pub fn pays(&self, estimate: Duration, sections: usize, width: usize) -> bool {
+        self.token().pays(estimate, sections, width)
+    }
+
+    /// The width (at most this team's) at which such a region runs fastest, 1 when none pays:
+    /// the same decision as [`Exec::width_for`].
     pub fn width_for(&self, estimate: Duration, sections: usize) -> NonZeroUsize {
-        let width = NonZeroUsize::new(self.width()).unwrap_or(NonZeroUsize::MIN);
-        width_for_by(estimate, sections, width, |k| self.dispatch_cost(k.get()))
+        self.token().width_for(estimate, sections)
     }
 
     /// A token with this team's authority: `fork`, `for_ranges` and `broadcast` on it run as
@@ -405,6 +413,16 @@ impl Team {
     /// What the next section would pay once to wake the team's members when they sleep.
     pub(crate) fn wake_cost(&self) -> Duration {
         self.shared().wake_cost(&self.members)
+    }
+
+    /// The team's pool's shared state (for the kernels' executor).
+    pub(crate) fn shared_pool(&self) -> &PoolShared {
+        self.shared()
+    }
+
+    /// What each of the team's sections loses now to late members (the pool's live view).
+    pub(crate) fn lateness(&self) -> Duration {
+        self.shared().lateness(self.members.len())
     }
 
     /// Whether the calling thread leads the team through a token it holds.

@@ -50,5 +50,5 @@ pub use costs::{
 pub use model::{builtin_rate, builtin_split, Model, SplitCost, Splits};
 pub use profile::{Fingerprint, HostProfile, ProfileError};
 pub use rate::{Family, Rate, RateCurve, Scalar, ScalarKind, FAMILIES, MAX_RATE_ANCHORS};
-pub use rule::{choose, pays_at, width_for_by, Verdict, PAYS};
+pub use rule::{choose, decide, pays_at, width_for_by, Ask, Verdict, PAYS};
 pub use thresholds::{ParThreshold, Source, Thresholds, ThresholdsError};

@@ -99,3 +99,110 @@ pub fn choose(
     }
     (best, verdict)
 }
+
+/// What a region asks the gate: everything [`decide`] weighs.
+#[derive(Debug, Clone, Copy)]
+pub struct Ask {
+    /// The region's serial time.
+    pub estimate: Duration,
+    /// The dispatches it makes.
+    pub sections: usize,
+    /// The most participants the executor offers (1: serial, whatever the rule says).
+    pub budget: usize,
+    /// The family's split cost for a whole call; [`SplitCost::FREE`] for a later section of
+    /// a call or a region of no family.
+    pub split: SplitCost,
+    /// The threshold in force.
+    pub threshold: crate::ParThreshold,
+    /// The call's units of work (what `ParThreshold::Fixed` compares).
+    pub call_units: f64,
+    /// What the region pays once because participants sleep and must be woken (zero when
+    /// none sleeps).
+    pub wake: Duration,
+    /// What each section loses now to participants that run late (the executor's live
+    /// view; zero on a quiet machine).
+    pub late: Duration,
+}
+
+/// The gate's one decision: the width a region runs at and why. Every parallel region of
+/// teamalg, kernel or user code (`Exec::pays`, `Exec::width_for`), answers through here.
+///
+/// - A budget below 2 runs serially ([`Reason::Budget1`](crate::trace::Reason::Budget1)).
+/// - `ParThreshold::Never` and `Fixed` are the caller's word: serial, or the whole budget at
+///   or above the floor.
+/// - `Derived`: [`choose`] over `cost(k) + late` per section, then the wake. A region that
+///   [`choose`] sends parallel on a quiet machine but not with the live lateness added is
+///   serial with [`Reason::Late`](crate::trace::Reason::Late); one that pays its sections but
+///   not the wake of its sleeping participants with
+///   [`Reason::WakeNotPaid`](crate::trace::Reason::WakeNotPaid).
+///
+/// ```
+/// use std::num::NonZeroUsize;
+/// use std::time::Duration;
+/// use teamalg_gates::trace::Reason;
+/// use teamalg_gates::{decide, Ask, ParThreshold, SplitCost};
+///
+/// let us = Duration::from_micros;
+/// let ask = Ask {
+///     estimate: us(200),
+///     sections: 4,
+///     budget: 2,
+///     split: SplitCost::FREE,
+///     threshold: ParThreshold::Derived,
+///     call_units: 0.0,
+///     wake: Duration::ZERO,
+///     late: Duration::ZERO,
+/// };
+/// let cost = |_: NonZeroUsize| Duration::from_nanos(300);
+/// assert_eq!(decide(ask, cost), (2, Reason::Paid));
+/// // Participants that lose 50 us per section to a busy machine: serial.
+/// assert_eq!(decide(Ask { late: us(50), ..ask }, cost), (1, Reason::Late));
+/// ```
+pub fn decide(ask: Ask, cost: impl Fn(NonZeroUsize) -> Duration) -> (usize, crate::trace::Reason) {
+    use crate::trace::Reason;
+    use crate::ParThreshold;
+    if ask.budget < 2 {
+        return (1, Reason::Budget1);
+    }
+    match ask.threshold {
+        ParThreshold::Never => return (1, Reason::Never),
+        ParThreshold::Fixed(floor) if ask.call_units >= floor as f64 => {
+            return (ask.budget, Reason::FixedAbove)
+        }
+        ParThreshold::Fixed(_) => return (1, Reason::FixedBelow),
+        ParThreshold::Derived => {}
+    }
+    let budget = NonZeroUsize::new(ask.budget).unwrap_or(NonZeroUsize::MIN);
+    let late = |k: NonZeroUsize| cost(k).saturating_add(ask.late);
+    let (w, verdict) = choose(ask.estimate, ask.sections, budget, ask.split, late);
+    match verdict {
+        Verdict::Paid if !wake_pays(&ask, w, late(w)) => (1, Reason::WakeNotPaid),
+        Verdict::Paid => (w.get(), Reason::Paid),
+        _ if !ask.late.is_zero()
+            && choose(ask.estimate, ask.sections, budget, ask.split, &cost).1 == Verdict::Paid =>
+        {
+            (1, Reason::Late)
+        }
+        Verdict::NotPaid => (1, Reason::NotPaid),
+        Verdict::NotFaster => (1, Reason::BelowModelledMinimum),
+    }
+}
+
+/// Whether the region, at width `w` with sections of cost `d`, is still modelled faster than
+/// serial once the wake of sleeping participants is added (the time until a woken
+/// participant starts, which the leader cannot overlap). True when nothing sleeps.
+fn wake_pays(ask: &Ask, w: NonZeroUsize, d: Duration) -> bool {
+    if ask.wake.is_zero() {
+        return true;
+    }
+    let est = ask.estimate.as_nanos() as f64;
+    let split = if ask.split.is_valid() {
+        ask.split
+    } else {
+        SplitCost::FREE
+    };
+    let modelled = ask.wake.as_nanos() as f64
+        + ask.sections as f64 * (d.as_nanos() as f64 + split.overhead_ns)
+        + est / (w.get() as f64 * split.efficiency);
+    modelled < est
+}

@@ -26,6 +26,7 @@
 //!     dispatch_cost: Duration::from_nanos(600),
 //!     overhead: Duration::ZERO,
 //!     efficiency: 1.0,
+//!     late: Duration::ZERO,
 //!     threshold: ParThreshold::Derived,
 //!     source: Source::Derived,
 //!     reason: Reason::NotPaid,
@@ -59,6 +60,10 @@ pub enum Reason {
     BelowModelledMinimum,
     /// The rule: the call's remaining work does not pay for waking sleeping participants.
     WakeNotPaid,
+    /// The rule would go parallel on a quiet machine, but the executor's participants have
+    /// been late lately (the live view: `Decision::late` per section) and with that loss the
+    /// region is not modelled faster than serial.
+    Late,
     /// `ParThreshold::Never`.
     Never,
     /// `ParThreshold::Fixed`, at or above the floor: the whole budget.
@@ -77,6 +82,7 @@ impl Reason {
             Reason::NotPaid => "not paid",
             Reason::BelowModelledMinimum => "below modelled minimum",
             Reason::WakeNotPaid => "wake not paid",
+            Reason::Late => "participants late",
             Reason::Never => "never",
             Reason::FixedAbove => "fixed, above",
             Reason::FixedBelow => "fixed, below",
@@ -112,6 +118,9 @@ pub struct Decision {
     pub overhead: Duration,
     /// The split efficiency applied (1 for a later section).
     pub efficiency: f64,
+    /// What each section lost to late participants when the gate asked (the executor's live
+    /// view; zero on a quiet machine), added to the dispatch cost.
+    pub late: Duration,
     /// The threshold in force.
     pub threshold: ParThreshold,
     /// Where the threshold came from.
@@ -159,7 +168,7 @@ impl fmt::Display for Decisions {
         };
         writeln!(
             f,
-            "{:<18} {:<16} {:<4} {:>16} {:>10} {:>12} {:>9} {:>9} {:>5} {:<22} {:<22} {:>5}",
+            "{:<18} {:<16} {:<4} {:>16} {:>10} {:>12} {:>9} {:>9} {:>5} {:>9} {:<22} {:<22} {:>5}",
             "site",
             "family",
             "type",
@@ -169,6 +178,7 @@ impl fmt::Display for Decisions {
             "D us",
             "over us",
             "eff",
+            "late us",
             "threshold (source)",
             "reason",
             "width"
@@ -182,7 +192,7 @@ impl fmt::Display for Decisions {
             };
             writeln!(
                 f,
-                "{:<18} {:<16} {:<4} {:>16} {:>10.3e} {:>12} {:>9} {:>9} {:>5.2} {:<22} {:<22} {:>5}",
+                "{:<18} {:<16} {:<4} {:>16} {:>10.3e} {:>12} {:>9} {:>9} {:>5.2} {:>9} {:<22} {:<22} {:>5}",
                 d.site,
                 d.family.name(),
                 kind,
@@ -192,6 +202,7 @@ impl fmt::Display for Decisions {
                 us(d.dispatch_cost),
                 us(d.overhead),
                 d.efficiency,
+                us(d.late),
                 format!("{} ({})", d.threshold, d.source.name()),
                 d.reason.describe(),
                 d.width

@@ -20,6 +20,7 @@ fn d(width: usize) -> Decision {
         dispatch_cost: Duration::from_nanos(600),
         overhead: Duration::from_nanos(500),
         efficiency: 0.95,
+        late: Duration::ZERO,
         threshold: ParThreshold::Derived,
         source: Source::Derived,
         reason: if width > 1 {

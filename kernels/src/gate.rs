@@ -14,9 +14,10 @@ use std::num::NonZeroUsize;
 use std::time::Duration;
 
 use teamalg_gates::trace::{self, Decision, Reason};
-use teamalg_gates::{choose, Family, Model, ParThreshold, Scalar, Source, SplitCost, Verdict};
+use teamalg_gates::{decide, Ask, Family, Model, ParThreshold, Scalar, Source, SplitCost};
 
 use crate::par::Executor;
+use crate::stream;
 
 /// A region about to run: where it is, how big, how many sections it makes.
 #[derive(Debug, Clone, Copy)]
@@ -67,7 +68,9 @@ fn duration(ns: f64) -> Duration {
 
 /// The width a region runs at on `exec`: 1 (serial) unless going parallel pays (or the
 /// threshold says otherwise). `call` is the call's own threshold for the region's family, if
-/// it set one. Recorded in the decision trace ([`teamalg_gates::trace`]).
+/// it set one. The decision is [`teamalg_gates::decide`], the one every region of teamalg
+/// answers through, with the executor's wake and live lateness (`Executor::wake_cost`,
+/// `Executor::lateness`). Recorded in the decision trace ([`teamalg_gates::trace`]).
 pub fn width<T: Scalar>(
     exec: &(impl Executor + ?Sized),
     region: Region,
@@ -85,30 +88,26 @@ pub fn width<T: Scalar>(
     };
     let estimate = duration(region.units * rate);
     let budget = exec.width();
-    let (chosen, reason) = if budget < 2 {
-        (1, Reason::Budget1)
+    // Neither is asked of a serial executor (a busy team's `width` is 1).
+    let (wake, late) = if budget < 2 || threshold != ParThreshold::Derived {
+        (Duration::ZERO, Duration::ZERO)
     } else {
-        match threshold {
-            ParThreshold::Never => (1, Reason::Never),
-            ParThreshold::Fixed(floor) if region.call_units >= floor as f64 => {
-                (budget, Reason::FixedAbove)
-            }
-            ParThreshold::Fixed(_) => (1, Reason::FixedBelow),
-            ParThreshold::Derived => {
-                let b = NonZeroUsize::new(budget).unwrap_or(NonZeroUsize::MIN);
-                let cost = |k: NonZeroUsize| exec.dispatch_cost(k.get());
-                let (w, verdict) = choose(estimate, region.sections, b, split, cost);
-                match verdict {
-                    Verdict::Paid if !wake_pays(exec, estimate, region.sections, w, split) => {
-                        (1, Reason::WakeNotPaid)
-                    }
-                    Verdict::Paid => (w.get(), Reason::Paid),
-                    Verdict::NotPaid => (1, Reason::NotPaid),
-                    Verdict::NotFaster => (1, Reason::BelowModelledMinimum),
-                }
-            }
-        }
+        (exec.wake_cost(), exec.lateness())
     };
+    let ask = Ask {
+        estimate,
+        sections: region.sections,
+        budget,
+        split,
+        threshold,
+        call_units: region.call_units,
+        wake,
+        late,
+    };
+    let (chosen, reason) = decide(ask, |k: NonZeroUsize| exec.dispatch_cost(k.get()));
+    if reason == Reason::WakeNotPaid {
+        stream::refused_for_wake(exec, ask, |k| exec.dispatch_cost(k.get()));
+    }
     trace::record(|| Decision {
         site: region.site,
         family: region.family,
@@ -121,32 +120,11 @@ pub fn width<T: Scalar>(
         dispatch_cost: exec.dispatch_cost(chosen.max(2)),
         overhead: duration(split.overhead_ns),
         efficiency: split.efficiency,
+        late,
         threshold,
         source,
         reason,
         width: chosen,
     });
     chosen
-}
-
-/// Whether the region, at width `w`, is still modelled faster than serial once the wake of
-/// the executor's sleeping participants is added (`Executor::wake_cost`: the time until a
-/// woken member starts, which the leader cannot overlap). True when nothing sleeps.
-fn wake_pays(
-    exec: &(impl Executor + ?Sized),
-    estimate: Duration,
-    sections: usize,
-    w: NonZeroUsize,
-    split: SplitCost,
-) -> bool {
-    let wake = exec.wake_cost();
-    if wake.is_zero() {
-        return true;
-    }
-    let est = estimate.as_nanos() as f64;
-    let dispatch = exec.dispatch_cost(w.get()).as_nanos() as f64;
-    let modelled = wake.as_nanos() as f64
-        + sections as f64 * (dispatch + split.overhead_ns)
-        + est / (w.get() as f64 * split.efficiency);
-    modelled < est
 }

@@ -29,6 +29,7 @@ pub mod qr;
 pub mod sections;
 mod secular;
 pub mod sparse;
+pub mod stream;
 pub mod svd;
 mod tiles;
 pub mod triangular;

@@ -77,12 +77,21 @@ pub trait Executor: Sync {
 
     /// Runs `f(c, n)` for every chunk `c` of the region cut into `n` chunks, on at most `width`
     /// participants (at most [`Executor::width`]), and returns when all are done. `n` is this
-    /// executor's choice, at least `width` (see [`Executor::chunks`]). By default participant
-    /// `i` of `width` runs its contiguous share of the chunks; an executor whose participants
-    /// may fall behind (a plain token's helpers on a busy host) lets them claim chunks one at
-    /// a time instead, so a late one leaves its chunks to the others.
+    /// executor's choice, at least `width` ([`Executor::chunks`], read once per call): see
+    /// [`Executor::run_chunks_of`].
     fn run_chunks(&self, width: usize, f: &(dyn Fn(usize, usize) + Sync)) {
-        let n = self.chunks(width);
+        self.run_chunks_of(width, self.chunks(width), f);
+    }
+
+    /// Runs `f(c, n)` for every chunk `c` in `0..n` on at most `width` participants, and
+    /// returns when all are done: for a kernel that sized per-chunk storage from
+    /// [`Executor::chunks`] beforehand (the count may change between two calls of `chunks`
+    /// on an executor that watches its participants). By default participant `i` of `width`
+    /// runs its contiguous share of the chunks; an executor whose participants may fall
+    /// behind (a plain token's helpers on a busy host, a team's members on a busy machine)
+    /// lets them claim chunks one at a time instead, so a late one leaves its chunks to the
+    /// others.
+    fn run_chunks_of(&self, width: usize, n: usize, f: &(dyn Fn(usize, usize) + Sync)) {
         self.run(width, &|p: Part<'_>| {
             let (i, w) = (p.index(), p.width());
             for c in part_start(i, n, w)..part_start(i + 1, n, w) {
@@ -102,6 +111,14 @@ pub trait Executor: Sync {
     /// asleep. A kernel weighs it against the work of its whole call (`gate::width`), since a
     /// wake is paid once per call, not per section.
     fn wake_cost(&self) -> Duration {
+        Duration::ZERO
+    }
+
+    /// What each section loses now, beyond its dispatch cost, to participants that run late
+    /// on a busy machine (the executor's live view: `docs/gates.md`, "The live view"); zero on
+    /// a quiet machine and for executors that keep no such view. The gate adds it to the
+    /// dispatch cost of every section it weighs.
+    fn lateness(&self) -> Duration {
         Duration::ZERO
     }
 
@@ -167,11 +184,17 @@ impl<E: Executor + ?Sized> Executor for &E {
     fn run_chunks(&self, width: usize, f: &(dyn Fn(usize, usize) + Sync)) {
         (**self).run_chunks(width, f)
     }
+    fn run_chunks_of(&self, width: usize, n: usize, f: &(dyn Fn(usize, usize) + Sync)) {
+        (**self).run_chunks_of(width, n, f)
+    }
     fn chunks(&self, width: usize) -> usize {
         (**self).chunks(width)
     }
     fn wake_cost(&self) -> Duration {
         (**self).wake_cost()
+    }
+    fn lateness(&self) -> Duration {
+        (**self).lateness()
     }
 }
 

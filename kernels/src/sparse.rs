@@ -162,7 +162,7 @@ where
     let chunks = exec.chunks(w);
     // Pass 1: each chunk's structure (faer's symbolic product of A and its columns of B).
     let parts: Vec<Slot<I>> = (0..chunks).map(|_| std::sync::Mutex::new(None)).collect();
-    exec.run_chunks(w, &|c: usize, chunks: usize| {
+    exec.run_chunks_of(w, chunks, &|c: usize, chunks: usize| {
         let (c0, c1) = bounds(c, chunks);
         let r = faer_symbolic(a.symbolic(), columns(b, c0, c1).symbolic());
         *parts[c].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
@@ -255,7 +255,7 @@ where
             (ri, vi) = (r_rest, v_rest);
         }
         let done = std::sync::atomic::AtomicUsize::new(0);
-        exec.run_chunks(w, &|c: usize, _chunks: usize| {
+        exec.run_chunks_of(w, dests.len(), &|c: usize, _chunks: usize| {
             let Some((r, v)) = dests[c].lock().unwrap_or_else(|e| e.into_inner()).take() else {
                 return;
             };

@@ -16,6 +16,7 @@ not_under_loom! {
     pub(crate) mod idle;
     pub(crate) mod join;
     pub(crate) mod ledger;
+    pub(crate) mod live;
     pub(crate) mod quota;
     pub(crate) mod reserve;
     pub(crate) mod serve;

@@ -16,6 +16,7 @@ use crossbeam_utils::CachePadded;
 use teamalg_gates::Model;
 
 use crate::runtime::counters;
+use crate::runtime::live::{self, Live};
 use crate::runtime::cpus::CpuSet;
 use crate::runtime::parker::{self, Parker};
 use crate::runtime::plain::queue::Queue;
@@ -28,16 +29,7 @@ use crate::runtime::wait::{wait_staged, Crowd, Waiter, THROTTLED_SPIN_POLLS};
 pub(crate) static SERVING: StdAtomicUsize = StdAtomicUsize::new(0);
 /// Of those, workers in the sleep phase of a wait right now (asleep, or about to be).
 pub(crate) static SLEEPING: StdAtomicUsize = StdAtomicUsize::new(0);
-
-/// What a section costs more when its members sleep: until a woken member starts on another
-/// CPU, the leader runs alone (and in a kernel's section it runs the late member's share
-/// itself). On the 2-vCPU development VM a member woken onto a CPU idle for milliseconds
-/// started 75 to 150 us after the wake, and the waker spent 8 to 27 us in the unpark and the
-/// move; 100 us is that start, the part the leader cannot overlap. With 20 us (the unpark
-/// alone) a held team whose member slept (its leader had led another team meanwhile) still ran
-/// an LU of 128 (c64) at 1.26x faer serial: the gate sent its one 73 us section two wide, and
-/// the member arrived after it.
-pub(crate) const WAKE_COST: Duration = Duration::from_micros(100);
+pub(crate) use crate::runtime::live::WAKE_COST;
 
 /// Stands for the parker of a slot whose worker has not arrived yet (never slept on).
 static UNARRIVED: Parker = Parker::new();
@@ -59,6 +51,8 @@ pub(crate) struct PoolShared {
     pub(crate) acquire_timeout: Duration,
     /// What the gates read: dispatch costs, rates, split costs, thresholds.
     pub(crate) model: Model,
+    /// What sections lose now to late participants: the process's live view (`live.rs`).
+    pub(crate) live: &'static Live,
     pub(crate) shutdown: AtomicBool,
     /// Workers that have not yet left the pool.
     active: AtomicUsize,
@@ -106,6 +100,7 @@ impl PoolShared {
             members: StdAtomicUsize::new(0),
             spin_polls,
             usable_cpus: cpus.usable(),
+            live: live::machine(),
             cpus,
             acquire_timeout,
             model,
@@ -147,16 +142,23 @@ impl PoolShared {
     /// CPUs: a pool wider than its CPU set (counting every slot, also those whose worker still
     /// sleeps in the reserve), or more workers awake process-wide (serving a pool and not
     /// asleep: the sleeping members of a held team or of another pool take no CPU, and counting
-    /// them throttled the member of a pool built per call next to a held team).
+    /// them throttled the member of a pool built per call next to a held team), or sections
+    /// that lose time to late participants now (`Live::contended`: the machine is busy).
     #[inline]
     pub(crate) fn polls(&self) -> u32 {
         let cpus = self.usable_cpus;
         let awake = SERVING.load(Relaxed).saturating_sub(SLEEPING.load(Relaxed));
-        if self.threads() > cpus || awake > cpus {
+        if self.threads() > cpus || awake > cpus || self.live.contended() {
             THROTTLED_SPIN_POLLS.min(self.spin_polls)
         } else {
             self.spin_polls
         }
+    }
+
+    /// What each section on `members` more participants loses now to late participants
+    /// (the live view, with this pool's CPUs for its probe).
+    pub(crate) fn lateness(&self, members: usize) -> Duration {
+        self.live.lateness(members, self.usable_cpus)
     }
 
     /// Idle workers spinning in this pool now (they will see queued work without a wake).
@@ -343,6 +345,12 @@ impl PoolShared {
     /// Whether slot `k`'s worker has reported no CPU since it last woke or was moved.
     pub(crate) fn cpu_unknown(&self, k: usize) -> bool {
         self.slots[k].cpu() == NO_CPU
+    }
+
+    /// Whether the share last published to slot `k` has been claimed (by its worker or by
+    /// the leader).
+    pub(crate) fn started(&self, k: usize) -> bool {
+        self.slots[k].started()
     }
 
     /// Claims the share last published to slot `k` when its worker has not.

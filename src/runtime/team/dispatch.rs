@@ -7,6 +7,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering::*};
 use std::time::{Duration, Instant};
 
+use crate::runtime::live::{allowance, Sample, FLOOR};
 use crate::runtime::parker::{self, Parker};
 use crate::runtime::sync::current_cpu;
 use crate::runtime::team::section::{Participant, Roster, Section};
@@ -84,6 +85,10 @@ pub(crate) fn rest() {
 /// A claim word for handles whose sections have no members (never taken).
 pub(crate) static NO_MEMBERS: AtomicUsize = AtomicUsize::new(0);
 
+/// A member that has not started its share by the time the leader has worked this long on
+/// its own is off its CPU: the leader runs the share itself (see `run_on`).
+pub(crate) const STEAL_AFTER: Duration = FLOOR;
+
 /// Runs one section: the calling thread is participant 0, the workers of `slots` are
 /// participants `1..=slots.len()`, led under the claim word `lead` (see [`Leading`]). Returns
 /// after every participant is done; a panic in any share resumes here. Refuses with
@@ -111,7 +116,8 @@ pub(crate) fn run_on(
         slots,
     };
     let polls = pool.map_or(0, PoolShared::polls);
-    let section = Section::new(1 + slots.len(), job, &roster, leader, polls);
+    let section_width = 1 + slots.len();
+    let section = Section::new(section_width, job, &roster, leader, polls);
     let here = current_cpu();
     // Members the publish had to wake (the first 64): until they start they may be queued on
     // this CPU, and in a kernel's section their shares may run here.
@@ -124,24 +130,63 @@ pub(crate) fn run_on(
             }
         }
     }
+    // A kernel's section is timed by its leader for the pool's live view (`live.rs`): one
+    // clock read here; the rest only when the section is not over after the leader's share.
+    let timed = pool.filter(|_| shares == Shares::Independent);
+    let start = timed.map(|_| Instant::now());
     section.run_share(0);
-    if let Some(pool) = pool.filter(|_| shares == Shares::Independent) {
-        // A member that has not started by now and is not known to be spinning (the publish had
-        // to wake it, or it has reported no CPU since a warm-up woke it or a leader moved it:
-        // waking costs 50 us to milliseconds on a small host) has its share run here instead
-        // of being waited for. Spinning members report their CPU every few polls and are never
-        // passed over, so a hot team keeps its parallelism.
+    let mut stole = false;
+    if let (Some(pool), Some(start)) = (timed, start) {
+        // A member that has not started by now has its share run here instead of being
+        // waited for when it is known not to be spinning (the publish had to wake it, or it
+        // has reported no CPU since a warm-up woke it or a leader moved it: waking costs 50 us
+        // to milliseconds on a small host), or when the leader's own share took longer than
+        // [`STEAL_AFTER`]: a spinning member on a CPU of its own starts within a microsecond,
+        // so it is off its CPU (a busy machine) and waiting for it could cost a time slice.
+        // A spinning member is never passed over sooner, so a hot team keeps its parallelism.
+        let mut overdue = None;
         for (i, &k) in slots.iter().enumerate() {
+            if section.done() || pool.started(k) {
+                continue;
+            }
             let asleep = i < 64 && asleep & (1 << i) != 0;
-            if (asleep || pool.cpu_unknown(k)) && !section.done() && pool.steal(k) {
+            let late = asleep
+                || pool.cpu_unknown(k)
+                || *overdue.get_or_insert_with(|| start.elapsed() >= STEAL_AFTER);
+            if late && pool.steal(k) {
                 section.run_stolen(i + 1);
+                stole = true;
             }
         }
     }
+    let live = timed.map(|p| &p.live);
+    if section.done() {
+        match (live, start) {
+            (Some(live), Some(start)) if stole => live.record(Sample {
+                own: start.elapsed(),
+                wait: Duration::ZERO,
+                stole,
+                woken: asleep != 0,
+                width: section_width,
+            }),
+            (Some(live), _) => live.on_time(),
+            _ => {}
+        }
+        section.resume_panic();
+        return Ok(());
+    }
+    let waited = start.map(|s| (s.elapsed(), Instant::now()));
+    // Past this the members are late (`live::allowance`): the leader sleeps rather than spin,
+    // which frees its CPU for a member the OS has queued behind other work.
+    let patience = match (live, waited) {
+        (Some(live), Some((own, _))) => allowance(own, asleep != 0, live.wake()),
+        _ => Duration::MAX,
+    };
     // The first look is free: the members' slots are the cache lines they are writing now,
     // and a hot team's join is usually over within the first few polls.
     let mut looked = false;
     section.join_with(leader, &mut || match pool {
+        Some(_) if looked && waited.is_some_and(|(_, t)| t.elapsed() > patience) => Crowd::Sleep,
         Some(p) if looked => p.crowd(slots, asleep),
         _ => {
             looked = true;
@@ -152,6 +197,15 @@ pub(crate) fn run_on(
             }
         }
     });
+    if let (Some(live), Some((own, t))) = (live, waited) {
+        live.record(Sample {
+            own,
+            wait: t.elapsed(),
+            stole,
+            woken: asleep != 0,
+            width: section_width,
+        });
+    }
     section.resume_panic();
     Ok(())
 }

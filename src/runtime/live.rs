@@ -1,0 +1,353 @@
+//! The live view: how much a pool's sections lose now to participants that run late.
+//!
+//! The gate's model is measured on a quiet machine. When other work wants the CPUs, a
+//! participant the OS has descheduled makes every section wait for it, and a kernel of many
+//! small sections runs slower than serial. Every kernel section on a team is already timed by
+//! its leader (its own share, then its join), so the pool keeps a decaying estimate of the
+//! time a section loses to late participants, and the gate adds it to the dispatch cost of
+//! every section it weighs (`Executor::lateness`). Design record: `docs/gates.md`,
+//! "The live view".
+//!
+//! - **Sample.** After its own share the leader knows how long it waited for the members (or
+//!   how much of their work it ran itself, having found them not started). What exceeds the
+//!   section's allowance ([`allowance`]: a quarter of the leader's share, a floor for timer
+//!   noise, and the modelled wake when the publish had to wake a member) is lost time. A
+//!   section that needs no wait records an on-time sample without reading the clock.
+//! - **Estimate.** An exponential average over sections ([`average`]), which also decays with
+//!   the time since the last late sample ([`decayed`], half-life [`HALF_LIFE`]), so a pool
+//!   that went serial because of lateness probes again at a bounded rate.
+//! - **Probe.** While the estimate is non-zero, the gate reads `/proc/loadavg`'s runnable
+//!   count at most every [`PROBE_EVERY`]; when the CPUs the pool may use hold room for the
+//!   members, the estimate is cleared at once (the load went away). The count only clears,
+//!   never raises: a nice-19 process is runnable but takes almost nothing, and only measured
+//!   lateness says a section loses time.
+//!
+//! On a quiet held team the estimate stays zero: the gate reads one atomic, no clock, no
+//! system call.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::{Duration, Instant};
+
+/// What a section costs more when its members sleep: until a woken member starts on another
+/// CPU, the leader runs alone (and in a kernel's section it runs the late member's share
+/// itself). On the 2-vCPU development VM a member woken onto a CPU idle for milliseconds
+/// started 75 to 150 us after the wake, and the waker spent 8 to 27 us in the unpark and the
+/// move; 100 us is that start, the part the leader cannot overlap. With 20 us (the unpark
+/// alone) a held team whose member slept (its leader had led another team meanwhile) still ran
+/// an LU of 128 (c64) at 1.26x faer serial: the gate sent its one 73 us section two wide, and
+/// the member arrived after it.
+pub(crate) const WAKE_COST: Duration = Duration::from_micros(100);
+
+/// Lost time below this is timer noise and a member's first cache misses, not lateness.
+pub(crate) const FLOOR: Duration = Duration::from_micros(20);
+
+/// The estimate halves every `HALF_LIFE` without a new late sample. Long against the calls it
+/// guards (a reduction of 1024 runs 100 ms; calls of other work run between a program's
+/// kernels), so a steady load is remembered from one call to the next; a pool that went
+/// serial because of a 2 ms loss per section probes again after about 7 half-lives (1.4 s)
+/// for a section worth 25 us. A load that goes away is seen sooner by the probe.
+pub(crate) const HALF_LIFE: Duration = Duration::from_millis(200);
+
+/// The least time between two reads of `/proc/loadavg` by one pool's gates.
+pub(crate) const PROBE_EVERY: Duration = Duration::from_millis(2);
+
+/// A pool's section lost more than this lately: its members sleep between sections instead of
+/// spinning (a spinning member takes a third of the CPU from its leader's serial work when a
+/// third thread shares two CPUs).
+pub(crate) const CONTENDED: Duration = Duration::from_micros(50);
+
+/// An on-time section lowers the estimate by this fraction of itself.
+const ON_TIME_WEIGHT: u64 = 64;
+
+/// An estimate below this is zero.
+const CLEAR_NS: u64 = 1_000;
+
+/// One section's timing, as its leader saw it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Sample {
+    /// The leader's own share, and any member's share it ran itself.
+    pub(crate) own: Duration,
+    /// How long the leader then waited for the members.
+    pub(crate) wait: Duration,
+    /// Whether the leader ran a member's share itself because that member had not started.
+    pub(crate) stole: bool,
+    /// Whether the publish had to wake a member.
+    pub(crate) woken: bool,
+    /// The section's participants.
+    pub(crate) width: usize,
+}
+
+/// What a section may spend beyond the leader's share before the rest counts as lost: a
+/// quarter of the share (members' shares differ a little), [`FLOOR`], and `wake` when the
+/// publish woke a member.
+pub(crate) fn allowance(own: Duration, woken: bool, wake: Duration) -> Duration {
+    own / 4 + FLOOR + if woken { wake } else { Duration::ZERO }
+}
+
+/// The time a section lost to late participants: the wait beyond the allowance; when the
+/// leader ran an unstarted member's share itself, the parallel time it gave up
+/// (`own * (width - 1) / width`) beyond the allowance.
+pub(crate) fn lost(s: Sample, wake: Duration) -> Duration {
+    let allow = allowance(s.own, s.woken, wake);
+    let given_up = if s.stole {
+        s.own * (s.width.max(1) as u32 - 1) / s.width.max(1) as u32
+    } else {
+        Duration::ZERO
+    };
+    (s.wait + given_up).saturating_sub(allow)
+}
+
+/// The estimate after a sample of `sample_ns`: a quarter of the way from `old` toward it, so
+/// a few late sections in a row decide and one does not stay for long; zero below a
+/// microsecond.
+pub(crate) fn average(old: u64, sample_ns: u64) -> u64 {
+    let v = if sample_ns >= old {
+        old + (sample_ns - old) / 4
+    } else {
+        old - (old - sample_ns) / 4
+    };
+    if v < CLEAR_NS {
+        0
+    } else {
+        v
+    }
+}
+
+/// `late_ns` after `age` without a late sample: halved every [`HALF_LIFE`].
+pub(crate) fn decayed(late_ns: u64, age: Duration) -> u64 {
+    let halves = age.as_secs_f64() / HALF_LIFE.as_secs_f64();
+    let v = (late_ns as f64 * (-halves * std::f64::consts::LN_2).exp()) as u64;
+    if v < CLEAR_NS {
+        0
+    } else {
+        v
+    }
+}
+
+/// The process's live view.
+pub(crate) fn machine() -> &'static Live {
+    static MACHINE: std::sync::OnceLock<Live> = std::sync::OnceLock::new();
+    MACHINE.get_or_init(|| Live::new(WAKE_COST))
+}
+
+/// The runnable threads of the whole system, from `/proc/loadavg`'s fourth field
+/// (`running/total`), counting the reader.
+pub(crate) fn parse_running(loadavg: &str) -> Option<usize> {
+    let field = loadavg.split_whitespace().nth(3)?;
+    field.split('/').next()?.parse().ok()
+}
+
+/// Reads the count into a stack buffer: the probe runs inside kernels that promise not to
+/// allocate (`tests/alloc_free.rs`).
+fn running() -> Option<usize> {
+    use std::io::Read;
+    let mut buf = [0u8; 128];
+    let n = std::fs::File::open("/proc/loadavg").ok()?.read(&mut buf).ok()?;
+    parse_running(std::str::from_utf8(&buf[..n]).ok()?)
+}
+
+/// Whether `running` runnable threads (the reader among them) leave room on `cpus` CPUs for
+/// `members` more.
+pub(crate) fn room(running: usize, members: usize, cpus: usize) -> bool {
+    running + members <= cpus
+}
+
+/// The live view (see the module documentation). One per process ([`machine`]): how busy
+/// the machine is does not depend on which pool asks, and a pool built per call starts from
+/// what the pools before it saw. Shared by every leader; its fields are independent relaxed
+/// atomics: a leader that reads a stamp of one sample and an estimate of another misjudges
+/// one decision by one sample's weight, nothing more.
+#[derive(Debug)]
+pub(crate) struct Live {
+    epoch: Instant,
+    /// The estimate: nanoseconds a section loses, as of `stamp`.
+    late: AtomicU64,
+    /// When `late` last rose, in nanoseconds since `epoch`.
+    stamp: AtomicU64,
+    /// When `/proc/loadavg` was last read, in nanoseconds since `epoch`.
+    probed: AtomicU64,
+    /// The modelled wake of a sleeping member.
+    wake: Duration,
+}
+
+impl Live {
+    pub(crate) fn new(wake: Duration) -> Self {
+        Live {
+            epoch: Instant::now(),
+            late: AtomicU64::new(0),
+            stamp: AtomicU64::new(0),
+            probed: AtomicU64::new(0),
+            wake,
+        }
+    }
+
+    fn now_ns(&self) -> u64 {
+        self.epoch.elapsed().as_nanos().min(u64::MAX as u128) as u64
+    }
+
+    /// What the publish of a section that woke a member may spend on the wake.
+    pub(crate) fn wake(&self) -> Duration {
+        self.wake
+    }
+
+    /// A section ended without the leader waiting: on time. No clock is read. It lowers the
+    /// estimate by [`ON_TIME_WEIGHT`] only: on a busy machine a member runs for a whole time
+    /// slice and is then off its CPU for another, so a run of on-time sections says little
+    /// about the next one; time ([`HALF_LIFE`]) and the probe clear the estimate.
+    #[inline]
+    pub(crate) fn on_time(&self) {
+        let late = self.late.load(Relaxed);
+        if late != 0 {
+            let v = late - late / ON_TIME_WEIGHT;
+            self.late.store(if v < CLEAR_NS { 0 } else { v }, Relaxed);
+        }
+    }
+
+    /// Records a section the leader had to wait for or took a share of.
+    pub(crate) fn record(&self, s: Sample) {
+        let lost = lost(s, self.wake).as_nanos().min(u64::MAX as u128) as u64;
+        let now = self.now_ns();
+        let old = self.late.load(Relaxed);
+        let old = decayed(old, Duration::from_nanos(now.saturating_sub(self.stamp.load(Relaxed))));
+        let new = average(old, lost);
+        self.late.store(new, Relaxed);
+        self.stamp.store(now, Relaxed);
+    }
+
+    /// The estimate now, decayed; reads `/proc/loadavg` at most every [`PROBE_EVERY`] while
+    /// it is not zero, and clears it when `cpus` CPUs have room for `members`. Zero, after one
+    /// load, on a quiet machine.
+    pub(crate) fn lateness(&self, members: usize, cpus: usize) -> Duration {
+        let late = self.late.load(Relaxed);
+        if late == 0 {
+            return Duration::ZERO;
+        }
+        let now = self.now_ns();
+        let v = decayed(late, Duration::from_nanos(now.saturating_sub(self.stamp.load(Relaxed))));
+        if v == 0 {
+            self.late.store(0, Relaxed);
+            return Duration::ZERO;
+        }
+        let probed = self.probed.load(Relaxed);
+        if now.saturating_sub(probed) >= PROBE_EVERY.as_nanos() as u64 {
+            self.probed.store(now, Relaxed);
+            if running().is_some_and(|r| room(r, members, cpus)) {
+                self.late.store(0, Relaxed);
+                return Duration::ZERO;
+            }
+        }
+        Duration::from_nanos(v)
+    }
+
+    /// Whether the pool's sections lose more than [`CONTENDED`] now (decayed, no probe): its
+    /// members then sleep between sections rather than spin.
+    #[inline]
+    pub(crate) fn contended(&self) -> bool {
+        let late = self.late.load(Relaxed);
+        late > CONTENDED.as_nanos() as u64
+            && decayed(
+                late,
+                Duration::from_nanos(self.now_ns().saturating_sub(self.stamp.load(Relaxed))),
+            ) > CONTENDED.as_nanos() as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const US: Duration = Duration::from_micros(1);
+    const WAKE: Duration = Duration::from_micros(100);
+
+    fn sample(own: Duration, wait: Duration) -> Sample {
+        Sample {
+            own,
+            wait,
+            stole: false,
+            woken: false,
+            width: 2,
+        }
+    }
+
+    #[test]
+    fn waits_within_the_allowance_lose_nothing() {
+        // A member a little slower than the leader, or a wake the publish paid for.
+        assert_eq!(lost(sample(400 * US, 110 * US), WAKE), Duration::ZERO);
+        let woken = Sample {
+            woken: true,
+            ..sample(10 * US, 120 * US)
+        };
+        assert_eq!(lost(woken, WAKE), Duration::ZERO);
+        // The same wait without a wake to pay for is late.
+        // (allowance: 10 / 4 + 20 = 22.5 us)
+        assert_eq!(
+            lost(sample(10 * US, 120 * US), WAKE),
+            Duration::from_nanos(97_500)
+        );
+    }
+
+    #[test]
+    fn a_descheduled_member_loses_its_time_slice() {
+        // 40 us sections, a member off the CPU for 3 ms.
+        let l = lost(sample(40 * US, 3000 * US), WAKE);
+        assert_eq!(l, 3000 * US - 10 * US - FLOOR);
+        // The leader ran the member's share itself: half its time was parallel time lost.
+        let stole = Sample {
+            stole: true,
+            ..sample(800 * US, Duration::ZERO)
+        };
+        assert_eq!(lost(stole, WAKE), 400 * US - 200 * US - FLOOR);
+    }
+
+    #[test]
+    fn the_average_moves_a_quarter_and_clears_when_small() {
+        assert_eq!(average(0, 4_000_000), 1_000_000);
+        assert_eq!(average(1_000_000, 0), 750_000);
+        assert_eq!(average(1_200, 0), 0, "below a microsecond is zero");
+        let mut v = 2_000_000;
+        let mut n = 0;
+        while v != 0 {
+            v = average(v, 0);
+            n += 1;
+        }
+        assert!(n < 40, "on-time sections clear a 2 ms estimate in {n}");
+    }
+
+    #[test]
+    fn the_estimate_halves_every_half_life() {
+        let v = decayed(1_000_000, HALF_LIFE);
+        assert!((499_000..=501_000).contains(&v), "{v}");
+        assert_eq!(decayed(1_000_000, Duration::ZERO), 1_000_000);
+        assert_eq!(decayed(1_000_000, HALF_LIFE * 20), 0);
+    }
+
+    #[test]
+    fn loadavg_gives_the_runnable_count() {
+        assert_eq!(parse_running("0.32 1.46 1.75 3/81 17268\n"), Some(3));
+        assert_eq!(parse_running("0.32 1.46 1.75"), None);
+        assert_eq!(parse_running("a b c x/81 1"), None);
+        // The reader and a busy process on two CPUs leave no room for a member.
+        assert!(!room(2, 1, 2));
+        assert!(room(1, 1, 2));
+    }
+
+    #[test]
+    fn a_late_run_raises_the_estimate_and_on_time_sections_lower_it() {
+        let live = Live::new(WAKE);
+        assert_eq!(live.lateness(1, 2), Duration::ZERO);
+        assert!(!live.contended());
+        for _ in 0..8 {
+            live.record(sample(40 * US, 3000 * US));
+        }
+        // (The raw estimate: `lateness` may clear it at once through the probe when this
+        // host has room.)
+        let raw = live.late.load(Relaxed);
+        assert!(raw > 2_000_000, "{raw}");
+        assert!(live.contended());
+        for _ in 0..1000 {
+            live.on_time();
+        }
+        assert_eq!(live.late.load(Relaxed), 0);
+        assert!(!live.contended());
+    }
+}

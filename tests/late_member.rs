@@ -1,0 +1,198 @@
+//! A member the OS does not run: the team's member is bound to a CPU that a real-time spinner
+//! holds, the leader runs on another. The leader must not wait for the member: after its own
+//! share it runs the member's unstarted share itself (`dispatch::run_on`, `STEAL_AFTER`), the
+//! results keep their bits, and the live view records the loss, so the gate's next decision
+//! sees it (`Decision::late`). (Its own binary: it moves its threads between CPUs.)
+
+#![cfg(target_os = "linux")]
+
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use faer::{Accum, Mat, Par};
+use teamalg::gates::trace::{self, Reason};
+use teamalg::gates::{Family, ParThreshold};
+use teamalg::kernels::gate::{self, Region, Scope};
+use teamalg::kernels::gemm::{matmul, GemmParams};
+use teamalg::kernels::par::Executor;
+use teamalg::Pool;
+
+fn cpus_of_this_thread() -> Vec<usize> {
+    // SAFETY: plain data; zeroed is a valid empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: pid 0 is this thread; the size matches.
+    let rc =
+        unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
+    assert_eq!(rc, 0);
+    // SAFETY: indices below CPU_SETSIZE.
+    (0..libc::CPU_SETSIZE as usize)
+        .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
+        .collect()
+}
+
+fn pin_this_thread(cpu: usize) {
+    // SAFETY: plain data.
+    let mut one: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: index below CPU_SETSIZE.
+    unsafe { libc::CPU_SET(cpu, &mut one) };
+    // SAFETY: pid 0 is this thread; the size matches.
+    let rc = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &one) };
+    assert_eq!(rc, 0);
+}
+
+/// A thread that holds `cpu` at real-time priority until dropped: nothing else of normal
+/// priority runs there meanwhile (for at least the 950 ms of the kernel's real-time budget).
+struct Spinner {
+    stop: &'static AtomicBool,
+    handle: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Spinner {
+    fn hold(cpu: usize) -> Spinner {
+        let stop: &'static AtomicBool = Box::leak(Box::new(AtomicBool::new(false)));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let handle = std::thread::spawn(move || {
+            pin_this_thread(cpu);
+            let param = libc::sched_param { sched_priority: 1 };
+            // SAFETY: pid 0 is this thread; `param` is a valid parameter block.
+            let rc = unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) };
+            tx.send(rc).unwrap();
+            while !stop.load(Relaxed) {
+                std::hint::spin_loop();
+            }
+        });
+        let rc = rx.recv().unwrap();
+        assert_eq!(
+            rc,
+            0,
+            "a real-time spinner needs CAP_SYS_NICE (CI runs as root): {}",
+            std::io::Error::last_os_error()
+        );
+        Spinner {
+            stop,
+            handle: Some(handle),
+        }
+    }
+}
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        self.stop.store(true, Relaxed);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+fn busy(d: Duration) {
+    let t = Instant::now();
+    while t.elapsed() < d {
+        std::hint::spin_loop();
+    }
+}
+
+#[test]
+fn a_member_that_cannot_run_leaves_its_work_to_the_leader() {
+    let cpus = cpus_of_this_thread();
+    assert!(
+        cpus.len() >= 2,
+        "this test needs two CPUs (CI has two); found {cpus:?}"
+    );
+    let (here, there) = (cpus[0], cpus[1]);
+    // The pool's CPU set is its builder's: the member is bound to `there` alone.
+    pin_this_thread(there);
+    let team = Pool::builder()
+        .threads(2)
+        .build()
+        .expect("pool")
+        .into_team(2)
+        .expect("team");
+    pin_this_thread(here);
+    // A first section while nothing holds `there`: the member is hot.
+    Executor::run(&team, 2, &|_| busy(Duration::from_micros(50)));
+
+    let spinner = Spinner::hold(there);
+    let me = std::thread::current().id();
+    // Not a speed check: a leader that waits for the member waits until the kernel's
+    // real-time budget runs out (950 ms of every second), 100 times the rounds' work.
+    let start = Instant::now();
+    for round in 0..8 {
+        let ran: Mutex<Vec<(usize, std::thread::ThreadId)>> = Mutex::new(Vec::new());
+        team.run_chunks_of(2, 8, &|c, n| {
+            assert_eq!(n, 8);
+            busy(Duration::from_micros(100));
+            ran.lock().unwrap().push((c, std::thread::current().id()));
+        });
+        let mut ran = ran.into_inner().unwrap();
+        ran.sort_by_key(|r| r.0);
+        assert_eq!(
+            ran.iter().map(|r| r.0).collect::<Vec<_>>(),
+            (0..8).collect::<Vec<_>>(),
+            "round {round}: every chunk once"
+        );
+        assert!(
+            ran.iter().all(|r| r.1 == me),
+            "round {round}: the leader waited for a member that could not run: {ran:?}"
+        );
+    }
+
+    let took = start.elapsed();
+    assert!(
+        took < Duration::from_millis(500),
+        "the leader waited for a member that could not run: 8 rounds of 0.8 ms took {took:?}"
+    );
+
+    // A GEMM forced parallel keeps the bits of faer's serial product.
+    let n = 192;
+    let a = Mat::<f64>::from_fn(n, n, |i, j| ((i * 7 + j * 3) % 11) as f64 - 5.0 + 0.25);
+    let b = Mat::<f64>::from_fn(n, n, |i, j| ((i * 5 + j) % 13) as f64 * 0.5 - 3.0);
+    let mut ours = Mat::<f64>::zeros(n, n);
+    let forced = GemmParams {
+        threshold: Some(ParThreshold::Fixed(0)),
+    };
+    matmul(
+        ours.as_mut(),
+        Accum::Replace,
+        a.as_ref(),
+        b.as_ref(),
+        1.0,
+        &team,
+        forced,
+    );
+    let mut want = Mat::<f64>::zeros(n, n);
+    faer::linalg::matmul::matmul(
+        want.as_mut(),
+        Accum::Replace,
+        a.as_ref(),
+        b.as_ref(),
+        1.0,
+        Par::Seq,
+    );
+    assert!(ours == want, "the same bits as faer serial");
+
+    // The live view saw the loss: the gate now weighs it, and a region that pays on a quiet
+    // machine (a few hundred microseconds, several sections) runs serially.
+    let region = Region {
+        site: "test/late",
+        dims: [0; 3],
+        units: 2.0e7,
+        family: Family::Gemm,
+        sections: 8,
+        scope: Scope::Section,
+        call_units: 2.0e7,
+    };
+    let (w, seen) = trace::collect(|| gate::width::<f64>(&team, region, None));
+    drop(spinner);
+    let d = &seen[0];
+    assert!(
+        d.late > Duration::ZERO,
+        "the live view saw no lateness: {d:?}"
+    );
+    assert_eq!(w, 1, "{d:?}");
+    assert!(
+        matches!(d.reason, Reason::Late | Reason::WakeNotPaid),
+        "{:?}",
+        d.reason
+    );
+}
