@@ -4,8 +4,13 @@
 //! cargo bench --bench kernels -- [--sizes 32,64,...] [--width W] [--kernels gemm,lu,cholesky,qr,svd,evd,tridiag,bidiag]
 //!     [--settled] [--inside-rayon] [--audit] [--finite-check] [--sections] [--csv FILE]
 //!     [--block N] [--wide N] [--svd-auto] [--owned] [--aspect X]
-//!     [--load N[:NICE]] [--load-phases ON_MS:OFF_MS]
+//!     [--load N[:NICE]] [--load-phases ON_MS:OFF_MS] [--blocks PAUSE_MS:CALLS]
 //! ```
+//!
+//! `--blocks PAUSE_MS:CALLS` runs the blocks pattern instead of interleaved calls: in each round
+//! every arm in turn pauses `PAUSE_MS`, then makes `CALLS` calls back to back (a program's loop
+//! after other work); medians, p90 and ratios are over the calls of the blocks, call `i` of a
+//! block against call `i` of faer serial's block in the same round.
 //!
 //! `--load N[:NICE]` runs N busy processes (`sh -c 'while :; do :; done'`, nice 0 by default)
 //! beside the whole run, the way a shared machine looks; `--load-phases ON_MS:OFF_MS` stops and
@@ -637,6 +642,37 @@ fn rounds(
     times
 }
 
+/// `--blocks PAUSE_MS:CALLS`: rounds of blocks instead of interleaved calls. In a round each
+/// arm in turn sleeps `PAUSE_MS` (its threads and the arm's before it settle, as between a
+/// program's phases) and then makes `CALLS` calls back to back; each call is timed. Call `i` of
+/// an arm's block is compared with call `i` of faer serial's block in the same round.
+fn block_rounds(
+    mut prepare: impl FnMut(),
+    arms: &mut [&mut dyn FnMut()],
+    (pause, calls): (Duration, usize),
+    budget: Duration,
+) -> Vec<Vec<f64>> {
+    let mut times = vec![Vec::new(); arms.len()];
+    let start = Instant::now();
+    let mut round = 0;
+    while round < 4 || (round < 20 && start.elapsed() < budget) {
+        for (k, arm) in arms.iter_mut().enumerate() {
+            std::thread::sleep(pause);
+            for _ in 0..calls {
+                prepare();
+                let t = Instant::now();
+                arm();
+                times[k].push(t.elapsed().as_secs_f64());
+            }
+        }
+        round += 1;
+    }
+    times
+}
+
+/// `--blocks`: the pause and calls of each arm's block, when set.
+static BLOCKS: std::sync::OnceLock<(Duration, usize)> = std::sync::OnceLock::new();
+
 /// The median and 90th percentile of `v`.
 fn stats(v: &[f64]) -> (f64, f64) {
     let mut v = v.to_vec();
@@ -747,11 +783,11 @@ fn rows(
             );
             continue;
         }
-        let t = rounds(
-            prepare,
-            &mut [&mut seq, &mut rayon, &mut held, &mut per_call],
-            budget,
-        );
+        let arms: &mut [&mut dyn FnMut()] = &mut [&mut seq, &mut rayon, &mut held, &mut per_call];
+        let t = match BLOCKS.get() {
+            Some(&blocks) => block_rounds(prepare, arms, blocks, budget * 4),
+            None => rounds(prepare, arms, budget),
+        };
         csv_rows(name, n, w, &t);
         let (s, _) = stats(&t[0]);
         let (ray, held_t, fresh) = (stats(&t[1]).0, stats(&t[2]), stats(&t[3]));
@@ -1047,6 +1083,14 @@ fn main() {
             "--owned" => OWNED.store(true, Relaxed),
             "--load" => load.parse_load(&args.next().expect("--load N[:NICE]")),
             "--load-phases" => load.parse_phases(&args.next().expect("--load-phases ON:OFF")),
+            "--blocks" => {
+                let v = args.next().expect("--blocks PAUSE_MS:CALLS");
+                let (p, c) = v.split_once(':').expect("--blocks PAUSE_MS:CALLS");
+                let pause = Duration::from_millis(p.parse().expect("--blocks PAUSE_MS"));
+                BLOCKS
+                    .set((pause, c.parse().expect("--blocks CALLS")))
+                    .expect("--blocks once");
+            }
             "--aspect" => {
                 let x: f64 = args
                     .next()
@@ -1117,14 +1161,19 @@ fn main() {
         }
         return;
     }
-    println!(
-        "kernels at width {w}, {} CPUs; times in us, medians (ratio to faer serial){}\n",
-        teamalg::available_cpus(),
-        if settled {
-            "; each arm alone against faer serial after a 50 ms pause (settled)"
-        } else {
-            "; arms interleaved call by call, no pauses"
+    let pattern = match (settled, BLOCKS.get()) {
+        (true, _) => {
+            "; each arm alone against faer serial after a 50 ms pause (settled)".to_string()
         }
+        (false, Some((pause, calls))) => format!(
+            "; blocks: each arm {calls} calls back to back after a {} ms pause, in turn",
+            pause.as_millis()
+        ),
+        (false, None) => "; arms interleaved call by call, no pauses".to_string(),
+    };
+    println!(
+        "kernels at width {w}, {} CPUs; times in us, medians (ratio to faer serial){pattern}\n",
+        teamalg::available_cpus(),
     );
     if settled {
         println!(

@@ -33,6 +33,7 @@ fn the_environment_sets_profile_and_thresholds_under_pool_and_call() {
         costs,
         rates: Vec::new(),
         splits: Vec::new(),
+        load: None,
     }
     .save(&path)
     .unwrap();

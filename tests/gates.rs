@@ -89,6 +89,7 @@ fn a_pool_reads_a_profile_of_this_host_and_refuses_others() {
         costs: costs(),
         rates: Vec::new(),
         splits: Vec::new(),
+        load: None,
     };
     let path = dir.join(format!("teamalg-gates-{}.toml", std::process::id()));
     mine.save(&path).unwrap();

@@ -48,7 +48,7 @@ pub use costs::{
     CostsError, CpuVendor, DispatchCosts, DispatchKind, HostClass, WidthCosts, MAX_ANCHORS,
 };
 pub use model::{builtin_rate, builtin_split, Model, SplitCost, Splits};
-pub use profile::{Fingerprint, HostProfile, ProfileError};
+pub use profile::{Fingerprint, HostProfile, ProfileError, SeenLoad};
 pub use rate::{Family, Rate, RateCurve, Scalar, ScalarKind, FAMILIES, MAX_RATE_ANCHORS};
 pub use rule::{choose, decide, pays_at, width_for_by, Ask, Verdict, PAYS};
 pub use thresholds::{ParThreshold, Source, Thresholds, ThresholdsError};

@@ -126,6 +126,19 @@ impl fmt::Display for ProfileError {
 
 impl std::error::Error for ProfileError {}
 
+/// What a calibration saw of the machine besides itself (`teamalg calibrate` refuses to write
+/// a profile measured beside other work unless forced, and records this in it).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct SeenLoad {
+    /// Runnable threads not the calibration's own, on average over the run (sampled from
+    /// `/proc/loadavg` and the process's own thread states).
+    pub others: f64,
+    /// Dispatch samples rejected because a participant was descheduled, as a fraction.
+    pub rejected: f64,
+    /// Dispatch rows whose rounds never agreed.
+    pub unstable: usize,
+}
+
 /// A calibrated host: fingerprint, dispatch costs, measured rates and split costs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HostProfile {
@@ -137,6 +150,8 @@ pub struct HostProfile {
     pub rates: Vec<(Family, RateCurve)>,
     /// The split costs fitted (families not listed keep the built-in ones).
     pub splits: Vec<(Family, Splits)>,
+    /// The load the calibration saw, when it recorded one.
+    pub load: Option<SeenLoad>,
 }
 
 impl HostProfile {
@@ -173,6 +188,10 @@ impl HostProfile {
         s += &format!("cpu_model = {:?}\n", fp.cpu_model);
         s += &format!("cores = {}\n", fp.cores);
         s += &format!("class = {:?}\n", fp.class.name());
+        if let Some(l) = self.load {
+            s += "# the load seen while measuring: [other runnable threads, rejected samples, unstable rows]\n";
+            s += &format!("load = [{}, {}, {}]\n", l.others, l.rejected, l.unstable);
+        }
         s += "# nanoseconds per section at each width: [[width, ns], ...]\n";
         for kind in DispatchKind::ALL {
             let pairs: Vec<String> = self
@@ -218,6 +237,7 @@ impl HostProfile {
         let mut rows: [Option<WidthCosts>; 3] = [None, None, None];
         let mut rates = Vec::new();
         let mut splits = Vec::new();
+        let mut load = None;
         for (i, raw) in text.lines().enumerate() {
             let line = raw.trim();
             if line.is_empty() || line.starts_with('#') {
@@ -250,6 +270,19 @@ impl HostProfile {
                         HostClass::from_name(&name)
                             .ok_or_else(|| bad(format!("unknown class {name:?}")))?,
                     );
+                }
+                "load" => {
+                    let v = numbers(value)
+                        .filter(|v| v.len() == 3 && v.iter().all(|x| *x >= 0.0))
+                        .ok_or_else(|| {
+                            bad("expected [other runnable threads, rejected samples, unstable rows]"
+                                .into())
+                        })?;
+                    load = Some(SeenLoad {
+                        others: v[0],
+                        rejected: v[1],
+                        unstable: v[2] as usize,
+                    });
                 }
                 _ if key.starts_with("rate.") => {
                     let family = Family::from_name(&key[5..])
@@ -309,6 +342,7 @@ impl HostProfile {
             ),
             rates,
             splits,
+            load,
         })
     }
 

@@ -2,8 +2,8 @@
 
 use teamalg_gates::{
     builtin_rate, builtin_split, CpuVendor, DispatchCosts, DispatchKind, Family, Fingerprint,
-    HostClass, HostProfile, ParThreshold, ProfileError, Rate, RateCurve, SplitCost, Splits,
-    WidthCosts,
+    HostClass, HostProfile, ParThreshold, ProfileError, Rate, RateCurve, SeenLoad, SplitCost,
+    Splits, WidthCosts,
 };
 
 fn sample() -> HostProfile {
@@ -56,6 +56,11 @@ fn sample() -> HostProfile {
                 },
             },
         )],
+        load: Some(SeenLoad {
+            others: 0.25,
+            rejected: 0.03,
+            unstable: 1,
+        }),
     }
 }
 
@@ -67,6 +72,7 @@ fn a_profile_round_trips() {
         text.contains("team = [[2, 640], [8, 1500], [16, 2900]]"),
         "{text}"
     );
+    assert!(text.contains("load = [0.25, 0.03, 1]"), "{text}");
     let back = HostProfile::parse(&text).unwrap();
     assert_eq!(back, p);
     assert_eq!(back.costs.cost(DispatchKind::Team, 8).as_nanos(), 1500);

@@ -11,7 +11,7 @@
 //! - **Sample.** After its own share the leader knows how long it waited for the members (or
 //!   how much of their work it ran itself, having found them not started). What exceeds the
 //!   section's allowance ([`allowance`]: a quarter of the leader's share, a floor for timer
-//!   noise, and the modelled wake when the publish had to wake a member) is lost time. A
+//!   noise, and [`WAKE_SLACK`] while a member is still waking) is lost time. A
 //!   section that needs no wait records an on-time sample without reading the clock.
 //! - **Estimate.** An exponential average over sections ([`average`]), which also decays with
 //!   the time since the last late sample ([`decayed`], half-life [`HALF_LIFE`]), so a pool
@@ -37,6 +37,13 @@ use std::time::{Duration, Instant};
 /// an LU of 128 (c64) at 1.26x faer serial: the gate sent its one 73 us section two wide, and
 /// the member arrived after it.
 pub(crate) const WAKE_COST: Duration = Duration::from_micros(100);
+
+/// What a member still waking may take beyond the section's allowance before it counts as
+/// late: on the 2-vCPU VM the first section after a wake took 190 to 260 us for a GEMM of 128
+/// (75 us serial), the member starting 75 to 250 us after its wake on a cold cache; a member
+/// the OS has descheduled costs a time slice (3 ms and more). Counting the wake as lateness
+/// sent every stream after a pause serial once it had woken its member.
+pub(crate) const WAKE_SLACK: Duration = Duration::from_micros(500);
 
 /// Lost time below this is timer noise and a member's first cache misses, not lateness.
 pub(crate) const FLOOR: Duration = Duration::from_micros(20);
@@ -71,15 +78,15 @@ pub(crate) struct Sample {
     pub(crate) wait: Duration,
     /// Whether the leader ran a member's share itself because that member had not started.
     pub(crate) stole: bool,
-    /// Whether the publish had to wake a member.
+    /// Whether a member was still waking at the publish (the publish or a warm-up woke it).
     pub(crate) woken: bool,
     /// The section's participants.
     pub(crate) width: usize,
 }
 
 /// What a section may spend beyond the leader's share before the rest counts as lost: a
-/// quarter of the share (members' shares differ a little), [`FLOOR`], and `wake` when the
-/// publish woke a member.
+/// quarter of the share (members' shares differ a little), [`FLOOR`], and `wake` (the
+/// process's [`WAKE_SLACK`]) while a member is still waking.
 pub(crate) fn allowance(own: Duration, woken: bool, wake: Duration) -> Duration {
     own / 4 + FLOOR + if woken { wake } else { Duration::ZERO }
 }
@@ -127,7 +134,7 @@ pub(crate) fn decayed(late_ns: u64, age: Duration) -> u64 {
 /// The process's live view.
 pub(crate) fn machine() -> &'static Live {
     static MACHINE: std::sync::OnceLock<Live> = std::sync::OnceLock::new();
-    MACHINE.get_or_init(|| Live::new(WAKE_COST))
+    MACHINE.get_or_init(|| Live::new(WAKE_SLACK))
 }
 
 /// The runnable threads of the whole system, from `/proc/loadavg`'s fourth field
@@ -146,10 +153,11 @@ fn running() -> Option<usize> {
     parse_running(std::str::from_utf8(&buf[..n]).ok()?)
 }
 
-/// Whether `running` runnable threads (the reader among them) leave room on `cpus` CPUs for
-/// `members` more.
-pub(crate) fn room(running: usize, members: usize, cpus: usize) -> bool {
-    running + members <= cpus
+/// Whether `running` runnable threads (the reader among them, and `ours`: this process's
+/// workers that are awake, spinning members among them) leave room on `cpus` CPUs for the
+/// reader and `members` more.
+pub(crate) fn room(running: usize, ours: usize, members: usize, cpus: usize) -> bool {
+    running.saturating_sub(ours).max(1) + members <= cpus
 }
 
 /// The live view (see the module documentation). One per process ([`machine`]): how busy
@@ -166,7 +174,7 @@ pub(crate) struct Live {
     stamp: AtomicU64,
     /// When `/proc/loadavg` was last read, in nanoseconds since `epoch`.
     probed: AtomicU64,
-    /// The modelled wake of a sleeping member.
+    /// What a waking member may take ([`WAKE_SLACK`]).
     wake: Duration,
 }
 
@@ -185,7 +193,7 @@ impl Live {
         self.epoch.elapsed().as_nanos().min(u64::MAX as u128) as u64
     }
 
-    /// What the publish of a section that woke a member may spend on the wake.
+    /// What a section whose member is still waking may spend on the wake.
     pub(crate) fn wake(&self) -> Duration {
         self.wake
     }
@@ -215,9 +223,15 @@ impl Live {
     }
 
     /// The estimate now, decayed; reads `/proc/loadavg` at most every [`PROBE_EVERY`] while
-    /// it is not zero, and clears it when `cpus` CPUs have room for `members`. Zero, after one
-    /// load, on a quiet machine.
-    pub(crate) fn lateness(&self, members: usize, cpus: usize) -> Duration {
+    /// it is not zero, and clears it when `cpus` CPUs have room for `members` (`ours()`: this
+    /// process's awake workers, which the count includes). Zero, after one load, on a quiet
+    /// machine.
+    pub(crate) fn lateness(
+        &self,
+        members: usize,
+        cpus: usize,
+        ours: impl FnOnce() -> usize,
+    ) -> Duration {
         let late = self.late.load(Relaxed);
         if late == 0 {
             return Duration::ZERO;
@@ -231,7 +245,7 @@ impl Live {
         let probed = self.probed.load(Relaxed);
         if now.saturating_sub(probed) >= PROBE_EVERY.as_nanos() as u64 {
             self.probed.store(now, Relaxed);
-            if running().is_some_and(|r| room(r, members, cpus)) {
+            if running().is_some_and(|r| room(r, ours(), members, cpus)) {
                 self.late.store(0, Relaxed);
                 return Duration::ZERO;
             }
@@ -257,7 +271,7 @@ mod tests {
     use super::*;
 
     const US: Duration = Duration::from_micros(1);
-    const WAKE: Duration = Duration::from_micros(100);
+    const WAKE: Duration = WAKE_SLACK;
 
     fn sample(own: Duration, wait: Duration) -> Sample {
         Sample {
@@ -271,7 +285,7 @@ mod tests {
 
     #[test]
     fn waits_within_the_allowance_lose_nothing() {
-        // A member a little slower than the leader, or a wake the publish paid for.
+        // A member a little slower than the leader, or one still waking.
         assert_eq!(lost(sample(400 * US, 110 * US), WAKE), Duration::ZERO);
         let woken = Sample {
             woken: true,
@@ -327,14 +341,18 @@ mod tests {
         assert_eq!(parse_running("0.32 1.46 1.75"), None);
         assert_eq!(parse_running("a b c x/81 1"), None);
         // The reader and a busy process on two CPUs leave no room for a member.
-        assert!(!room(2, 1, 2));
-        assert!(room(1, 1, 2));
+        assert!(!room(2, 0, 1, 2));
+        assert!(room(1, 0, 1, 2));
+        // The reader and its own spinning member: room (the member is ours).
+        assert!(room(2, 1, 1, 2));
+        // A reader that is itself a worker counts once.
+        assert!(room(1, 1, 1, 2));
     }
 
     #[test]
     fn a_late_run_raises_the_estimate_and_on_time_sections_lower_it() {
         let live = Live::new(WAKE);
-        assert_eq!(live.lateness(1, 2), Duration::ZERO);
+        assert_eq!(live.lateness(1, 2, || 0), Duration::ZERO);
         assert!(!live.contended());
         for _ in 0..8 {
             live.record(sample(40 * US, 3000 * US));

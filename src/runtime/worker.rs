@@ -158,7 +158,9 @@ impl PoolShared {
     /// What each section on `members` more participants loses now to late participants
     /// (the live view, with this pool's CPUs for its probe).
     pub(crate) fn lateness(&self, members: usize) -> Duration {
-        self.live.lateness(members, self.usable_cpus)
+        self.live.lateness(members, self.usable_cpus, || {
+            SERVING.load(Relaxed).saturating_sub(SLEEPING.load(Relaxed))
+        })
     }
 
     /// Idle workers spinning in this pool now (they will see queued work without a wake).

@@ -28,7 +28,7 @@ use faer::{c32, c64, Accum, Mat, Par};
 use teamalg::gates::trace;
 use teamalg::gates::{
     DispatchCosts, DispatchKind, Family, Fingerprint, HostProfile, ParThreshold, Rate, RateCurve,
-    Scalar, SplitCost, Splits, WidthCosts, MAX_ANCHORS,
+    Scalar, SeenLoad, SplitCost, Splits, WidthCosts, MAX_ANCHORS,
 };
 use teamalg::kernels::cholesky::{cholesky_in_place, cholesky_in_place_scratch, CholeskyParams};
 use teamalg::kernels::gemm::{matmul, GemmParams};
@@ -37,6 +37,8 @@ use teamalg::kernels::par::{Executor, Seq};
 use teamalg::kernels::triangular::{solve_in_place, Diag, SolveParams, SolveSide, Triangle};
 
 use teamalg::{Exec, Pool};
+
+use crate::seen_load::LoadWatch;
 
 /// The share each participant runs per section.
 pub const SHARE: Duration = Duration::from_micros(10);
@@ -159,6 +161,9 @@ pub struct Timed {
 /// What a calibration measured, with the profile it makes.
 #[derive(Debug, Clone)]
 pub struct Calibration {
+    /// The load it saw besides itself (also in the profile): see
+    /// [`busy_reasons`](crate::seen_load::busy_reasons).
+    pub load: SeenLoad,
     /// The profile to save.
     pub profile: HostProfile,
     /// Each dispatch anchor, with its spread and rejections.
@@ -762,6 +767,7 @@ fn fit(points: &[Point]) -> SplitCost {
 /// [`SPLIT_FAMILIES`], reporting each step to `progress`. A few seconds on an idle machine.
 pub fn calibrate(mut progress: impl FnMut(Step)) -> Calibration {
     let start = Instant::now();
+    let watch = LoadWatch::start();
     let cpus = teamalg::available_cpus();
     let widths = anchor_widths(cpus);
     let splits_on = cpus >= 2;
@@ -802,6 +808,7 @@ pub fn calibrate(mut progress: impl FnMut(Step)) -> Calibration {
         costs,
         rates,
         splits: Vec::new(),
+        load: None,
     };
     let mut fits = Vec::new();
     if splits_on {
@@ -827,7 +834,10 @@ pub fn calibrate(mut progress: impl FnMut(Step)) -> Calibration {
             fits.push(cplx);
         }
     }
+    let load = watch.finish(&anchors);
+    profile.load = Some(load);
     Calibration {
+        load,
         profile,
         anchors,
         fits,

@@ -5,4 +5,5 @@
 pub mod calibrate;
 pub mod csv;
 pub mod plots;
+pub mod seen_load;
 pub mod tour;

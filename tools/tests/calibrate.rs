@@ -134,6 +134,7 @@ fn a_profile_rate_decides() {
             costs: teamalg::gates::DispatchCosts::host_default(),
             rates: Vec::new(),
             splits: Vec::new(),
+            load: None,
         };
         let base = teamalg::gates::builtin_rate(Family::LuPartial, profile.fingerprint.class);
         profile

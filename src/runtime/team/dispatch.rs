@@ -134,6 +134,9 @@ pub(crate) fn run_on(
     // clock read here; the rest only when the section is not over after the leader's share.
     let timed = pool.filter(|_| shares == Shares::Independent);
     let start = timed.map(|_| Instant::now());
+    // Members still waking (the publish woke them, or a warm-up did and they have not reported
+    // a CPU since): their start is the wake the gate already charged, not lateness.
+    let waking = asleep != 0 || timed.is_some_and(|p| slots.iter().any(|&k| p.cpu_unknown(k)));
     section.run_share(0);
     let mut stole = false;
     if let (Some(pool), Some(start)) = (timed, start) {
@@ -166,7 +169,7 @@ pub(crate) fn run_on(
                 own: start.elapsed(),
                 wait: Duration::ZERO,
                 stole,
-                woken: asleep != 0,
+                woken: waking,
                 width: section_width,
             }),
             (Some(live), _) => live.on_time(),
@@ -179,7 +182,7 @@ pub(crate) fn run_on(
     // Past this the members are late (`live::allowance`): the leader sleeps rather than spin,
     // which frees its CPU for a member the OS has queued behind other work.
     let patience = match (live, waited) {
-        (Some(live), Some((own, _))) => allowance(own, asleep != 0, live.wake()),
+        (Some(live), Some((own, _))) => allowance(own, waking, live.wake()),
         _ => Duration::MAX,
     };
     // The first look is free: the members' slots are the cache lines they are writing now,
@@ -202,7 +205,7 @@ pub(crate) fn run_on(
             own,
             wait: t.elapsed(),
             stole,
-            woken: asleep != 0,
+            woken: waking,
             width: section_width,
         });
     }

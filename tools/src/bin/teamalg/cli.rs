@@ -43,6 +43,10 @@ enum Command {
         /// Also prints every size timed for the split fits.
         #[arg(long, short)]
         verbose: bool,
+        /// Writes the profile even when the host was busy while measuring (the profile then
+        /// describes that state, and records the load it saw).
+        #[arg(long)]
+        force: bool,
     },
 }
 
@@ -55,14 +59,16 @@ pub(crate) fn run() {
             out,
             quiet,
             verbose,
-        }) => calibrate(&out, quiet, verbose),
+            force,
+        }) => calibrate(&out, quiet, verbose, force),
     }
 }
 
 const DEFAULT_PROFILE: &str = "teamalg-profile.toml";
 
-/// `teamalg calibrate`: measures, shows what it kept beside the class rows, writes the profile.
-fn calibrate(out: &std::path::Path, quiet: bool, verbose: bool) {
+/// `teamalg calibrate`: measures, shows what it kept beside the class rows, writes the profile
+/// (not when the host was busy, unless `force`: exit code 3).
+fn calibrate(out: &std::path::Path, quiet: bool, verbose: bool, force: bool) {
     use std::io::Write;
     use teamalg::gates::{builtin_rate, builtin_split, CpuVendor, DispatchCosts, HostClass};
     use teamalg_tools::calibrate::Measure;
@@ -183,6 +189,29 @@ fn calibrate(out: &std::path::Path, quiet: bool, verbose: bool) {
                 );
             }
         }
+    }
+    let load = &cal.load;
+    println!(
+        "\nload seen: {:.2} other runnable threads on average, {:.1}% of dispatch samples \
+         descheduled, {} of {} dispatch rows unstable",
+        load.others,
+        load.rejected * 100.0,
+        load.unstable,
+        cal.anchors.len()
+    );
+    let busy = teamalg_tools::seen_load::busy_reasons(load, cal.anchors.len());
+    if !busy.is_empty() {
+        let why = busy.join("; ");
+        if !force {
+            eprintln!(
+                "teamalg: this host was busy while measuring ({why}): the profile would \
+                 describe that passing state, so {} was not written. Run it on an idle \
+                 machine, or pass --force to write it anyway (it records the load).",
+                out.display()
+            );
+            std::process::exit(3);
+        }
+        eprintln!("teamalg: this host was busy while measuring ({why}); writing it (--force)");
     }
     match profile.save(out) {
         Ok(()) => println!(
