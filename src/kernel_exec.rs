@@ -284,7 +284,7 @@ impl Exec<'_> {
 /// [`CHUNKS_PER_HELPER`] per participant while the pool's sections lose time to late members
 /// (a member the OS has descheduled then holds up one small chunk, not a whole share).
 fn team_chunks(pool: &PoolShared, width: usize) -> usize {
-    if pool.live.contended() {
+    if pool.contended() {
         width * CHUNKS_PER_HELPER
     } else {
         width

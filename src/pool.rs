@@ -57,6 +57,11 @@ impl Pool {
         self.shared.spin_polls
     }
 
+    /// Whether the pool's gates read the live view (`PoolBuilder::live_view`).
+    pub fn live_view(&self) -> bool {
+        self.shared.live.is_some()
+    }
+
     /// The dispatch costs this pool's gates use.
     pub fn dispatch_costs(&self) -> DispatchCosts {
         self.shared.model.costs
@@ -112,6 +117,7 @@ pub struct PoolBuilder {
     costs: Option<DispatchCosts>,
     profile: Option<HostProfile>,
     thresholds: Thresholds,
+    live_view: Option<bool>,
 }
 
 impl fmt::Debug for PoolBuilder {
@@ -126,6 +132,7 @@ impl fmt::Debug for PoolBuilder {
             .field("costs", &self.costs)
             .field("profile", &self.profile.is_some())
             .field("thresholds", &self.thresholds)
+            .field("live_view", &self.live_view)
             .finish()
     }
 }
@@ -161,6 +168,23 @@ impl PoolBuilder {
     /// [`DEFAULT_SPIN_POLLS`](crate::runtime::wait::DEFAULT_SPIN_POLLS)).
     pub fn spin_polls(mut self, polls: u32) -> Self {
         self.spin_polls = Some(polls);
+        self
+    }
+
+    /// Whether the pool's gates read the live view (default `true`): what its sections lose now
+    /// to participants that run late on a busy machine (`docs/gates.md`, "The live view").
+    /// With `false` the pool decides from its model alone, as on a quiet machine (decisions
+    /// that repeat exactly, for audits and tests of the model), its sections do not feed the
+    /// view, and its waits do not throttle for it.
+    ///
+    /// ```
+    /// use teamalg::Pool;
+    /// let pool = Pool::builder().threads(2).live_view(false).build()?;
+    /// assert!(!pool.live_view());
+    /// # Ok::<(), teamalg::Error>(())
+    /// ```
+    pub fn live_view(mut self, on: bool) -> Self {
+        self.live_view = Some(on);
         self
     }
 
@@ -230,7 +254,11 @@ impl PoolBuilder {
         let model = model
             .with_thresholds(thresholds_from_environment()?)
             .with_thresholds(self.thresholds);
-        let shared = Arc::new(PoolShared::new(threads, spin_polls, cpus, timeout, model));
+        let mut shared = PoolShared::new(threads, spin_polls, cpus, timeout, model);
+        if self.live_view == Some(false) {
+            shared.live = None;
+        }
+        let shared = Arc::new(shared);
         let dedicated =
             self.thread_name.is_some() || self.on_start.is_some() || self.stack_size.is_some();
         if !dedicated {

@@ -53,7 +53,8 @@ fn the_environment_sets_profile_and_thresholds_under_pool_and_call() {
     std::env::remove_var(teamalg::PROFILE_VAR);
 
     // --- derived: nothing set, a 256 GEMM on two pays ---
-    let plain = || Pool::builder().threads(2).build().unwrap();
+    // (The model alone: on a busy test machine the live view would add what sections lose.)
+    let plain = || Pool::builder().threads(2).live_view(false).build().unwrap();
     let none = linalg::Options::new();
     let d = gemm_decision(plain(), &none);
     assert_eq!(

@@ -21,9 +21,11 @@ fn us(x: u64) -> Duration {
 
 #[test]
 fn the_kind_is_read_from_the_token_and_the_thread() {
+    // The model alone (on a busy test machine the live view would add lateness).
     let pool = Pool::builder()
         .threads(2)
         .dispatch_costs(costs())
+        .live_view(false)
         .build()
         .unwrap();
     assert_eq!(pool.dispatch_costs(), costs());
@@ -45,11 +47,41 @@ fn the_kind_is_read_from_the_token_and_the_thread() {
     assert_eq!(t.dispatch_cost(2), us(1));
     t.team(|te| {
         assert_eq!(te.dispatch_cost(2), us(1));
-        assert!(te.pays(us(3), 1, 2) && !te.pays(us(2), 1, 2));
-        assert_eq!(te.width_for(us(3), 1).get(), 2);
+        // The team's 1 us section: 2 us do not pay it three times; 203 us pay it and a
+        // sleeping member's 100 us wake (see the next test), so the member's state, which
+        // this test does not control, does not matter.
+        assert!(te.pays(us(203), 1, 2) && !te.pays(us(2), 1, 2));
+        assert_eq!(te.width_for(us(203), 1).get(), 2);
         assert_eq!(te.width_for(us(2), 1).get(), 1);
     })
     .unwrap();
+}
+
+/// `Exec::pays` weighs a sleeping member's wake as the kernels' gate does (one decision,
+/// `teamalg_gates::decide`): a region pays at two when `100 + 1 + S / 2 < S`.
+#[test]
+fn pays_weighs_the_wake_of_a_sleeping_member() {
+    let team = Pool::builder()
+        .threads(2)
+        .dispatch_costs(costs())
+        .spin_polls(0)
+        .live_view(false)
+        .build()
+        .unwrap()
+        .into_team(2)
+        .unwrap();
+    // A member that never spins has gone to sleep well within this.
+    std::thread::sleep(Duration::from_millis(50));
+    team.exec(2)
+        .team(|te| {
+            assert!(te.pays(us(203), 1, 2), "the wake and the section are paid");
+            assert!(
+                !te.pays(us(202), 1, 2),
+                "a region that pays its section but not the wake"
+            );
+            assert_eq!(te.width_for(us(202), 1).get(), 1);
+        })
+        .unwrap();
 }
 
 #[test]

@@ -107,6 +107,8 @@ pub fn width<T: Scalar>(
     let (chosen, reason) = decide(ask, |k: NonZeroUsize| exec.dispatch_cost(k.get()));
     if reason == Reason::WakeNotPaid {
         stream::refused_for_wake(exec, ask, |k| exec.dispatch_cost(k.get()));
+    } else {
+        stream::decided();
     }
     trace::record(|| Decision {
         site: region.site,

@@ -4,7 +4,10 @@
 //! (`Executor::wake_cost`), and a small call refuses it (`Reason::WakeNotPaid`) and runs
 //! serially. Without more, a stream of small calls after a pause stays serial as long as it
 //! lasts, because a serial call wakes nobody. So a refusal that follows another refusal on the
-//! same thread within [`STREAM_GAP`] (a stream, not a lone call) posts the wake itself
+//! same thread and the same executor within [`STREAM_GAP`], with no other decision of this
+//! thread between them (a stream, not a lone call, nor calls that alternate between executors:
+//! warming a team built per call between the calls of a held team put the held team's member
+//! to sleep, its leader having moved on) posts the wake itself
 //! (`Executor::warm`) and still runs serially: the members spin through their budget, the
 //! calls after it find them awake and go parallel, and when the stream ends the members spin
 //! out their budget and sleep again. A lone call after a pause wakes nobody, so nothing spins
@@ -24,13 +27,19 @@ use crate::par::Executor;
 pub const STREAM_GAP: Duration = Duration::from_millis(2);
 
 thread_local! {
-    /// When this thread's last call refused the wake.
-    static LAST_REFUSAL: Cell<Option<Instant>> = const { Cell::new(None) };
+    /// When this thread's last call refused the wake, and on which executor (its address).
+    static LAST_REFUSAL: Cell<Option<(Instant, usize)>> = const { Cell::new(None) };
 }
 
-/// Whether a refusal at `now`, after one at `last`, is part of a stream.
-pub(crate) fn in_stream(last: Option<Instant>, now: Instant) -> bool {
-    last.is_some_and(|t| now.saturating_duration_since(t) <= STREAM_GAP)
+/// Whether a refusal at `now` on executor `key`, after the one `last`, is part of a stream.
+pub(crate) fn in_stream(last: Option<(Instant, usize)>, now: Instant, key: usize) -> bool {
+    last.is_some_and(|(t, k)| k == key && now.saturating_duration_since(t) <= STREAM_GAP)
+}
+
+/// Any other decision of this thread ends a stream of refusals (no clock is read).
+#[inline]
+pub(crate) fn decided() {
+    LAST_REFUSAL.with(|l| l.set(None));
 }
 
 /// A region was refused for the wake of sleeping participants (`ask` as it was decided):
@@ -42,8 +51,9 @@ pub(crate) fn refused_for_wake(
     cost: impl Fn(NonZeroUsize) -> Duration,
 ) {
     let now = Instant::now();
-    let last = LAST_REFUSAL.with(|l| l.replace(Some(now)));
-    if in_stream(last, now) {
+    let key = exec as *const _ as *const () as usize;
+    let last = LAST_REFUSAL.with(|l| l.replace(Some((now, key))));
+    if in_stream(last, now, key) {
         let (w, _) = decide(
             Ask {
                 wake: Duration::ZERO,
@@ -64,9 +74,16 @@ mod tests {
     #[test]
     fn two_refusals_close_together_make_a_stream() {
         let t = Instant::now();
-        assert!(!in_stream(None, t), "a first refusal is a lone call");
-        assert!(in_stream(Some(t), t + STREAM_GAP / 2));
-        assert!(in_stream(Some(t), t + STREAM_GAP));
-        assert!(!in_stream(Some(t), t + STREAM_GAP * 3 / 2), "after a pause");
+        assert!(!in_stream(None, t, 1), "a first refusal is a lone call");
+        assert!(in_stream(Some((t, 1)), t + STREAM_GAP / 2, 1));
+        assert!(in_stream(Some((t, 1)), t + STREAM_GAP, 1));
+        assert!(
+            !in_stream(Some((t, 1)), t + STREAM_GAP * 3 / 2, 1),
+            "after a pause"
+        );
+        assert!(
+            !in_stream(Some((t, 2)), t, 1),
+            "calls alternating between executors"
+        );
     }
 }

@@ -51,8 +51,9 @@ pub(crate) struct PoolShared {
     pub(crate) acquire_timeout: Duration,
     /// What the gates read: dispatch costs, rates, split costs, thresholds.
     pub(crate) model: Model,
-    /// What sections lose now to late participants: the process's live view (`live.rs`).
-    pub(crate) live: &'static Live,
+    /// What sections lose now to late participants: the process's live view (`live.rs`);
+    /// `None` for a pool built with `live_view(false)`.
+    pub(crate) live: Option<&'static Live>,
     pub(crate) shutdown: AtomicBool,
     /// Workers that have not yet left the pool.
     active: AtomicUsize,
@@ -100,7 +101,7 @@ impl PoolShared {
             members: StdAtomicUsize::new(0),
             spin_polls,
             usable_cpus: cpus.usable(),
-            live: live::machine(),
+            live: Some(live::machine()),
             cpus,
             acquire_timeout,
             model,
@@ -148,7 +149,7 @@ impl PoolShared {
     pub(crate) fn polls(&self) -> u32 {
         let cpus = self.usable_cpus;
         let awake = SERVING.load(Relaxed).saturating_sub(SLEEPING.load(Relaxed));
-        if self.threads() > cpus || awake > cpus || self.live.contended() {
+        if self.threads() > cpus || awake > cpus || self.contended() {
             THROTTLED_SPIN_POLLS.min(self.spin_polls)
         } else {
             self.spin_polls
@@ -158,9 +159,18 @@ impl PoolShared {
     /// What each section on `members` more participants loses now to late participants
     /// (the live view, with this pool's CPUs for its probe).
     pub(crate) fn lateness(&self, members: usize) -> Duration {
-        self.live.lateness(members, self.usable_cpus, || {
-            SERVING.load(Relaxed).saturating_sub(SLEEPING.load(Relaxed))
+        self.live.map_or(Duration::ZERO, |live| {
+            live.lateness(members, self.usable_cpus, || {
+                SERVING.load(Relaxed).saturating_sub(SLEEPING.load(Relaxed))
+            })
         })
+    }
+
+    /// Whether the live view says sections lose time to late participants now (never for a
+    /// pool without it).
+    #[inline]
+    pub(crate) fn contended(&self) -> bool {
+        self.live.is_some_and(Live::contended)
     }
 
     /// Idle workers spinning in this pool now (they will see queued work without a wake).
