@@ -122,6 +122,13 @@ pub trait Executor: Sync {
         Duration::ZERO
     }
 
+    /// Which executor this is, to tell one executor's calls from another's (a stream of calls
+    /// on one team, `stream.rs`): by default the address of the executor itself, which a
+    /// reference to it forwards to (the address of a reference would name the reference).
+    fn identity(&self) -> usize {
+        self as *const Self as *const () as usize
+    }
+
     /// Tells the participants waiting for this thread's next section that none comes for a
     /// while, so that they sleep now instead of spinning through their budget: called by a
     /// kernel that has taken its sections back to the caller (the reductions' watch). The next
@@ -195,6 +202,9 @@ impl<E: Executor + ?Sized> Executor for &E {
     }
     fn lateness(&self) -> Duration {
         (**self).lateness()
+    }
+    fn identity(&self) -> usize {
+        (**self).identity()
     }
 }
 

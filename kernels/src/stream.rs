@@ -51,7 +51,7 @@ pub(crate) fn refused_for_wake(
     cost: impl Fn(NonZeroUsize) -> Duration,
 ) {
     let now = Instant::now();
-    let key = exec as *const _ as *const () as usize;
+    let key = exec.identity();
     let last = LAST_REFUSAL.with(|l| l.replace(Some((now, key))));
     if in_stream(last, now, key) {
         let (w, _) = decide(
