@@ -18,28 +18,9 @@ use teamalg::kernels::gemm::{matmul, GemmParams};
 use teamalg::kernels::par::Executor;
 use teamalg::Pool;
 
-fn cpus_of_this_thread() -> Vec<usize> {
-    // SAFETY: plain data; zeroed is a valid empty set.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    // SAFETY: pid 0 is this thread; the size matches.
-    let rc =
-        unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
-    assert_eq!(rc, 0);
-    // SAFETY: indices below CPU_SETSIZE.
-    (0..libc::CPU_SETSIZE as usize)
-        .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
-        .collect()
-}
-
-fn pin_this_thread(cpu: usize) {
-    // SAFETY: plain data.
-    let mut one: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    // SAFETY: index below CPU_SETSIZE.
-    unsafe { libc::CPU_SET(cpu, &mut one) };
-    // SAFETY: pid 0 is this thread; the size matches.
-    let rc = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &one) };
-    assert_eq!(rc, 0);
-}
+#[path = "common/pin.rs"]
+mod pin;
+use pin::{cpus_of_this_thread, pin_this_thread};
 
 /// A thread that holds `cpu` at real-time priority until dropped: nothing else of normal
 /// priority runs there meanwhile (for at least the 950 ms of the kernel's real-time budget).

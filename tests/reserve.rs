@@ -6,6 +6,9 @@ use std::sync::Mutex;
 
 use teamalg::{reserve, spawned_workers, Exec, Pool};
 
+#[path = "common/pin.rs"]
+mod pin;
+
 static SERIAL: Mutex<()> = Mutex::new(());
 
 #[test]
@@ -85,24 +88,10 @@ fn trim_to_releases_workers_and_forgets_the_widest_pool() {
 }
 
 #[cfg(target_os = "linux")]
-fn affinity_of_current() -> Vec<usize> {
-    // SAFETY: plain data; zeroed is a valid empty set.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    // SAFETY: pid 0 is the calling thread; the size matches.
-    let rc =
-        unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
-    assert_eq!(rc, 0);
-    // SAFETY: indices below CPU_SETSIZE.
-    (0..libc::CPU_SETSIZE as usize)
-        .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
-        .collect()
-}
-
-#[cfg(target_os = "linux")]
 #[test]
 fn a_worker_serving_a_second_pool_takes_its_cpu_set() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let all = affinity_of_current();
+    let all = pin::cpus_of_this_thread();
     if all.len() < 2 {
         return; // nothing to narrow on a one-CPU host
     }
@@ -119,7 +108,9 @@ fn a_worker_serving_a_second_pool_takes_its_cpu_set() {
         unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
         let p = Pool::builder().threads(1).build().unwrap();
         assert_eq!(p.threads(), 1);
-        let seen = Exec::new(&p, 1).unwrap().install(|_| affinity_of_current());
+        let seen = Exec::new(&p, 1)
+            .unwrap()
+            .install(|_| pin::cpus_of_this_thread());
         (seen, all[1])
     })
     .join()
