@@ -9,8 +9,6 @@
 //! (lookahead). When the gate keeps the first section serial, the whole matrix goes to faer's
 //! serial Cholesky. Only the lower triangle is read. Design record: `docs/kernels.md`.
 
-use std::sync::Mutex;
-
 use faer::dyn_stack::{MemStack, StackReq};
 use faer::linalg::cholesky::llt::factor::{
     cholesky_in_place as faer_cholesky, cholesky_in_place_scratch as faer_cholesky_scratch,
@@ -25,17 +23,14 @@ use faer::traits::ComplexField;
 use faer::{Accum, MatMut, MatRef, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
-use crate::claims::{Claims, MIN_COLS};
 use crate::gate::{self, Region, Scope};
 use crate::levels::{Levels, Panel};
-use crate::par::{Executor, Part};
-use crate::sections;
-use crate::sections::Busy;
+use crate::lookahead::{self, Factorization};
+use crate::par::Executor;
 use crate::tiles::Tiles;
 
-/// First guess of the cost of the lookahead (factoring a diagonal block and solving the panel
-/// below it), per multiply-add, against a multiply-add of the update; each section's busy
-/// times then correct it ([`LeadCost`]).
+/// The cost of the lookahead (factoring a diagonal block and solving the panel below it), per
+/// multiply-add, against a multiply-add of the update, for the gate's estimate of a section.
 const LEAD_COST: f64 = 1.5;
 
 /// Parameters of [`cholesky_in_place`].
@@ -111,44 +106,21 @@ where
     } else {
         1
     };
-    let mut a = a;
     if w0 <= 1 {
         return factor_diag(a, 0, stack);
     }
-    exec.warm(w0);
-    factor_diag(a.rb_mut().submatrix_mut(0, 0, bs, bs), 0, stack)?;
-    solve_panel(a.rb_mut().subcols_mut(0, bs), 0, bs);
-    let mut failed: Option<NonPositivePivot> = None;
     let wide = match params.wide_size {
         0 => wide_size(n, bs),
         w => w,
     };
-    for p in Levels::new(bs, wide, n, n).sections() {
-        // The first section's width is the call's, decided at entry.
-        let w = match p.k {
-            0 => w0,
-            _ => gate::width::<T>(exec, section(n, &p), params.threshold),
-        };
-        let lead = Mutex::new(Lead {
-            stack: &mut *stack,
-            failed: &mut failed,
-        });
-        let step = Step {
-            tiles: Tiles::new(a.rb_mut()),
-            p,
-        };
-        let claims = Claims::new(p.b2, p.end - p.k2, w, MIN_COLS);
-        let busy = Busy::default();
-        let body = |part: Part<'_>| {
-            let i = part.index();
-            busy.time(i, || step.run(i, &claims, &lead))
-        };
-        sections::run(exec, "cholesky", p.k, w, &busy, &body);
-        if let Some(e) = failed {
-            return Err(e);
-        }
-    }
-    Ok(())
+    let mut chol = Cholesky {
+        a,
+        stack,
+        bs,
+        failed: None,
+    };
+    let levels = Levels::new(bs, wide, n, n);
+    lookahead::drive::<T, _>(exec, &mut chol, &levels, w0, params.threshold, usize::MAX)
 }
 
 /// The region of the whole call: a Cholesky of `n x n` (`n > bs`) in panels of `bs`, one
@@ -203,10 +175,59 @@ fn lead_units(t: usize, b2: usize) -> f64 {
     b2 * b2 * b2 / 6.0 + (t as f64 - b2) * b2 * b2 / 2.0
 }
 
+/// A Cholesky that went parallel, as the lookahead driver runs it.
+struct Cholesky<'a, T> {
+    a: MatMut<'a, T>,
+    stack: &'a mut MemStack,
+    bs: usize,
+    /// The failing pivot the last section's lead found.
+    failed: Option<NonPositivePivot>,
+}
+
+impl<T: ComplexField + Send + Sync> Factorization for Cholesky<'_, T> {
+    const SITE: &'static str = "cholesky";
+    type Error = NonPositivePivot;
+    type Lead<'s>
+        = Lead<'s>
+    where
+        Self: 's;
+    type Step<'s>
+        = Step<T>
+    where
+        Self: 's;
+
+    fn first_panel(&mut self) -> Result<(), NonPositivePivot> {
+        let bs = self.bs;
+        factor_diag(self.a.rb_mut().submatrix_mut(0, 0, bs, bs), 0, self.stack)?;
+        solve_panel(self.a.rb_mut().subcols_mut(0, bs), 0, bs);
+        Ok(())
+    }
+
+    fn region(&self, p: &Panel) -> Option<Region> {
+        Some(section(self.a.nrows(), p))
+    }
+
+    fn section(&mut self, p: &Panel) -> (Step<T>, Lead<'_>) {
+        let step = Step {
+            tiles: Tiles::new(self.a.rb_mut()),
+            p: *p,
+        };
+        let lead = Lead {
+            stack: self.stack,
+            failed: &mut self.failed,
+        };
+        (step, lead)
+    }
+
+    fn after(&mut self) -> Result<(), NonPositivePivot> {
+        self.failed.map_or(Ok(()), Err)
+    }
+}
+
 /// What the lookahead participant needs and reports.
-struct Lead<'s, 'm> {
+struct Lead<'s> {
     stack: &'s mut MemStack,
-    failed: &'m mut Option<NonPositivePivot>,
+    failed: &'s mut Option<NonPositivePivot>,
 }
 
 /// One section: the update after panel `k..k2` with the source `src..k2`.
@@ -216,31 +237,36 @@ struct Step<T> {
 }
 
 impl<T: ComplexField + Send + Sync> Step<T> {
-    fn run(&self, i: usize, claims: &Claims, lead: &Mutex<Lead<'_, '_>>) {
-        let Panel { k2, b2, src, .. } = self.p;
-        let n = self.tiles.nrows();
+    /// The source's columns below the targets' first row.
+    fn l21(&self) -> MatRef<'_, T> {
+        let Panel { k2, src, .. } = self.p;
         // SAFETY: the source's columns src..k2 are in no participant's tile.
-        let l21 = unsafe { self.tiles.view(k2, n, src, k2) };
-        if i == 0 && b2 > 0 {
-            // SAFETY: the next panel's columns k2..k2 + b2 (rows k2..n) are the lead's alone;
-            // the claims hand out only the columns after them.
-            let mut panel = unsafe { self.tiles.tile(k2, n, k2, k2 + b2) };
-            update(panel.rb_mut(), l21, 0);
-            let mut guard = lead.lock().unwrap_or_else(|e| e.into_inner());
-            let Lead { stack, failed } = &mut *guard;
-            let diag = panel.rb_mut().subrows_mut(0, b2);
-            match factor_diag(diag, k2, stack) {
-                Ok(()) => solve_panel(panel, 0, b2),
-                Err(e) => **failed = Some(e),
-            }
+        unsafe { self.tiles.view(k2, self.tiles.nrows(), src, k2) }
+    }
+}
+
+impl<'s, T: ComplexField + Send + Sync> lookahead::Step<Lead<'s>> for Step<T> {
+    fn lead(&self, lead: &mut Lead<'s>) {
+        let Panel { k2, b2, .. } = self.p;
+        let n = self.tiles.nrows();
+        // SAFETY: the next panel's columns k2..k2 + b2 (rows k2..n) are the lead's alone; the
+        // claims hand out only the columns after them.
+        let mut panel = unsafe { self.tiles.tile(k2, n, k2, k2 + b2) };
+        update(panel.rb_mut(), self.l21(), 0);
+        let diag = panel.rb_mut().subrows_mut(0, b2);
+        match factor_diag(diag, k2, lead.stack) {
+            Ok(()) => solve_panel(panel, 0, b2),
+            Err(e) => *lead.failed = Some(e),
         }
-        while let Some((c0, c1)) = claims.claim() {
-            let (j0, j1) = (k2 + c0, k2 + c1);
-            // SAFETY: the claims partition the trailing columns after the next panel; a
-            // chunk's tile is its columns' lower part, rows j0..n.
-            let cols = unsafe { self.tiles.tile(j0, n, j0, j1) };
-            update(cols, l21, c0);
-        }
+    }
+
+    fn update(&self, _i: usize, c0: usize, c1: usize) {
+        let k2 = self.p.k2;
+        let (j0, j1) = (k2 + c0, k2 + c1);
+        // SAFETY: the claims partition the trailing columns after the next panel; a chunk's
+        // tile is its columns' lower part, rows j0..n.
+        let cols = unsafe { self.tiles.tile(j0, self.tiles.nrows(), j0, j1) };
+        update(cols, self.l21(), c0);
     }
 }
 

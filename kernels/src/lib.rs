@@ -23,6 +23,7 @@ pub mod fused;
 pub mod gate;
 pub mod gemm;
 mod levels;
+mod lookahead;
 pub mod lu;
 pub mod par;
 pub mod qr;

@@ -10,7 +10,7 @@
 //! then it claims chunks too (`claims.rs`). When the gate keeps the first section serial, the
 //! whole matrix goes to faer's serial LU instead. Design record: `docs/kernels.md`.
 
-use std::sync::Mutex;
+use std::convert::Infallible;
 
 use faer::dyn_stack::{MemStack, StackReq};
 use faer::linalg::lu::partial_pivoting::factor::{
@@ -24,12 +24,10 @@ use faer::traits::ComplexField;
 use faer::{Accum, MatMut, MatRef, Par, Spec};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
-use crate::claims::{Claims, MIN_COLS};
 use crate::gate::{self, Region, Scope};
 use crate::levels::{Levels, Panel};
-use crate::par::{Executor, Part};
-use crate::sections;
-use crate::sections::Busy;
+use crate::lookahead::{self, Factorization};
+use crate::par::Executor;
 use crate::tiles::Tiles;
 
 /// The cost of factoring a panel, per multiply-add, against a multiply-add of the update (the
@@ -138,7 +136,6 @@ where
         stack,
     };
     let w0 = call_region(m, n, bs).map_or(1, |r| gate::width::<T>(exec, r, params.threshold));
-    let mut a = a;
     if w0 <= 1 {
         // Serial from the start (and so to the end: later sections are smaller).
         let (count, zero) = factor_panel(a, 0, swaps, &mut scratch, None);
@@ -147,67 +144,21 @@ where
             zero_pivot: zero,
         };
     }
-    exec.warm(w0);
-    let rt = Some(params.recursion_threshold);
-    let (count, zero) = factor_panel(
-        a.rb_mut().subcols_mut(0, bs),
-        0,
-        &mut swaps[..bs],
-        &mut scratch,
-        rt,
-    );
-    let mut info = LuInfo {
-        transpositions: count,
-        zero_pivot: zero,
-    };
     let levels = Levels::new(bs, wide_of(params, size, bs), size, n);
-    for p in levels.sections() {
-        let Panel {
-            k,
-            k2,
-            b2,
-            src,
-            end,
-        } = p;
-        if src < k {
-            // The wide update reads the wide panel's earlier columns: their rows get this
-            // panel's swaps before the section, not during it.
-            apply_swaps(a.rb_mut().subcols_mut(src, k - src), k, &swaps[k..k2]);
-        }
-        // The first section's width is the call's, decided at entry.
-        let w = if k == 0 {
-            w0
-        } else {
-            let r = panel_section(m, n, &p);
-            r.map_or(1, |r| gate::width::<T>(exec, r, params.threshold))
-        };
-        let (done, rest) = swaps.split_at_mut(k2);
-        let lead = Mutex::new(Lead {
-            swaps: &mut rest[..b2],
-            scratch: &mut scratch,
-            info: &mut info,
-        });
-        let step = Step {
-            tiles: Tiles::new(a.rb_mut()),
-            p,
-            swaps: &done[src..],
-            rt,
-        };
-        let claims = Claims::new(b2, end - k2, w, MIN_COLS);
-        let busy = Busy::default();
-        let body = |part: Part<'_>| {
-            let i = part.index();
-            busy.time(i, || step.run(i, part.width(), &claims, &lead))
-        };
-        sections::run(exec, "lu", k, w, &busy, &body);
-    }
-    // The last panel, when it has no section (`n <= m`): its swaps reach the columns left of
-    // it here.
-    let last = (size - 1) / bs * bs;
-    if levels.after(last).is_none() {
-        apply_swaps(a.rb_mut().subcols_mut(0, last), last, &swaps[last..size]);
-    }
-    info
+    let mut lu = Lu {
+        a,
+        swaps,
+        scratch,
+        info: LuInfo {
+            transpositions: 0,
+            zero_pivot: None,
+        },
+        bs,
+        levels,
+        rt: Some(params.recursion_threshold),
+    };
+    let Ok(()) = lookahead::drive::<T, _>(exec, &mut lu, &levels, w0, params.threshold, usize::MAX);
+    lu.info
 }
 
 /// The region of the whole call: an LU of `m x n` in panels of `bs`, one section per panel
@@ -285,6 +236,94 @@ struct PanelScratch<'s> {
     stack: &'s mut MemStack,
 }
 
+/// An LU that went parallel, as the lookahead driver runs it.
+struct Lu<'a, 'p, T> {
+    a: MatMut<'a, T>,
+    swaps: &'a mut [usize],
+    scratch: PanelScratch<'p>,
+    info: LuInfo,
+    bs: usize,
+    levels: Levels,
+    /// faer's recursion threshold inside a panel.
+    rt: Option<usize>,
+}
+
+impl<'p, T: ComplexField + Send + Sync> Factorization for Lu<'_, 'p, T> {
+    const SITE: &'static str = "lu";
+    type Error = Infallible;
+    type Lead<'s>
+        = Lead<'s, 'p>
+    where
+        Self: 's;
+    type Step<'s>
+        = Step<'s, T>
+    where
+        Self: 's;
+
+    fn first_panel(&mut self) -> Result<(), Infallible> {
+        let bs = self.bs;
+        let (count, zero) = factor_panel(
+            self.a.rb_mut().subcols_mut(0, bs),
+            0,
+            &mut self.swaps[..bs],
+            &mut self.scratch,
+            self.rt,
+        );
+        self.info = LuInfo {
+            transpositions: count,
+            zero_pivot: zero,
+        };
+        Ok(())
+    }
+
+    fn region(&self, p: &Panel) -> Option<Region> {
+        panel_section(self.a.nrows(), self.a.ncols(), p)
+    }
+
+    fn before(&mut self, p: &Panel) {
+        let Panel { k, k2, src, .. } = *p;
+        if src < k {
+            // The wide update reads the wide panel's earlier columns: their rows get this
+            // panel's swaps before the section, not during it.
+            apply_swaps(
+                self.a.rb_mut().subcols_mut(src, k - src),
+                k,
+                &self.swaps[k..k2],
+            );
+        }
+    }
+
+    fn section(&mut self, p: &Panel) -> (Step<'_, T>, Lead<'_, 'p>) {
+        let (done, rest) = self.swaps.split_at_mut(p.k2);
+        let step = Step {
+            tiles: Tiles::new(self.a.rb_mut()),
+            p: *p,
+            swaps: &done[p.src..],
+            rt: self.rt,
+        };
+        let lead = Lead {
+            swaps: &mut rest[..p.b2],
+            scratch: &mut self.scratch,
+            info: &mut self.info,
+        };
+        (step, lead)
+    }
+
+    fn finish(&mut self) {
+        // The last panel, when it has no section (`n <= m`): its swaps reach the columns left
+        // of it here.
+        let size = self.swaps.len();
+        let last = (size - 1) / self.bs * self.bs;
+        if self.levels.after(last).is_none() {
+            apply_swaps(
+                self.a.rb_mut().subcols_mut(0, last),
+                last,
+                &self.swaps[last..size],
+            );
+        }
+    }
+}
+
 /// What the lookahead participant writes: the next panel's swaps and findings.
 struct Lead<'s, 'p> {
     swaps: &'s mut [usize],
@@ -302,46 +341,58 @@ struct Step<'s, T> {
 }
 
 impl<T: ComplexField + Send + Sync> Step<'_, T> {
-    fn run(&self, i: usize, w: usize, claims: &Claims, lead: &Mutex<Lead<'_, '_>>) {
-        let Panel { k, k2, b2, src, .. } = self.p;
+    /// The source's factors: its unit lower block and the rows below it.
+    fn source(&self) -> (MatRef<'_, T>, MatRef<'_, T>) {
+        let Panel { k2, src, .. } = self.p;
         let m = self.tiles.nrows();
-        let swaps = &self.swaps[..k2 - src];
+        // SAFETY: the source's columns src..k2 are in no participant's tile.
+        let l11 = unsafe { self.tiles.view(src, k2, src, k2) };
+        // SAFETY: as above.
+        let l21 = unsafe { self.tiles.view(k2, m, src, k2) };
+        (l11, l21)
+    }
+}
+
+impl<'s, 'p, T: ComplexField + Send + Sync> lookahead::Step<Lead<'s, 'p>> for Step<'s, T> {
+    fn own(&self, i: usize, w: usize) {
+        let Panel { k, k2, src, .. } = self.p;
         // The panel's swaps reach the columns left of the source too (the source's own
         // earlier columns got them before the section).
         let (l0, l1) = (i * src / w, (i + 1) * src / w);
         if l1 > l0 {
             // SAFETY: participant i owns columns l0..l1 < src; the ranges partition 0..src.
-            let left = unsafe { self.tiles.tile(0, m, l0, l1) };
-            apply_swaps(left, k, &swaps[k - src..]);
+            let left = unsafe { self.tiles.tile(0, self.tiles.nrows(), l0, l1) };
+            apply_swaps(left, k, &self.swaps[k - src..k2 - src]);
         }
-        // SAFETY: the source's columns src..k2 are in no participant's tile.
-        let l11 = unsafe { self.tiles.view(src, k2, src, k2) };
-        // SAFETY: as above.
-        let l21 = unsafe { self.tiles.view(k2, m, src, k2) };
-        if i == 0 && b2 > 0 {
-            // Lookahead: the next panel first, factored at once, then claims like the others.
-            // SAFETY: the next panel's columns k2..k2 + b2 are the lead's alone; the claims
-            // hand out only the columns after them.
-            let mut panel = unsafe { self.tiles.tile(0, m, k2, k2 + b2) };
-            update(panel.rb_mut(), src, swaps, l11, l21);
-            let mut guard = lead.lock().unwrap_or_else(|e| e.into_inner());
-            let Lead {
-                swaps: next,
-                scratch,
-                info,
-            } = &mut *guard;
-            let (count, zero) =
-                factor_panel(panel.subrows_mut(k2, m - k2), k2, next, scratch, self.rt);
-            info.transpositions += count;
-            if info.zero_pivot.is_none() {
-                info.zero_pivot = zero.map(|z| z + k2);
-            }
+    }
+
+    fn lead(&self, lead: &mut Lead<'s, 'p>) {
+        // Lookahead: the next panel first, factored at once.
+        let Panel { k2, b2, src, .. } = self.p;
+        let m = self.tiles.nrows();
+        let (l11, l21) = self.source();
+        // SAFETY: the next panel's columns k2..k2 + b2 are the lead's alone; the claims hand
+        // out only the columns after them.
+        let mut panel = unsafe { self.tiles.tile(0, m, k2, k2 + b2) };
+        update(panel.rb_mut(), src, &self.swaps[..k2 - src], l11, l21);
+        let Lead {
+            swaps: next,
+            scratch,
+            info,
+        } = lead;
+        let (count, zero) = factor_panel(panel.subrows_mut(k2, m - k2), k2, next, scratch, self.rt);
+        info.transpositions += count;
+        if info.zero_pivot.is_none() {
+            info.zero_pivot = zero.map(|z| z + k2);
         }
-        while let Some((c0, c1)) = claims.claim() {
-            // SAFETY: the claims partition the target columns after the next panel.
-            let cols = unsafe { self.tiles.tile(0, m, k2 + c0, k2 + c1) };
-            update(cols, src, swaps, l11, l21);
-        }
+    }
+
+    fn update(&self, _i: usize, c0: usize, c1: usize) {
+        let Panel { k2, src, .. } = self.p;
+        let (l11, l21) = self.source();
+        // SAFETY: the claims partition the target columns after the next panel.
+        let cols = unsafe { self.tiles.tile(0, self.tiles.nrows(), k2 + c0, k2 + c1) };
+        update(cols, src, &self.swaps[..k2 - src], l11, l21);
     }
 }
 

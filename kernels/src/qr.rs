@@ -12,6 +12,7 @@
 //! in columns `j * block_size..`), which faer's Householder sequence functions read.
 //! Design record: `docs/kernels.md`.
 
+use std::convert::Infallible;
 use std::mem::MaybeUninit;
 use std::sync::Mutex;
 
@@ -26,16 +27,15 @@ use faer::linalg::householder::{
 use faer::linalg::qr::no_pivoting::factor::{
     qr_in_place as faer_qr, qr_in_place_scratch as faer_qr_scratch, recommended_block_size,
 };
-use faer::reborrow::{Reborrow, ReborrowMut};
+use faer::reborrow::{IntoConst, ReborrowMut};
 use faer::traits::ComplexField;
 use faer::{Conj, MatMut, MatRef, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
-use crate::claims::{Claims, MIN_COLS};
 use crate::gate::{self, Region, Scope};
-use crate::par::{Executor, Part};
-use crate::sections;
-use crate::sections::Busy;
+use crate::levels::{Levels, Panel};
+use crate::lookahead::{self, Factorization};
+use crate::par::Executor;
 use crate::tiles::Tiles;
 
 /// The cost of factoring a panel, per multiply-add, against a multiply-add of the update, for
@@ -127,7 +127,6 @@ pub fn qr_in_place<T>(
     let w0 = call_region(m, n, bs)
         .map_or(1, |r| gate::width::<T>(exec, r, params.threshold))
         .min(slots_w);
-    let (mut a, mut h) = (a, h);
     if w0 <= 1 {
         // Serial from the start (and so to the end: later sections are smaller).
         faer_qr(a, h, Par::Seq, stack, Default::default());
@@ -136,49 +135,67 @@ pub fn qr_in_place<T>(
     let per = part_scratch::<T>(m, n, bs);
     let (bytes, stack) = stack.make_aligned_uninit::<u8>(slots_w * per, ALIGN);
     let (slots, _) = stack.collect(bytes.chunks_mut(per).map(Mutex::new));
-    exec.warm(w0);
-    {
-        let b = bs.min(size);
-        let mut slot = lock(&slots[0]);
+    let mut qr = Qr {
+        a,
+        h,
+        slots: &slots,
+        bs,
+    };
+    let levels = Levels::new(bs, bs, size, n);
+    let Ok(()) = lookahead::drive::<T, _>(exec, &mut qr, &levels, w0, params.threshold, slots_w);
+}
+
+/// The scratch of one participant.
+type Slot<'b> = Mutex<&'b mut [MaybeUninit<u8>]>;
+
+/// A QR that went parallel, as the lookahead driver runs it.
+struct Qr<'a, 'b, T> {
+    a: MatMut<'a, T>,
+    h: MatMut<'a, T>,
+    /// One scratch per participant.
+    slots: &'a [Slot<'b>],
+    bs: usize,
+}
+
+impl<'a, 'b, T: ComplexField + Send + Sync> Factorization for Qr<'a, 'b, T> {
+    const SITE: &'static str = "qr";
+    type Error = Infallible;
+    type Lead<'s>
+        = MatMut<'s, T>
+    where
+        Self: 's;
+    type Step<'s>
+        = Step<'s, 'b, T>
+    where
+        Self: 's;
+
+    fn first_panel(&mut self) -> Result<(), Infallible> {
+        let b = self.bs.min(self.h.ncols());
+        let mut slot = lock(&self.slots[0]);
         factor_panel(
-            a.rb_mut().subcols_mut(0, b),
-            h.rb_mut().subcols_mut(0, b),
+            self.a.rb_mut().subcols_mut(0, b),
+            self.h.rb_mut().subcols_mut(0, b),
             MemStack::new(&mut slot),
         );
+        Ok(())
     }
-    let mut k = 0;
-    while k < size {
-        let b = bs.min(size - k);
-        let k2 = k + b;
-        let b2 = bs.min(size - k2);
-        if k2 == n {
-            break;
-        }
-        let w = if k == 0 {
-            w0
-        } else {
-            let r = panel_section(m, n, k, b, b2);
-            r.map_or(1, |r| gate::width::<T>(exec, r, params.threshold))
-                .min(slots_w)
-        };
-        let (done, rest) = h.rb_mut().split_at_col_mut(k2);
-        let lead = Mutex::new(rest.subcols_mut(0, b2));
+
+    fn region(&self, p: &Panel) -> Option<Region> {
+        panel_section(self.a.nrows(), self.a.ncols(), p.k, p.k2 - p.k, p.b2)
+    }
+
+    fn section(&mut self, p: &Panel) -> (Step<'_, 'b, T>, MatMut<'_, T>) {
+        let Panel { k, k2, b2, .. } = *p;
+        let (done, rest) = self.h.rb_mut().split_at_col_mut(k2);
         let step = Step {
-            tiles: Tiles::new(a.rb_mut()),
-            t: done.rb().subcols(k, b).subrows(0, b),
+            tiles: Tiles::new(self.a.rb_mut()),
+            t: done.into_const().subcols(k, k2 - k).subrows(0, k2 - k),
+            slots: self.slots,
             k,
             k2,
             b2,
         };
-        let claims = Claims::new(b2, n - k2, w, MIN_COLS);
-        let busy = Busy::default();
-        let body = |p: Part<'_>| {
-            let i = p.index();
-            let mut slot = lock(&slots[i]);
-            busy.time(i, || step.run(i, &claims, &lead, MemStack::new(&mut slot)))
-        };
-        sections::run(exec, "qr", k, w, &busy, &body);
-        k = k2;
+        (step, rest.subcols_mut(0, b2))
     }
 }
 
@@ -239,37 +256,52 @@ fn panel_units(rows: usize, b: usize) -> f64 {
 }
 
 /// One section: the update after panel `k..k2`.
-struct Step<'s, T> {
+struct Step<'s, 'b, T> {
     tiles: Tiles<T>,
     /// The panel's block-reflector factor, `b x b`.
     t: MatRef<'s, T>,
+    slots: &'s [Slot<'b>],
     k: usize,
     k2: usize,
     /// The next panel's width (0 after the last panel).
     b2: usize,
 }
 
-impl<T: ComplexField + Send + Sync> Step<'_, T> {
-    fn run(&self, i: usize, claims: &Claims, lead: &Mutex<MatMut<'_, T>>, stack: &mut MemStack) {
-        let (k, k2) = (self.k, self.k2);
+impl<T: ComplexField + Send + Sync> Step<'_, '_, T> {
+    /// The panel's Householder vectors.
+    fn v(&self) -> MatRef<'_, T> {
         let m = self.tiles.nrows();
         // SAFETY: the panel's columns k..k2 are in no participant's tile.
-        let v = unsafe { self.tiles.view(k, m, k, k2) };
-        if i == 0 && self.b2 > 0 {
-            // Lookahead: the next panel first, factored at once, then claims like the others.
-            // SAFETY: the next panel's columns k2..k2 + b2 (rows k..m) are the lead's alone;
-            // the claims hand out only the columns after them.
-            let mut panel = unsafe { self.tiles.tile(k, m, k2, k2 + self.b2) };
-            apply_transpose(v, self.t, Conj::Yes, panel.rb_mut(), Par::Seq, stack);
-            let mut h = lock(lead);
-            factor_panel(panel.subrows_mut(k2 - k, m - k2), h.rb_mut(), stack);
-        }
-        while let Some((c0, c1)) = claims.claim() {
-            // SAFETY: the claims partition the trailing columns after the next panel (rows
-            // k..m).
-            let cols = unsafe { self.tiles.tile(k, m, k2 + c0, k2 + c1) };
-            apply_transpose(v, self.t, Conj::Yes, cols, Par::Seq, stack);
-        }
+        unsafe { self.tiles.view(self.k, m, self.k, self.k2) }
+    }
+}
+
+impl<'s, T: ComplexField + Send + Sync> lookahead::Step<MatMut<'s, T>> for Step<'s, '_, T> {
+    fn lead(&self, h: &mut MatMut<'s, T>) {
+        // Lookahead: the next panel first, factored at once.
+        let (k, k2, m) = (self.k, self.k2, self.tiles.nrows());
+        let mut slot = lock(&self.slots[0]);
+        let stack = MemStack::new(&mut slot);
+        // SAFETY: the next panel's columns k2..k2 + b2 (rows k..m) are the lead's alone; the
+        // claims hand out only the columns after them.
+        let mut panel = unsafe { self.tiles.tile(k, m, k2, k2 + self.b2) };
+        apply_transpose(self.v(), self.t, Conj::Yes, panel.rb_mut(), Par::Seq, stack);
+        factor_panel(panel.subrows_mut(k2 - k, m - k2), h.rb_mut(), stack);
+    }
+
+    fn update(&self, i: usize, c0: usize, c1: usize) {
+        let (k, k2, m) = (self.k, self.k2, self.tiles.nrows());
+        let mut slot = lock(&self.slots[i]);
+        // SAFETY: the claims partition the trailing columns after the next panel (rows k..m).
+        let cols = unsafe { self.tiles.tile(k, m, k2 + c0, k2 + c1) };
+        apply_transpose(
+            self.v(),
+            self.t,
+            Conj::Yes,
+            cols,
+            Par::Seq,
+            MemStack::new(&mut slot),
+        );
     }
 }
 
