@@ -7,7 +7,8 @@
 //! panel's columns: it updates them first, factors the next diagonal block with faer's serial
 //! `cholesky_in_place` and solves the next panel, while the others finish their updates
 //! (lookahead). When the gate keeps the first section serial, the whole matrix goes to faer's
-//! serial Cholesky. Only the lower triangle is read. Design record: `docs/kernels.md`.
+//! serial Cholesky. Only the lower triangle is read. The sections run on the lookahead driver
+//! (`lookahead.rs`). Design record: `docs/kernels.md`.
 
 use faer::dyn_stack::{MemStack, StackReq};
 use faer::linalg::cholesky::llt::factor::{

@@ -8,7 +8,8 @@
 //! columns: it updates them first and factors the next panel while the others claim the
 //! update's chunks (lookahead), so the panel factorization, the serial part of LU, is hidden;
 //! then it claims chunks too (`claims.rs`). When the gate keeps the first section serial, the
-//! whole matrix goes to faer's serial LU instead. Design record: `docs/kernels.md`.
+//! whole matrix goes to faer's serial LU instead. The sections run on the lookahead driver
+//! (`lookahead.rs`). Design record: `docs/kernels.md`.
 
 use std::convert::Infallible;
 

@@ -10,7 +10,7 @@
 //! serial, the whole matrix goes to faer's serial QR with the same block size, so `H` has one layout
 //! on every executor: faer's (`block_size x min(m, n)`, block `j` of `block_size` reflectors
 //! in columns `j * block_size..`), which faer's Householder sequence functions read.
-//! Design record: `docs/kernels.md`.
+//! The sections run on the lookahead driver (`lookahead.rs`). Design record: `docs/kernels.md`.
 
 use std::convert::Infallible;
 use std::mem::MaybeUninit;
