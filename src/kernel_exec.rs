@@ -224,7 +224,7 @@ impl Exec<'_> {
             None => run_parts_serially(width, f),
             Some(pool) => {
                 let job = |i: usize| f(Part::new(i, width, None));
-                self.run_batch(pool, width, &job);
+                self.run_batch_width(pool, width, width, pool.live, &job);
             }
         }
     }
@@ -273,7 +273,7 @@ impl Exec<'_> {
         match self.parallel_pool() {
             Some(pool) => {
                 let job = |c: usize| f(c, n);
-                self.run_batch_width(pool, n, width, &job);
+                self.run_batch_width(pool, n, width, pool.live, &job);
             }
             None => (0..n).for_each(|c| f(c, n)),
         }

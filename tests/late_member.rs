@@ -6,7 +6,6 @@
 
 #![cfg(target_os = "linux")]
 
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -21,50 +20,9 @@ use teamalg::Pool;
 #[path = "common/pin.rs"]
 mod pin;
 use pin::{cpus_of_this_thread, pin_this_thread};
-
-/// A thread that holds `cpu` at real-time priority until dropped: nothing else of normal
-/// priority runs there meanwhile (for at least the 950 ms of the kernel's real-time budget).
-struct Spinner {
-    stop: &'static AtomicBool,
-    handle: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Spinner {
-    fn hold(cpu: usize) -> Spinner {
-        let stop: &'static AtomicBool = Box::leak(Box::new(AtomicBool::new(false)));
-        let (tx, rx) = std::sync::mpsc::channel();
-        let handle = std::thread::spawn(move || {
-            pin_this_thread(cpu);
-            let param = libc::sched_param { sched_priority: 1 };
-            // SAFETY: pid 0 is this thread; `param` is a valid parameter block.
-            let rc = unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) };
-            tx.send(rc).unwrap();
-            while !stop.load(Relaxed) {
-                std::hint::spin_loop();
-            }
-        });
-        let rc = rx.recv().unwrap();
-        assert_eq!(
-            rc,
-            0,
-            "a real-time spinner needs CAP_SYS_NICE (CI runs as root): {}",
-            std::io::Error::last_os_error()
-        );
-        Spinner {
-            stop,
-            handle: Some(handle),
-        }
-    }
-}
-
-impl Drop for Spinner {
-    fn drop(&mut self) {
-        self.stop.store(true, Relaxed);
-        if let Some(h) = self.handle.take() {
-            let _ = h.join();
-        }
-    }
-}
+#[path = "common/spinner.rs"]
+mod spinner;
+use spinner::Spinner;
 
 fn busy(d: Duration) {
     let t = Instant::now();

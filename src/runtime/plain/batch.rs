@@ -105,17 +105,20 @@ impl<'a> Batch<'a> {
         self.attached.fetch_add(1, Relaxed);
     }
 
-    /// Claims and runs jobs until none is left. Panics are caught and stored.
-    pub fn run_jobs(&self) {
+    /// Claims and runs jobs until none is left, and returns how many it ran. Panics are
+    /// caught and stored.
+    pub fn run_jobs(&self) -> usize {
+        let mut ran = 0;
         loop {
             if self.cancelled.load(Relaxed) {
-                return;
+                return ran;
             }
             // Release: a claim is ordered after the claimer's attachment (see `settled`).
             let i = self.next_job.fetch_add(1, AcqRel);
             if i >= self.jobs {
-                return;
+                return ran;
             }
+            ran += 1;
             // SAFETY: the owner keeps the closure alive until the batch is settled, and this
             // participant is attached (or is the owner), so the batch is not yet settled.
             let job = unsafe { &*self.job };
