@@ -326,7 +326,8 @@ impl PoolShared {
     /// point is to overlap its wake with the caller's serial work, not to start it at once.
     ///
     /// The caller leads `team` from now on (its claim word's address): the woken members see
-    /// their leader there, not at another team it led last.
+    /// their leader there, not at another team it led last, and on its CPU of now, not the
+    /// one of its last section (a member moved to that CPU would cede it and sleep again).
     pub(crate) fn wake_members(&self, slots: &[usize], team: usize) -> usize {
         let here = current_cpu();
         let leader = parker::current();
@@ -336,6 +337,7 @@ impl PoolShared {
             .filter(|&&k| {
                 let slot = &self.slots[k];
                 slot.note_leader(leader, team);
+                slot.note_leader_cpu(here);
                 if here != NO_CPU && slot.announced_sleep() {
                     self.move_off(k, here);
                 }
