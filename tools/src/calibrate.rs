@@ -44,9 +44,18 @@ use crate::seen_load::LoadWatch;
 pub const SHARE: Duration = Duration::from_micros(10);
 /// Sections per round.
 pub const ROUND: usize = 100;
-/// How close the medians of the last three rounds must be (largest over smallest).
+/// How close to the row's cost more than half of the rounds' medians must be (larger over
+/// smaller).
 pub const STABLE: f64 = 1.15;
-const MAX_ROUNDS: usize = 15;
+/// Rounds of a dispatch row at least, spread over time ([`DISPATCH_SPAN`]).
+pub const MIN_ROUNDS: usize = 15;
+const MAX_ROUNDS: usize = 21;
+/// The time all dispatch rows of a calibration are spread over. A small virtual machine hands
+/// work across its CPUs at one of two speeds for a few hundred milliseconds at a time (0.15
+/// against 0.6 us per team section on the 2-vCPU Xeon guest, `docs/gates.md`): rounds taken
+/// back to back measure whichever state the row met, rounds spread over a second measure the
+/// host.
+pub const DISPATCH_SPAN: Duration = Duration::from_secs(3);
 /// A gap this long in a share's clock means its thread was descheduled.
 const GAP: Duration = Duration::from_micros(4);
 /// The fewest kept samples a row's cost may rest on.
@@ -271,22 +280,56 @@ pub fn judge(threads: &[usize], jumped: bool, caller_switched: bool) -> SampleVe
     }
 }
 
-/// Runs rounds of `section` (which runs one share per log, on as many participants) until
-/// stable, and returns the anchor.
+/// The pause between two rounds of a row when `rows` rows share [`DISPATCH_SPAN`]: each row
+/// spans its share of it in [`MIN_ROUNDS`] rounds (5 to 120 ms apart).
+pub fn round_gap(rows: usize) -> Duration {
+    let per_row = DISPATCH_SPAN / rows.max(1) as u32;
+    (per_row / MIN_ROUNDS as u32).clamp(Duration::from_millis(5), Duration::from_millis(120))
+}
+
+/// The cost of a row from its rounds: the median of the medians of the rounds that kept at
+/// least a quarter of their samples, and whether more than half of those medians are within
+/// [`STABLE`] of it (the host's usual state; a minority of rounds in its other state does not
+/// make the row unstable). `None` when no round kept enough.
+pub fn row_cost(rounds: &[Vec<f64>]) -> Option<(f64, bool)> {
+    let mut meds: Vec<f64> = rounds
+        .iter()
+        .filter(|r| r.len() >= ROUND / 4)
+        .map(|r| median(&mut r.clone()))
+        .collect();
+    if meds.is_empty() {
+        return None;
+    }
+    let n = meds.len();
+    let m = median(&mut meds);
+    let agree = meds
+        .iter()
+        .filter(|&&x| x > 0.0 && m > 0.0 && x.max(m) / x.min(m) <= STABLE)
+        .count();
+    Some((m, n >= 3 && agree * 2 > n))
+}
+
+/// Runs rounds of `section` (which runs one share per log, on as many participants), `gap`
+/// apart, at least [`MIN_ROUNDS`] and more while the rounds disagree, and returns the anchor.
 fn measure_row(
     kind: DispatchKind,
     width: usize,
     logs: &[ShareLog],
+    gap: Duration,
     mut section: impl FnMut(),
 ) -> Anchor {
-    for _ in 0..ROUND / 4 {
-        section();
-    }
     let mut rounds: Vec<Vec<f64>> = Vec::new();
     let (mut samples, mut serial, mut descheduled) = (0, 0, 0);
     let mut stable = false;
     let mut threads = vec![0usize; logs.len()];
     while rounds.len() < MAX_ROUNDS {
+        if !rounds.is_empty() {
+            std::thread::sleep(gap);
+        }
+        // Warm-up: the members slept through the gap.
+        for _ in 0..ROUND / 4 {
+            section();
+        }
         let mut kept = Vec::with_capacity(ROUND);
         for _ in 0..ROUND {
             for l in logs {
@@ -309,40 +352,38 @@ fn measure_row(
             }
         }
         rounds.push(kept);
-        let n = rounds.len();
-        if n >= 3 {
-            let meds: Vec<f64> = rounds[n - 3..]
-                .iter()
-                .map(|r| median(&mut r.clone()))
-                .collect();
-            let enough = rounds[n - 3..].iter().all(|r| r.len() >= ROUND / 4);
-            let (lo, hi) = meds
-                .iter()
-                .fold((f64::MAX, 0.0f64), |(lo, hi), &m| (lo.min(m), hi.max(m)));
-            if enough && lo > 0.0 && hi / lo <= STABLE {
-                stable = true;
+        if rounds.len() >= MIN_ROUNDS {
+            stable = row_cost(&rounds).is_some_and(|(_, s)| s);
+            if stable {
                 break;
             }
         }
     }
-    let n = rounds.len();
-    let mut last: Vec<f64> = rounds[n.saturating_sub(3)..].concat();
-    let m = median(&mut last);
+    let mut all: Vec<f64> = rounds.concat();
+    all.sort_by(f64::total_cmp);
+    let cost = row_cost(&rounds)
+        .filter(|_| all.len() >= MIN_KEPT)
+        .map(|(m, _)| m.clamp(1.0, u32::MAX as f64) as u32);
     Anchor {
         kind,
         width,
-        cost: (last.len() >= MIN_KEPT).then(|| m.clamp(1.0, u32::MAX as f64) as u32),
-        spread: (percentile(&last, 0.1), percentile(&last, 0.9)),
+        cost,
+        spread: if all.is_empty() {
+            (0.0, 0.0)
+        } else {
+            (percentile(&all, 0.1), percentile(&all, 0.9))
+        },
         samples,
         serial,
         descheduled,
-        rounds: n,
+        rounds: rounds.len(),
         stable,
     }
 }
 
-/// Measures one anchor of a dispatch row on a pool of `width` threads.
-pub fn measure_anchor(kind: DispatchKind, width: usize) -> Anchor {
+/// Measures one anchor of a dispatch row on a pool of `width` threads, its rounds `gap` apart
+/// ([`round_gap`]).
+pub fn measure_anchor(kind: DispatchKind, width: usize, gap: Duration) -> Anchor {
     let pool = Pool::builder()
         .threads(width)
         .build()
@@ -354,15 +395,19 @@ pub fn measure_anchor(kind: DispatchKind, width: usize) -> Anchor {
             let team = pool.into_team(width).expect("a team for calibration");
             let token = team.exec(width);
             token
-                .team(|t| measure_row(kind, width, logs, || t.run(|p| share(&logs[p.index()]))))
+                .team(|t| {
+                    measure_row(kind, width, logs, gap, || {
+                        t.run(|p| share(&logs[p.index()]))
+                    })
+                })
                 .expect("a team token forms its team")
         }
         DispatchKind::InPool => Exec::new(&pool, width).expect("budget").install(|mut e| {
-            measure_row(kind, width, logs, || {
+            measure_row(kind, width, logs, gap, || {
                 e.reborrow().for_ranges(width, 1, |r| share(&logs[r.start]))
             })
         }),
-        DispatchKind::Outside => measure_row(kind, width, logs, || {
+        DispatchKind::Outside => measure_row(kind, width, logs, gap, || {
             Exec::new(&pool, width)
                 .expect("budget")
                 .for_ranges(width, 1, |r| share(&logs[r.start]))
@@ -780,13 +825,14 @@ pub fn calibrate(mut progress: impl FnMut(Step)) -> Calibration {
         progress(Step { done, total, what });
     };
     let defaults = DispatchCosts::host_default();
+    let gap = round_gap(widths.len() * DispatchKind::ALL.len());
     let mut anchors = Vec::new();
     let mut costs = defaults;
     for kind in DispatchKind::ALL {
         let mut row = Vec::new();
         for &width in &widths {
             step(Measure::Dispatch(kind, width));
-            let a = measure_anchor(kind, width);
+            let a = measure_anchor(kind, width, gap);
             if let Some(ns) = a.cost {
                 row.push((width as u16, ns));
             }
@@ -848,6 +894,35 @@ pub fn calibrate(mut progress: impl FnMut(Step)) -> Calibration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn round(ns: f64) -> Vec<f64> {
+        (0..ROUND).map(|i| ns + (i % 7) as f64).collect()
+    }
+
+    #[test]
+    fn a_row_is_the_state_most_rounds_met() {
+        // Two rounds of nine in the fast state: the row is the slow state's, and stable.
+        let mut rounds: Vec<Vec<f64>> = (0..7).map(|_| round(600.0)).collect();
+        rounds.insert(2, round(150.0));
+        rounds.insert(6, round(155.0));
+        let (cost, stable) = row_cost(&rounds).unwrap();
+        assert!((600.0..610.0).contains(&cost), "{cost}");
+        assert!(stable);
+        // Half and half: no state to record, and the row says so.
+        let rounds: Vec<Vec<f64>> = (0..10)
+            .map(|i| round(if i % 2 == 0 { 150.0 } else { 600.0 }))
+            .collect();
+        assert!(!row_cost(&rounds).unwrap().1);
+        // Rounds that kept too few samples do not count.
+        assert_eq!(row_cost(&[vec![1.0; ROUND / 4 - 1]]), None);
+    }
+
+    #[test]
+    fn the_rounds_spread_over_the_span() {
+        assert_eq!(round_gap(3), DISPATCH_SPAN / 3 / MIN_ROUNDS as u32);
+        assert_eq!(round_gap(1), Duration::from_millis(120));
+        assert_eq!(round_gap(1000), Duration::from_millis(5));
+    }
 
     #[test]
     fn a_sample_with_two_shares_on_one_thread_is_serial() {

@@ -110,7 +110,7 @@ fn a_saboteur_never_turns_a_serial_sample_into_a_cost() {
             DispatchKind::InPool,
             DispatchKind::Team,
         ] {
-            let a = calibrate::measure_anchor(kind, 2);
+            let a = calibrate::measure_anchor(kind, 2, calibrate::round_gap(3));
             // Either too few samples survived and nothing is recorded, or the cost is a real
             // dispatch's: well below the 10 us a serial sample costs.
             if let Some(ns) = a.cost {
