@@ -14,7 +14,11 @@
 //!
 //! `--load N[:NICE]` runs N busy processes (`sh -c 'while :; do :; done'`, nice 0 by default)
 //! beside the whole run, the way a shared machine looks; `--load-phases ON_MS:OFF_MS` stops and
-//! continues them in turn, a load that comes and goes (`kernels/load.rs`).
+//! continues them in turn, a load that comes and goes (`kernels/load.rs`). With phases each cell
+//! runs for six cycles, and two lines under it give the held team's and the team-per-call
+//! arm's median ratio to faer serial over the rounds of on phases, of the first 50 ms of off
+//! phases and of the rest of off phases (each with its count of rounds), and the worst off
+//! phase's rest: how soon the gate is back once the load is gone.
 //!
 //! `--owned` times the SVD and EVD rows' teamalg arms through the owned facade forms
 //! (`Svd::new`, `singular_values`, `SelfAdjointEigen::new`, `self_adjoint_eigenvalues`: input
@@ -627,8 +631,16 @@ fn rounds(
 ) -> Vec<Vec<f64>> {
     let mut times = vec![Vec::new(); arms.len()];
     let start = Instant::now();
+    let phases = PHASES.get().copied();
+    // With phases, as many rounds as `PHASE_CYCLES` on and off phases take.
+    let (budget, most) = match phases {
+        Some((on, off)) => ((on + off) * PHASE_CYCLES, 100_000),
+        None => (budget, 62),
+    };
+    let mut starts = Vec::new();
     let mut round = 0;
-    while round < 8 || (round < 62 && start.elapsed() < budget) {
+    while round < 8 || (round < most && start.elapsed() < budget) {
+        let began = Instant::now();
         for (k, arm) in arms.iter_mut().enumerate() {
             prepare();
             let t = Instant::now();
@@ -637,9 +649,63 @@ fn rounds(
                 times[k].push(t.elapsed().as_secs_f64());
             }
         }
+        if round > 0 {
+            starts.push(began);
+        }
         round += 1;
     }
+    if phases.is_some() {
+        *ROUND_STARTS.lock().unwrap() = starts;
+    }
     times
+}
+
+/// `--load-phases ON_MS:OFF_MS`, when set: a cell's rounds then run for this many cycles.
+static PHASES: std::sync::OnceLock<(Duration, Duration)> = std::sync::OnceLock::new();
+const PHASE_CYCLES: u32 = 6;
+/// How soon after the load stops a cell must be back (the goal: 50 ms).
+const RECOVERY: Duration = Duration::from_millis(50);
+/// When each timed round of the last cell began (with phases).
+static ROUND_STARTS: std::sync::Mutex<Vec<Instant>> = std::sync::Mutex::new(Vec::new());
+
+/// With phases: the ratio of `arm` to faer serial (`times[0]`) over the rounds of on phases,
+/// of the first [`RECOVERY`] of off phases, and of the rest of off phases, and the worst off
+/// phase's rest (its median over at least 3 rounds), each with its count of rounds.
+fn phase_report(times: &[Vec<f64>], arm: usize) -> String {
+    let starts = ROUND_STARTS.lock().unwrap().clone();
+    let (mut on, mut early, mut late) = (Vec::new(), Vec::new(), Vec::new());
+    let mut per_off: std::collections::BTreeMap<usize, Vec<f64>> = Default::default();
+    for (i, &t) in starts.iter().enumerate() {
+        let r = times[arm][i] / times[0][i];
+        match load::phase_at(t) {
+            Some((_, true, _)) => on.push(r),
+            Some((_, false, d)) if d < RECOVERY => early.push(r),
+            Some((p, false, _)) => {
+                late.push(r);
+                per_off.entry(p).or_default().push(r);
+            }
+            None => {}
+        }
+    }
+    let worst = per_off
+        .values()
+        .filter(|v| v.len() >= 3)
+        .map(|v| mid(v.clone()))
+        .fold(None, |w: Option<f64>, m| Some(w.map_or(m, |w| w.max(m))));
+    let cell = |v: &Vec<f64>| {
+        if v.is_empty() {
+            "-".to_string()
+        } else {
+            format!("{:.2} ({})", mid(v.clone()), v.len())
+        }
+    };
+    format!(
+        "on {}  off <50ms {}  off >=50ms {}  worst off phase {}",
+        cell(&on),
+        cell(&early),
+        cell(&late),
+        worst.map_or("-".into(), |w| format!("{w:.2}"))
+    )
 }
 
 /// `--blocks PAUSE_MS:CALLS`: rounds of blocks instead of interleaved calls. In a round each
@@ -803,6 +869,10 @@ fn rows(
             us(fresh.1),
             ratio(&t[3], &t[2]),
         );
+        if PHASES.get().is_some() && BLOCKS.get().is_none() {
+            println!("{:<18} phases, held team: {}", "", phase_report(&t, 2));
+            println!("{:<18} phases, per call:  {}", "", phase_report(&t, 3));
+        }
     }
 }
 
@@ -1082,7 +1152,12 @@ fn main() {
             "--svd-auto" => SVD_AUTO.store(true, Relaxed),
             "--owned" => OWNED.store(true, Relaxed),
             "--load" => load.parse_load(&args.next().expect("--load N[:NICE]")),
-            "--load-phases" => load.parse_phases(&args.next().expect("--load-phases ON:OFF")),
+            "--load-phases" => {
+                load.parse_phases(&args.next().expect("--load-phases ON:OFF"));
+                PHASES
+                    .set(load.phases.expect("parsed"))
+                    .expect("--load-phases once");
+            }
             "--blocks" => {
                 let v = args.next().expect("--blocks PAUSE_MS:CALLS");
                 let (p, c) = v.split_once(':').expect("--blocks PAUSE_MS:CALLS");

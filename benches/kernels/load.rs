@@ -10,7 +10,28 @@ use std::process::{Child, Command};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// When the phases switched, and to what (`true`: the load runs), in order; empty without
+/// phases.
+static SWITCHES: Mutex<Vec<(Instant, bool)>> = Mutex::new(Vec::new());
+
+fn switched(on: bool) {
+    SWITCHES
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push((Instant::now(), on));
+}
+
+/// The phase at `t` when the load comes and goes: its index (counted from the start, on and
+/// off alike), whether the load ran, and how long the phase had lasted; `None` without phases
+/// or before the first.
+pub(crate) fn phase_at(t: Instant) -> Option<(usize, bool, Duration)> {
+    let s = SWITCHES.lock().unwrap_or_else(|e| e.into_inner());
+    let i = s.partition_point(|&(at, _)| at <= t).checked_sub(1)?;
+    let (at, on) = s[i];
+    Some((i, on, t - at))
+}
 
 /// What `--load` and `--load-phases` asked for.
 #[derive(Debug, Clone, Copy, Default)]
@@ -81,11 +102,14 @@ impl LoadSpec {
                         unsafe { libc::kill(pid, sig) };
                     }
                 };
+                switched(true);
                 while !stop.load(Relaxed) {
                     std::thread::sleep(on);
                     signal(libc::SIGSTOP);
+                    switched(false);
                     std::thread::sleep(off);
                     signal(libc::SIGCONT);
+                    switched(true);
                 }
             })
         });
