@@ -12,28 +12,17 @@
 //! contract for its tokens and teams). Every parallel region asks the gate of `teamalg-gates`
 //! with its real number of sections ([`gate::width`]).
 
-pub mod bidiag;
-pub mod bidiag_dc;
-pub mod bidiag_svd;
-pub mod cholesky;
-mod claims;
-mod dqds;
+pub mod dense;
 pub mod evd;
-pub mod fused;
-pub mod gate;
-pub mod gemm;
-mod levels;
-mod lookahead;
-pub mod lu;
-pub mod par;
-pub mod qr;
-pub mod sections;
-mod secular;
+pub mod exec;
 pub mod sparse;
-pub mod stream;
+pub mod spectral;
 pub mod svd;
-mod tiles;
-pub mod triangular;
-pub mod tridiag;
-mod tridiag_dc;
-mod watch;
+
+// The kernels' paths as they were before the families had folders: every public module is
+// still reachable from the crate's root.
+pub use dense::{cholesky, gemm, lu, qr, triangular};
+pub use evd::tridiag;
+pub use exec::{gate, par, sections, stream};
+pub use spectral::fused;
+pub use svd::{bidiag, bidiag_dc, bidiag_svd};

@@ -15,9 +15,9 @@ use faer::traits::{ComplexField, Conjugate, Index, SignedIndex};
 use faer::{Accum, MatMut, MatRef, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
-use crate::gate::{self, Region, Scope};
-use crate::par::{part_start, Executor};
-use crate::tiles::Tiles;
+use crate::exec::gate::{self, Region, Scope};
+use crate::exec::par::{part_start, Executor};
+use crate::exec::tiles::Tiles;
 
 /// How [`sparse_dense_matmul`] decides.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

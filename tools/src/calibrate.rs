@@ -38,6 +38,7 @@ use teamalg::kernels::triangular::{solve_in_place, Diag, SolveParams, SolveSide,
 
 use teamalg::{Exec, Pool};
 
+pub use crate::anchor::Anchor;
 use crate::seen_load::LoadWatch;
 
 /// The share each participant runs per section.
@@ -113,29 +114,6 @@ pub const SPLIT_FAMILIES: [Family; 4] = [
     Family::LuPartial,
     Family::Cholesky,
 ];
-
-/// One measured anchor of a dispatch row.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Anchor {
-    /// The kind of token.
-    pub kind: DispatchKind,
-    /// The width.
-    pub width: usize,
-    /// The cost recorded, ns; `None` when too few samples survived (the class row stays).
-    pub cost: Option<u32>,
-    /// The 10th and 90th percentiles of the kept samples, ns.
-    pub spread: (f64, f64),
-    /// Samples taken.
-    pub samples: usize,
-    /// Samples rejected because two shares ran on one thread.
-    pub serial: usize,
-    /// Samples rejected because a thread was descheduled.
-    pub descheduled: usize,
-    /// Rounds run.
-    pub rounds: usize,
-    /// Whether the last three rounds agreed within [`STABLE`].
-    pub stable: bool,
-}
 
 /// A fitted split cost and how well it fits.
 #[derive(Debug, Clone, PartialEq)]

@@ -2,6 +2,7 @@
 //! time (`tour`), and the calibration that writes a host profile (`calibrate`). Not published:
 //! library users get neither.
 
+pub mod anchor;
 pub mod calibrate;
 pub mod csv;
 pub mod plots;

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use teamalg::gates::SeenLoad;
 
-use crate::calibrate::Anchor;
+use crate::anchor::Anchor;
 
 /// How often the watch samples.
 pub const SAMPLE_EVERY: Duration = Duration::from_millis(20);

@@ -17,13 +17,13 @@ use faer::traits::ComplexField;
 use faer::{Accum, ColMut, ColRef, Mat, MatMut, MatRef, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
-use crate::fused::{Fused, Pending, Rows};
-use crate::gate::{self, Region, Scope};
-use crate::par::{Executor, Part};
-use crate::sections::{self, Busy};
-use crate::tiles::Tiles;
-use crate::tridiag::block_factors;
-use crate::watch::Watch;
+use crate::exec::gate::{self, Region, Scope};
+use crate::exec::par::{Executor, Part};
+use crate::exec::sections::{self, Busy};
+use crate::exec::tiles::Tiles;
+use crate::spectral::fused::{Fused, Pending, Rows};
+use crate::spectral::householder::block_factors;
+use crate::spectral::watch::Watch;
 
 /// The most row bands of a step's passes: enough to balance sixteen participants.
 const MAX_BANDS: usize = 16;

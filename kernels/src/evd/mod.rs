@@ -1,9 +1,12 @@
 //! The eigendecomposition of a self-adjoint matrix, `A = U diag(w) U^H`: the tridiagonalization
-//! on the executor ([`crate::tridiag`]); the tridiagonal solver: with vectors from order 128,
+//! on the executor ([`crate::evd::tridiag`]); the tridiagonal solver: with vectors from order 128,
 //! split once with its halves solved at once and merged on the executor (`tridiag_dc`), else
 //! faer's (implicit QL for values only, divide and conquer with vectors); then the
 //! back-transformation `U = Q Z` in column chunks on the executor
-//! ([`crate::qr::apply_q_in_place`]). Design record: `docs/svd.md` ("The self-adjoint EVD").
+//! ([`crate::dense::qr::apply_q_in_place`]). Design record: `docs/svd.md` ("The self-adjoint EVD").
+
+pub mod tridiag;
+pub(crate) mod tridiag_dc;
 
 use std::fmt;
 
@@ -18,13 +21,12 @@ use faer::traits::ComplexField;
 use faer::{MatMut, MatRef, Par};
 use teamalg_gates::{Family, ParThreshold};
 
-use crate::bidiag_svd::{Real, Rotate};
-use crate::gate::{self, Region, Scope};
-use crate::gemm::GemmParams;
-use crate::par::Executor;
-use crate::qr::apply_q_in_place;
-use crate::tridiag::{tridiag_in_place, tridiag_in_place_scratch};
-use crate::tridiag_dc;
+use crate::dense::gemm::GemmParams;
+use crate::dense::qr::apply_q_in_place;
+use crate::evd::tridiag::{tridiag_in_place, tridiag_in_place_scratch};
+use crate::exec::gate::{self, Region, Scope};
+use crate::exec::par::Executor;
+use crate::spectral::real::{Real, Rotate};
 
 /// Parameters of [`self_adjoint_evd`].
 #[derive(Debug, Clone, Copy, Default)]

@@ -18,13 +18,13 @@ use faer::{Accum, MatMut, MatRef};
 
 use teamalg_gates::ParThreshold;
 
-use crate::bidiag_svd::{bidiag_svd, BidiagSvdError, BidiagSvdParams, Real};
-use crate::gemm::{matmul, GemmParams};
-use crate::par::{Executor, Part, Seq};
-use crate::sections::{self, Busy};
-use crate::secular::{
+use crate::dense::gemm::{matmul, GemmParams};
+use crate::exec::par::{Executor, Part, Seq};
+use crate::exec::sections::{self, Busy};
+use crate::spectral::secular::{
     close_pair, offset_root, recomputed_z, rotate_cols, run_chunks, unit_columns,
 };
+use crate::svd::bidiag_svd::{bidiag_svd, BidiagSvdError, BidiagSvdParams, Real};
 
 /// The largest order solved by the bidiagonal QR (a leaf); larger orders are torn in two.
 pub const LEAF: usize = 32;

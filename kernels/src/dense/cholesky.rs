@@ -24,11 +24,11 @@ use faer::traits::ComplexField;
 use faer::{Accum, MatMut, MatRef, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
-use crate::gate::{self, Region, Scope};
-use crate::levels::{Levels, Panel};
-use crate::lookahead::{self, Factorization};
-use crate::par::Executor;
-use crate::tiles::Tiles;
+use crate::dense::levels::{Levels, Panel};
+use crate::dense::lookahead::{self, Factorization};
+use crate::exec::gate::{self, Region, Scope};
+use crate::exec::par::Executor;
+use crate::exec::tiles::Tiles;
 
 /// The cost of the lookahead (factoring a diagonal block and solving the panel below it), per
 /// multiply-add, against a multiply-add of the update, for the gate's estimate of a section.

@@ -25,11 +25,11 @@ use faer::traits::ComplexField;
 use faer::{Accum, MatMut, MatRef, Par, Spec};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
-use crate::gate::{self, Region, Scope};
-use crate::levels::{Levels, Panel};
-use crate::lookahead::{self, Factorization};
-use crate::par::Executor;
-use crate::tiles::Tiles;
+use crate::dense::levels::{Levels, Panel};
+use crate::dense::lookahead::{self, Factorization};
+use crate::exec::gate::{self, Region, Scope};
+use crate::exec::par::Executor;
+use crate::exec::tiles::Tiles;
 
 /// The cost of factoring a panel, per multiply-add, against a multiply-add of the update (the
 /// panel's level-2 steps and narrow products run slower than a wide GEMM), for the gate's

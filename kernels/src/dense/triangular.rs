@@ -7,9 +7,9 @@ use faer::traits::ComplexField;
 use faer::{MatMut, MatRef, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
-use crate::gate::{self, Region, Scope};
-use crate::par::Executor;
-use crate::tiles::Tiles;
+use crate::exec::gate::{self, Region, Scope};
+use crate::exec::par::Executor;
+use crate::exec::tiles::Tiles;
 
 /// Which side of the unknown the triangular matrix stands on (LAPACK's `side`; named apart from
 /// `faer::Side`, which says lower or upper, as [`Triangle`] does here).

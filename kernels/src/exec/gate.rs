@@ -16,8 +16,8 @@ use std::time::Duration;
 use teamalg_gates::trace::{self, Decision, Reason};
 use teamalg_gates::{decide, Ask, Family, Model, ParThreshold, Scalar, Source, SplitCost};
 
-use crate::par::Executor;
-use crate::stream;
+use crate::exec::par::Executor;
+use crate::exec::stream;
 
 /// A region about to run: where it is, how big, how many sections it makes.
 #[derive(Debug, Clone, Copy)]

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use teamalg_gates::{decide, Ask};
 
-use crate::par::Executor;
+use crate::exec::par::Executor;
 
 /// Two refusals for the wake this close together on one thread make a stream. Longer than
 /// the serial time of any call small enough to refuse a wake (a wake is 100 us in the model),

@@ -1,30 +1,30 @@
 //! The reduction of a self-adjoint matrix to real-diagonal tridiagonal form, `A = Q T Q^H`, on
 //! the executor: one section per step, whose participants run the fused pass
-//! ([`crate::fused`]) over bands of columns of equal work, each band with its partial
+//! ([`crate::spectral::fused`]) over bands of columns of equal work, each band with its partial
 //! product, summed once. faer's layout in and out, so faer's tridiagonal solver and
-//! [`crate::qr::apply_q_in_place`] take the result as they take faer's own. Design record:
+//! [`crate::dense::qr::apply_q_in_place`] take the result as they take faer's own. Design record:
 //! `docs/svd.md` ("The parallel tridiagonalization").
 
 use std::time::{Duration, Instant};
 
+use crate::spectral::householder::block_factors;
 use faer::linalg::evd::tridiag::{
     tridiag_in_place as faer_tridiag, tridiag_in_place_scratch as faer_tridiag_scratch,
 };
 use faer::linalg::householder::make_householder_in_place;
-use faer::linalg::matmul::triangular::{matmul as triangular_matmul, BlockStructure};
 use faer::traits::math_utils::{
     add, conj, from_f64, from_real, is_finite, mul, mul_real, one, real, recip, sub, zero,
 };
 use faer::traits::ComplexField;
-use faer::{Accum, Mat, MatMut, Par};
+use faer::{Mat, MatMut, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
-use crate::fused::{column, Band, Fused};
-use crate::gate::{self, Region, Scope};
-use crate::par::{Executor, Part};
-use crate::sections::{self, Busy};
-use crate::tiles::Tiles;
-use crate::watch::Watch;
+use crate::exec::gate::{self, Region, Scope};
+use crate::exec::par::{Executor, Part};
+use crate::exec::sections::{self, Busy};
+use crate::exec::tiles::Tiles;
+use crate::spectral::fused::{column, Band, Fused};
+use crate::spectral::watch::Watch;
 
 /// The most bands of a step's pass: enough to balance sixteen participants.
 const MAX_BANDS: usize = 16;
@@ -289,51 +289,5 @@ fn step<T>(
     let alone = busy.times().0.as_nanos() as f64 * all / lead.max(1.0);
     if watch.record(wall, Duration::from_nanos(alone as u64)) {
         exec.rest();
-    }
-}
-
-/// faer's block factors of the Householder vectors in the unit lower trapezoid of `basis`
-/// (one per column, `taus` their coefficients): per block of `h.nrows()` columns, `V^H V`
-/// above the diagonal and the `tau`s on it.
-pub(crate) fn block_factors<T: ComplexField>(
-    basis: faer::MatRef<'_, T>,
-    mut h: MatMut<'_, T>,
-    taus: &[T::Real],
-) {
-    let (rows, cols) = (basis.nrows(), basis.ncols());
-    debug_assert!(rows >= cols && taus.len() == cols);
-    let bs = h.nrows();
-    let mut j = 0;
-    while j < cols {
-        let b = bs.min(cols - j);
-        let mut t = h.as_mut().submatrix_mut(0, j, b, b);
-        let (top, bot) = basis.submatrix(j, j, rows - j, b).split_at_row(b);
-        let upper = BlockStructure::UnitTriangularUpper;
-        triangular_matmul(
-            t.as_mut(),
-            upper,
-            Accum::Replace,
-            top.adjoint(),
-            upper,
-            top,
-            BlockStructure::UnitTriangularLower,
-            one::<T>(),
-            Par::Seq,
-        );
-        triangular_matmul(
-            t.as_mut(),
-            upper,
-            Accum::Add,
-            bot.adjoint(),
-            BlockStructure::Rectangular,
-            bot,
-            BlockStructure::Rectangular,
-            one::<T>(),
-            Par::Seq,
-        );
-        for i in 0..b {
-            t[(i, i)] = from_real(&taus[j + i]);
-        }
-        j += b;
     }
 }

@@ -18,14 +18,14 @@ use faer::mat::AsMatMut;
 use faer::traits::ComplexField;
 use faer::{Accum, ColMut, ColRef, MatMut, Par};
 
-use crate::bidiag_svd::Real;
-use crate::gemm::{matmul, GemmParams};
-use crate::par::{Executor, Part};
-use crate::sections::{self, Busy};
-use crate::secular::{
+use crate::dense::gemm::{matmul, GemmParams};
+use crate::exec::par::{Executor, Part};
+use crate::exec::sections::{self, Busy};
+use crate::exec::tiles::Tiles;
+use crate::spectral::real::Real;
+use crate::spectral::secular::{
     close_pair, offset_root, recomputed_z, rotate_cols, run_chunks, unit_columns,
 };
-use crate::tiles::Tiles;
 
 /// The smallest order split: each half then still has faer's divide and conquer or a QR
 /// iteration of at least 64 rows to do.

@@ -17,11 +17,11 @@ use std::sync::Mutex;
 
 use teamalg_gates::{ParThreshold, Scalar};
 
-use crate::claims::{Claims, MIN_COLS};
-use crate::gate::{self, Region};
-use crate::levels::{Levels, Panel};
-use crate::par::{Executor, Part};
-use crate::sections::{self, Busy};
+use crate::dense::levels::{Levels, Panel};
+use crate::exec::claims::{Claims, MIN_COLS};
+use crate::exec::gate::{self, Region};
+use crate::exec::par::{Executor, Part};
+use crate::exec::sections::{self, Busy};
 
 /// A blocked right-looking factorization, as the driver runs it after the gate at entry said
 /// it goes parallel.

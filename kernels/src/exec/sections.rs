@@ -29,7 +29,7 @@ use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
-use crate::par::{Executor, Part};
+use crate::exec::par::{Executor, Part};
 
 /// One section of a factorization.
 #[derive(Debug, Clone, Copy, PartialEq)]

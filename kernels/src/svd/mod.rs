@@ -1,11 +1,16 @@
 //! The SVD of a general matrix, `A = U diag(s) V^H`, on teamalg's own path: the
-//! bidiagonalization on the executor ([`crate::bidiag`]), the bidiagonal made real by unit
-//! phases, then with vectors the bidiagonal divide and conquer ([`crate::bidiag_dc`], its top
+//! bidiagonalization on the executor ([`crate::svd::bidiag`]), the bidiagonal made real by unit
+//! phases, then with vectors the bidiagonal divide and conquer ([`crate::svd::bidiag_dc`], its top
 //! tear on the executor) and the Householder factors applied to its vectors in column chunks
-//! on the executor ([`crate::qr::apply_q_in_place`]); for values only dqds, and for small
-//! orders with vectors the bidiagonal QR ([`crate::bidiag_svd`]). A wide matrix is handled through its
+//! on the executor ([`crate::dense::qr::apply_q_in_place`]); for values only dqds, and for small
+//! orders with vectors the bidiagonal QR ([`crate::svd::bidiag_svd`]). A wide matrix is handled through its
 //! adjoint. [`SvdPath::Auto`], the default, runs that path where it measured faster than
 //! faer's serial SVD and faer's serial SVD elsewhere. Design record: `docs/svd.md`.
+
+pub mod bidiag;
+pub mod bidiag_dc;
+pub mod bidiag_svd;
+pub(crate) mod dqds;
 
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::qr::no_pivoting::factor::recommended_block_size;
@@ -18,13 +23,12 @@ use teamalg_gates::ParThreshold;
 
 use teamalg_gates::Family;
 
-use crate::bidiag::{bidiag_in_place, bidiag_in_place_scratch};
-use crate::bidiag_dc;
-use crate::bidiag_svd::{bidiag_svd, BidiagSvdError, BidiagSvdParams, Real, Rotate};
-use crate::gate::{self, Region, Scope};
-use crate::gemm::GemmParams;
-use crate::par::Executor;
-use crate::qr::{self, apply_q_in_place, QrParams};
+use crate::dense::gemm::GemmParams;
+use crate::dense::qr::{self, apply_q_in_place, QrParams};
+use crate::exec::gate::{self, Region, Scope};
+use crate::exec::par::Executor;
+use crate::svd::bidiag::{bidiag_in_place, bidiag_in_place_scratch};
+use crate::svd::bidiag_svd::{bidiag_svd, BidiagSvdError, BidiagSvdParams, Real, Rotate};
 
 /// Which SVD runs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -6,9 +6,9 @@
 
 use faer::{Mat, MatMut};
 
-use crate::bidiag_svd::Real;
-use crate::par::Executor;
-use crate::tiles::Tiles;
+use crate::exec::par::Executor;
+use crate::exec::tiles::Tiles;
+use crate::spectral::real::Real;
 
 /// Model steps of one root before its bracket is only bisected. The model converges in a few
 /// steps on every case measured (`docs/svd.md`); the bisection after it is the guarantee.

@@ -1,0 +1,11 @@
+//! The dense kernels: GEMM, the triangular solve, and the right-looking factorizations (LU,
+//! Cholesky, QR) with their two blocking levels (`levels`) and the lookahead driver they share
+//! (`lookahead`). Design record: `docs/kernels.md`.
+
+pub mod cholesky;
+pub mod gemm;
+pub(crate) mod levels;
+pub(crate) mod lookahead;
+pub mod lu;
+pub mod qr;
+pub mod triangular;

@@ -1,0 +1,11 @@
+//! What the kernels ask of an executor and how they use it: the contract ([`par`]), the gate
+//! every region asks ([`gate`]), streams after a pause ([`stream`]), the section recorder
+//! ([`sections`]), and the two ways a region's work is divided: column chunks claimed by
+//! whichever participant is free (`claims`) and disjoint tiles of one matrix (`tiles`).
+
+pub(crate) mod claims;
+pub mod gate;
+pub mod par;
+pub mod sections;
+pub mod stream;
+pub(crate) mod tiles;
