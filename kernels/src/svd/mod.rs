@@ -3,8 +3,8 @@
 //! phases, then with vectors the bidiagonal divide and conquer ([`crate::svd::bidiag_dc`], its top
 //! tear on the executor) and the Householder factors applied to its vectors in column chunks
 //! on the executor ([`crate::dense::qr::apply_q_in_place`]); for values only dqds, and for small
-//! orders with vectors the bidiagonal QR ([`crate::svd::bidiag_svd`]). A wide matrix is handled through its
-//! adjoint. [`SvdPath::Auto`], the default, runs that path where it measured faster than
+//! orders with vectors the bidiagonal QR ([`bidiag_svd`](mod@crate::svd::bidiag_svd)). A wide
+//! matrix is handled through its adjoint. [`SvdPath::Auto`], the default, runs that path where it measured faster than
 //! faer's serial SVD and faer's serial SVD elsewhere. Design record: `docs/svd.md`.
 
 pub mod bidiag;
