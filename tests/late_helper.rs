@@ -7,13 +7,11 @@
 
 #![cfg(target_os = "linux")]
 
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use teamalg::gates::trace::{self, Reason};
 use teamalg::gates::Family;
 use teamalg::kernels::gate::{self, Region, Scope};
-use teamalg::kernels::par::Executor;
 use teamalg::{Exec, Pool};
 
 #[path = "common/pin.rs"]
@@ -21,14 +19,7 @@ mod pin;
 use pin::{cpus_of_this_thread, pin_this_thread};
 #[path = "common/spinner.rs"]
 mod spinner;
-use spinner::Spinner;
-
-fn busy(d: Duration) {
-    let t = Instant::now();
-    while t.elapsed() < d {
-        std::hint::spin_loop();
-    }
-}
+use spinner::{caller_runs_every_chunk, Spinner};
 
 /// A region that pays on a quiet machine: a few hundred microseconds in several sections.
 fn region() -> Region {
@@ -61,30 +52,9 @@ fn helpers_that_cannot_run_turn_a_plain_token_serial() {
     assert_eq!(w, 2, "quiet: {:?}", seen[0]);
 
     let spinner = Spinner::hold(there);
-    let me = std::thread::current().id();
-    let start = Instant::now();
-    for round in 0..6 {
-        let ran: Mutex<Vec<(usize, std::thread::ThreadId)>> = Mutex::new(Vec::new());
-        token.run_chunks_of(2, 8, &|c, n| {
-            assert_eq!(n, 8);
-            busy(Duration::from_micros(400));
-            ran.lock().unwrap().push((c, std::thread::current().id()));
-        });
-        let mut ran = ran.into_inner().unwrap();
-        ran.sort_by_key(|r| r.0);
-        assert_eq!(
-            ran.iter().map(|r| r.0).collect::<Vec<_>>(),
-            (0..8).collect::<Vec<_>>(),
-            "round {round}: every chunk once"
-        );
-        assert!(
-            ran.iter().all(|r| r.1 == me),
-            "round {round}: a helper ran while its CPU was held: {ran:?}"
-        );
-    }
     // Not a speed check: a caller that waited for a helper would wait until the kernel's
     // real-time budget runs out (950 ms of every second).
-    let took = start.elapsed();
+    let took = caller_runs_every_chunk(&token, 6, Duration::from_micros(400));
     assert!(
         took < Duration::from_millis(500),
         "the caller waited for helpers that could not run: 6 rounds of 3.2 ms took {took:?}"

@@ -6,8 +6,7 @@
 
 #![cfg(target_os = "linux")]
 
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use faer::{Accum, Mat, Par};
 use teamalg::gates::trace::{self, Reason};
@@ -22,14 +21,7 @@ mod pin;
 use pin::{cpus_of_this_thread, pin_this_thread};
 #[path = "common/spinner.rs"]
 mod spinner;
-use spinner::Spinner;
-
-fn busy(d: Duration) {
-    let t = Instant::now();
-    while t.elapsed() < d {
-        std::hint::spin_loop();
-    }
-}
+use spinner::{busy, caller_runs_every_chunk, Spinner};
 
 #[test]
 fn a_member_that_cannot_run_leaves_its_work_to_the_leader() {
@@ -52,31 +44,9 @@ fn a_member_that_cannot_run_leaves_its_work_to_the_leader() {
     Executor::run(&team, 2, &|_| busy(Duration::from_micros(50)));
 
     let spinner = Spinner::hold(there);
-    let me = std::thread::current().id();
     // Not a speed check: a leader that waits for the member waits until the kernel's
     // real-time budget runs out (950 ms of every second), 100 times the rounds' work.
-    let start = Instant::now();
-    for round in 0..8 {
-        let ran: Mutex<Vec<(usize, std::thread::ThreadId)>> = Mutex::new(Vec::new());
-        team.run_chunks_of(2, 8, &|c, n| {
-            assert_eq!(n, 8);
-            busy(Duration::from_micros(100));
-            ran.lock().unwrap().push((c, std::thread::current().id()));
-        });
-        let mut ran = ran.into_inner().unwrap();
-        ran.sort_by_key(|r| r.0);
-        assert_eq!(
-            ran.iter().map(|r| r.0).collect::<Vec<_>>(),
-            (0..8).collect::<Vec<_>>(),
-            "round {round}: every chunk once"
-        );
-        assert!(
-            ran.iter().all(|r| r.1 == me),
-            "round {round}: the leader waited for a member that could not run: {ran:?}"
-        );
-    }
-
-    let took = start.elapsed();
+    let took = caller_runs_every_chunk(&team, 8, Duration::from_micros(100));
     assert!(
         took < Duration::from_millis(500),
         "the leader waited for a member that could not run: 8 rounds of 0.8 ms took {took:?}"

@@ -5,6 +5,10 @@
 #![cfg(target_os = "linux")]
 
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use teamalg::kernels::par::Executor;
 
 // The test file declares `common/pin.rs` as its module `pin`.
 use super::pin::pin_this_thread;
@@ -51,4 +55,44 @@ impl Drop for Spinner {
             let _ = h.join();
         }
     }
+}
+
+/// Spins for `d`.
+pub(crate) fn busy(d: Duration) {
+    let t = Instant::now();
+    while t.elapsed() < d {
+        std::hint::spin_loop();
+    }
+}
+
+/// Runs `rounds` regions of 8 chunks of `chunk` busy time each on `exec` at width 2, while the
+/// other participants' CPU is held: asserts that every chunk ran once, all on the calling
+/// thread, and returns how long the rounds took.
+pub(crate) fn caller_runs_every_chunk(
+    exec: &dyn Executor,
+    rounds: usize,
+    chunk: Duration,
+) -> Duration {
+    let me = std::thread::current().id();
+    let start = Instant::now();
+    for round in 0..rounds {
+        let ran: Mutex<Vec<(usize, std::thread::ThreadId)>> = Mutex::new(Vec::new());
+        exec.run_chunks_of(2, 8, &|c, n| {
+            assert_eq!(n, 8);
+            busy(chunk);
+            ran.lock().unwrap().push((c, std::thread::current().id()));
+        });
+        let mut ran = ran.into_inner().unwrap();
+        ran.sort_by_key(|r| r.0);
+        assert_eq!(
+            ran.iter().map(|r| r.0).collect::<Vec<_>>(),
+            (0..8).collect::<Vec<_>>(),
+            "round {round}: every chunk once"
+        );
+        assert!(
+            ran.iter().all(|r| r.1 == me),
+            "round {round}: the caller waited for a participant that could not run: {ran:?}"
+        );
+    }
+    start.elapsed()
 }
