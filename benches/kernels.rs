@@ -887,7 +887,7 @@ fn section_trace(
     w: usize,
     mut case: impl FnMut(usize) -> Box<dyn Case>,
 ) {
-    use teamalg::kernels::sections::{self, Section};
+    use teamalg::kernels::sections::{self, SectionTiming};
     let team = held_team(w);
     for &n in sizes {
         let mut c = case(n);
@@ -895,7 +895,7 @@ fn section_trace(
             c.prepare();
             c.teamalg(&team);
         }
-        let mut calls: Vec<(Duration, Vec<Section>)> = (0..7)
+        let mut calls: Vec<(Duration, Vec<SectionTiming>)> = (0..7)
             .map(|_| {
                 c.prepare();
                 let t = Instant::now();
@@ -906,7 +906,7 @@ fn section_trace(
         calls.sort_by_key(|c| c.0);
         let (total, seen) = &calls[calls.len() / 2];
         let ms = |d: Duration| d.as_secs_f64() * 1e3;
-        let sum = |s: &[Section]| {
+        let sum = |s: &[SectionTiming]| {
             s.iter()
                 .fold((Duration::ZERO, Duration::ZERO, Duration::ZERO), |a, x| {
                     (a.0 + x.wall, a.1 + x.lead, a.2 + x.other)
@@ -934,7 +934,8 @@ fn section_trace(
             }
         }
         for site in sites {
-            let mine: Vec<Section> = seen.iter().filter(|x| x.site == site).cloned().collect();
+            let mine: Vec<SectionTiming> =
+                seen.iter().filter(|x| x.site == site).cloned().collect();
             let (wall, lead, other) = sum(&mine);
             println!(
                 "{:<18} {site:<16} {:>5} sections wall {:>8.2}: lead busy {:>8.2}, member busy {:>8.2}",

@@ -56,7 +56,7 @@ not_under_loom! {
     mod environment;
     mod error;
     mod exec;
-    mod kernel_exec;
+    mod executor;
     pub mod linalg;
     mod pool;
     pub mod share;

@@ -49,7 +49,7 @@ fn check(d: &[f64], e: &[f64], exec: &dyn Executor, width: usize, force: bool, w
     };
     let mut buf = MemBuffer::new(solve_scratch::<f64>(n));
     let stack = MemStack::new(&mut buf);
-    solve(d, e, &mut s, u.as_mut(), v.as_mut(), split, exec, stack).unwrap();
+    solve((d, e), &mut s, u.as_mut(), v.as_mut(), split, exec, stack).unwrap();
     let b = bidiagonal(d, e);
     let norm = b.norm_l2().max(f64::MIN_POSITIVE);
     let tol = 30.0 * f64::EPSILON * n as f64;
@@ -182,8 +182,7 @@ fn non_finite_bidiagonals_are_refused() {
                 gemm: GemmParams::default(),
             };
             let r = solve(
-                &d,
-                &e,
+                (&d, &e),
                 &mut s,
                 u.as_mut(),
                 v.as_mut(),

@@ -25,7 +25,7 @@ use pin::pin_to_one_cpu;
 
 /// The sections (forced parallel) from the first step with two bands on: after the watch's
 /// window of sixteen lost sections, all on the caller.
-fn assert_the_watch_decided(sections: &[&sections::Section]) {
+fn assert_the_watch_decided(sections: &[&sections::SectionTiming]) {
     let first_alone = sections.iter().position(|s| s.width == 1);
     assert!(
         matches!(first_alone, Some(i) if i >= 16),

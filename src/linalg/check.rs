@@ -10,7 +10,7 @@ use super::{Dim, LinalgError};
 
 /// The part of a matrix an operation reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Part {
+pub(crate) enum Stored {
     /// Every entry.
     All,
     /// The lower triangle with the diagonal.
@@ -23,16 +23,16 @@ pub(crate) enum Part {
     StrictUpper,
 }
 
-impl Part {
+impl Stored {
     /// The rows of column `j` of an `m`-row matrix this part covers.
     fn rows(self, j: usize, m: usize) -> (usize, usize) {
         let clamp = |r: usize| r.min(m);
         match self {
-            Part::All => (0, m),
-            Part::Lower => (clamp(j), m),
-            Part::StrictLower => (clamp(j + 1), m),
-            Part::Upper => (0, clamp(j + 1)),
-            Part::StrictUpper => (0, clamp(j)),
+            Stored::All => (0, m),
+            Stored::Lower => (clamp(j), m),
+            Stored::StrictLower => (clamp(j + 1), m),
+            Stored::Upper => (0, clamp(j + 1)),
+            Stored::StrictUpper => (0, clamp(j)),
         }
     }
 }
@@ -81,7 +81,7 @@ pub(crate) fn finite<T: ComplexField + Scalar>(
     op: &'static str,
     operand: &'static str,
     m: MatRef<'_, T>,
-    part: Part,
+    part: Stored,
 ) -> Result<(), LinalgError> {
     // A matrix stored as one run (a whole `Mat`, the common case) is scanned in one pass:
     // when all of it is finite, so is every part of it.
@@ -165,9 +165,9 @@ mod tests {
         let mut m = Mat::<f64>::ones(3, 3);
         m[(0, 2)] = f64::NAN; // strictly upper
         let r = m.as_ref();
-        assert!(finite("t", "A", r, Part::Lower).is_ok());
-        assert!(finite("t", "A", r, Part::StrictLower).is_ok());
-        let err = finite("t", "A", r, Part::Upper).unwrap_err();
+        assert!(finite("t", "A", r, Stored::Lower).is_ok());
+        assert!(finite("t", "A", r, Stored::StrictLower).is_ok());
+        let err = finite("t", "A", r, Stored::Upper).unwrap_err();
         assert_eq!(
             err,
             LinalgError::NotFinite {
@@ -177,12 +177,12 @@ mod tests {
                 col: 2
             }
         );
-        assert!(finite("t", "A", r, Part::All).is_err());
+        assert!(finite("t", "A", r, Stored::All).is_err());
         m[(0, 2)] = 1.0;
         m[(1, 1)] = f64::INFINITY;
-        assert!(finite("t", "A", m.as_ref(), Part::StrictUpper).is_ok());
-        assert!(finite("t", "A", m.as_ref(), Part::StrictLower).is_ok());
-        assert!(finite("t", "A", m.as_ref(), Part::Lower).is_err());
+        assert!(finite("t", "A", m.as_ref(), Stored::StrictUpper).is_ok());
+        assert!(finite("t", "A", m.as_ref(), Stored::StrictLower).is_ok());
+        assert!(finite("t", "A", m.as_ref(), Stored::Lower).is_err());
     }
 
     #[test]
@@ -190,14 +190,14 @@ mod tests {
         let mut m = Mat::<f64>::ones(4, 3);
         m[(2, 1)] = f64::NEG_INFINITY;
         let t = m.transpose(); // rows are columns now: not contiguous
-        let err = finite("t", "A", t, Part::All).unwrap_err();
+        let err = finite("t", "A", t, Stored::All).unwrap_err();
         assert!(
             matches!(err, LinalgError::NotFinite { row: 1, col: 2, .. }),
             "{err:?}"
         );
         let mut z = Mat::<faer::c64>::zeros(3, 3);
         z[(1, 2)] = faer::c64::new(0.0, f64::NAN);
-        let err = finite("t", "A", z.as_ref(), Part::All).unwrap_err();
+        let err = finite("t", "A", z.as_ref(), Stored::All).unwrap_err();
         assert!(
             matches!(err, LinalgError::NotFinite { row: 1, col: 2, .. }),
             "{err:?}"
@@ -208,9 +208,9 @@ mod tests {
     fn every_kind_finds_infinities_and_nans() {
         fn check<T: ComplexField + Scalar + Copy>(bad: T, good: T) {
             let mut m = Mat::<T>::from_fn(5, 4, |_, _| good);
-            assert!(finite("t", "A", m.as_ref(), Part::All).is_ok());
+            assert!(finite("t", "A", m.as_ref(), Stored::All).is_ok());
             m[(4, 3)] = bad;
-            let err = finite("t", "A", m.as_ref(), Part::All).unwrap_err();
+            let err = finite("t", "A", m.as_ref(), Stored::All).unwrap_err();
             assert!(
                 matches!(err, LinalgError::NotFinite { row: 4, col: 3, .. }),
                 "{err:?}"
@@ -240,14 +240,14 @@ mod tests {
         let mut bad = m.clone();
         bad[(5, 0)] = f64::NAN;
         // A NaN outside the part read passes, inside it is found, with or without the run.
-        assert!(finite("t", "A", bad.as_ref(), Part::Upper).is_ok());
-        assert!(finite("t", "A", bad.as_ref(), Part::Lower).is_err());
-        assert!(finite("t", "A", bad.as_ref().subrows(1, 5), Part::All).is_err());
+        assert!(finite("t", "A", bad.as_ref(), Stored::Upper).is_ok());
+        assert!(finite("t", "A", bad.as_ref(), Stored::Lower).is_err());
+        assert!(finite("t", "A", bad.as_ref().subrows(1, 5), Stored::All).is_err());
     }
 
     #[test]
     fn an_overflowing_sum_is_searched_and_passes() {
         let m = Mat::<f64>::from_fn(2, 1, |_, _| f64::MAX);
-        assert!(finite("t", "A", m.as_ref(), Part::All).is_ok());
+        assert!(finite("t", "A", m.as_ref(), Stored::All).is_ok());
     }
 }

@@ -12,7 +12,7 @@ use teamalg_kernels::cholesky::{
 use teamalg_kernels::par::Executor;
 use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
 
-use super::check::{self, Part};
+use super::check::{self, Stored};
 use super::factors::{conjugate, identity, owned_constructors, Store};
 use super::{Dim, Field, LinalgError, Options, TriangularView};
 
@@ -138,7 +138,7 @@ impl<T: Field> Cholesky<'_, T> {
     fn check(a: MatRef<'_, T>, options: &Options) -> Result<(), LinalgError> {
         check::square("cholesky", "A", a)?;
         if options.checks_finite() {
-            check::finite("cholesky", "A", a, Part::Lower)?;
+            check::finite("cholesky", "A", a, Stored::Lower)?;
         }
         Ok(())
     }
@@ -185,7 +185,7 @@ impl<T: Field> Cholesky<'_, T> {
         let l = self.factors();
         check::dim("solve", "B", Dim::Rows, l.nrows(), b.nrows())?;
         if self.options.checks_finite() {
-            check::finite("solve", "B", b.as_ref(), Part::All)?;
+            check::finite("solve", "B", b.as_ref(), Stored::All)?;
         }
         let mut b = b;
         let p = SolveParams {

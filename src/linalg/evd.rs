@@ -13,7 +13,7 @@ use teamalg_kernels::evd::{
 };
 use teamalg_kernels::par::Executor;
 
-use super::check::{self, Part};
+use super::check::{self, Stored};
 use super::svd::RealOf;
 use super::{Dim, Field, LinalgError, Options};
 
@@ -219,7 +219,7 @@ fn run<T: Field + Rotate>(
     };
     self_adjoint_evd_with_scratch(a, w, u, exec, params, stack).map_err(|e| match e {
         // The kernel refused non-finite input before writing: name the entry.
-        EvdError::NotFinite => check::finite("self_adjoint_eigen", "A", a, Part::Lower)
+        EvdError::NotFinite => check::finite("self_adjoint_eigen", "A", a, Stored::Lower)
             .err()
             .unwrap_or(LinalgError::NoConvergence {
                 op: "self_adjoint_eigen",

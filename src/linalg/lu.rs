@@ -10,7 +10,7 @@ use teamalg_kernels::lu::{apply_swaps, lu_in_place, lu_in_place_scratch, LuInfo,
 use teamalg_kernels::par::Executor;
 use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
 
-use super::check::{self, Part};
+use super::check::{self, Stored};
 use super::factors::{conjugate, identity, owned_constructors, Store};
 use super::{Dim, Field, LinalgError, Options, TriangularView};
 
@@ -137,7 +137,7 @@ impl<T: Field> Lu<'_, T> {
     /// What every LU checks before it writes: finiteness, when the options ask.
     fn check(a: MatRef<'_, T>, options: &Options) -> Result<(), LinalgError> {
         if options.checks_finite() {
-            check::finite("lu", "A", a, Part::All)?;
+            check::finite("lu", "A", a, Stored::All)?;
         }
         Ok(())
     }
@@ -228,7 +228,7 @@ impl<T: Field> Lu<'_, T> {
             return Err(LinalgError::Singular { op, index });
         }
         if self.options.checks_finite() {
-            check::finite(op, "B", b.as_ref(), Part::All)?;
+            check::finite(op, "B", b.as_ref(), Stored::All)?;
         }
         let p = SolveParams {
             threshold: self.options.get(Family::TriangularSolve),

@@ -7,7 +7,7 @@ use teamalg_gates::Family;
 use teamalg_kernels::gemm::{self, GemmParams};
 use teamalg_kernels::par::Executor;
 
-use super::check::{self, Part};
+use super::check::{self, Stored};
 use super::{Dim, Field, LinalgError, Options};
 
 /// `C = alpha A B` (`Accum::Replace`) or `C += alpha A B` (`Accum::Add`) on `exec` (a `&Team`,
@@ -51,11 +51,11 @@ pub fn matmul_with<T: Field, A: Conjugate<Canonical = T>, B: Conjugate<Canonical
     check::dim(OP, "B", Dim::Cols, c.ncols(), b.ncols())?;
     check::dim(OP, "B", Dim::Rows, a.ncols(), b.nrows())?;
     if options.checks_finite() {
-        check::finite(OP, "A", a.canonical(), Part::All)?;
-        check::finite(OP, "B", b.canonical(), Part::All)?;
+        check::finite(OP, "A", a.canonical(), Stored::All)?;
+        check::finite(OP, "B", b.canonical(), Stored::All)?;
         check::finite_scalar(OP, "alpha", &alpha)?;
         if accum == Accum::Add {
-            check::finite(OP, "C", c.as_ref(), Part::All)?;
+            check::finite(OP, "C", c.as_ref(), Stored::All)?;
         }
     }
     let params = GemmParams {

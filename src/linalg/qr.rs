@@ -11,7 +11,7 @@ use teamalg_kernels::par::Executor;
 use teamalg_kernels::qr::{self as kernel, QrParams};
 use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
 
-use super::check::{self, Part};
+use super::check::{self, Stored};
 use super::factors::{conjugate, owned_constructors, Store};
 use super::{Dim, Field, LinalgError, Options, TriangularView};
 
@@ -142,7 +142,7 @@ impl<T: Field> Qr<'_, T> {
     /// What every QR checks before it writes: finiteness, when the options ask.
     fn check(a: MatRef<'_, T>, options: &Options) -> Result<(), LinalgError> {
         if options.checks_finite() {
-            check::finite("qr", "A", a, Part::All)?;
+            check::finite("qr", "A", a, Stored::All)?;
         }
         Ok(())
     }
@@ -206,7 +206,7 @@ impl<T: Field> Qr<'_, T> {
     ) -> Result<(), LinalgError> {
         check::dim(op, "B", Dim::Rows, self.factors().nrows(), b.nrows())?;
         if self.options.checks_finite() {
-            check::finite(op, "B", b.as_ref(), Part::All)?;
+            check::finite(op, "B", b.as_ref(), Stored::All)?;
         }
         self.q_on(b, adjoint, exec);
         Ok(())
@@ -294,7 +294,7 @@ impl<T: Field> Qr<'_, T> {
             return Err(LinalgError::Singular { op, index });
         }
         if self.options.checks_finite() {
-            check::finite(op, "B", b.as_ref(), Part::All)?;
+            check::finite(op, "B", b.as_ref(), Stored::All)?;
         }
         Ok(SolveParams {
             threshold: self.options.get(Family::TriangularSolve),
@@ -416,7 +416,7 @@ impl<T: Field> Qr<'_, T> {
         let mut x = Mat::<T>::zeros(m, b.ncols());
         x.as_mut().subrows_mut(0, n).copy_from(b);
         if self.options.checks_finite() {
-            check::finite(op, "B", x.as_ref().subrows(0, n), Part::All)?;
+            check::finite(op, "B", x.as_ref().subrows(0, n), Stored::All)?;
         }
         // R^H Y = B as R^T conj(Y) = conj(B).
         let p = SolveParams {

@@ -10,7 +10,7 @@ use teamalg_gates::Family;
 use teamalg_kernels::par::Executor;
 use teamalg_kernels::sparse::{self, SparseParams};
 
-use super::check::{self, Part};
+use super::check::{self, Stored};
 use super::scan::all_finite;
 use super::{Dim, Field, LinalgError, Options};
 
@@ -77,10 +77,10 @@ where
     check::dim(OP, "B", Dim::Rows, a.ncols(), b.nrows())?;
     if options.checks_finite() {
         sparse_finite(OP, "A", a.canonical())?;
-        check::finite(OP, "B", b.canonical(), Part::All)?;
+        check::finite(OP, "B", b.canonical(), Stored::All)?;
         check::finite_scalar(OP, "alpha", &alpha)?;
         if accum == Accum::Add {
-            check::finite(OP, "C", c.as_ref(), Part::All)?;
+            check::finite(OP, "C", c.as_ref(), Stored::All)?;
         }
     }
     let params = SparseParams {

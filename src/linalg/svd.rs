@@ -13,7 +13,7 @@ use teamalg_kernels::svd::{
     svd_scratch as kernel_svd_scratch, svd_with_scratch, SvdParams, SvdPath,
 };
 
-use super::check::{self, Part};
+use super::check::{self, Stored};
 use super::{Dim, Field, LinalgError, Options};
 
 /// The real type of `T`'s magnitudes: `f64` for `f64` and `c64`, `f32` for `f32` and `c32`.
@@ -290,7 +290,7 @@ fn run<T: Field + Rotate>(
     };
     svd_with_scratch(a, s, u, v, exec, params, stack).map_err(|e| match e {
         // The kernel refused non-finite input before writing: name the entry.
-        BidiagSvdError::NotFinite => check::finite("svd", "A", a, Part::All)
+        BidiagSvdError::NotFinite => check::finite("svd", "A", a, Stored::All)
             .err()
             .unwrap_or(LinalgError::NoConvergence { op: "svd" }),
         BidiagSvdError::NoConvergence { .. } => LinalgError::NoConvergence { op: "svd" },

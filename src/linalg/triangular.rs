@@ -10,7 +10,7 @@ use teamalg_gates::{Family, Scalar};
 use teamalg_kernels::par::Executor;
 use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
 
-use super::check::{self, Part};
+use super::check::{self, Stored};
 use super::factors::conjugate;
 use super::{Dim, Field, LinalgError, Options};
 
@@ -100,13 +100,13 @@ fn solve<T: Field>(
     }
     if options.checks_finite() {
         let part = match (triangle, diag) {
-            (Triangle::Lower, Diag::NonUnit) => Part::Lower,
-            (Triangle::Lower, Diag::Unit) => Part::StrictLower,
-            (Triangle::Upper, Diag::NonUnit) => Part::Upper,
-            (Triangle::Upper, Diag::Unit) => Part::StrictUpper,
+            (Triangle::Lower, Diag::NonUnit) => Stored::Lower,
+            (Triangle::Lower, Diag::Unit) => Stored::StrictLower,
+            (Triangle::Upper, Diag::NonUnit) => Stored::Upper,
+            (Triangle::Upper, Diag::Unit) => Stored::StrictUpper,
         };
         check::finite(op, "T", t, part)?;
-        check::finite(op, "B", b.as_ref(), Part::All)?;
+        check::finite(op, "B", b.as_ref(), Stored::All)?;
     }
     let params = SolveParams {
         threshold: options.get(Family::TriangularSolve),

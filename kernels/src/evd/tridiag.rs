@@ -24,7 +24,7 @@ use crate::exec::par::{Executor, Part};
 use crate::exec::sections::{self, Busy};
 use crate::exec::tiles::Tiles;
 use crate::spectral::fused::{column, Band, Fused};
-use crate::spectral::watch::Watch;
+use crate::spectral::watch::{Passes, Watch};
 
 /// The most bands of a step's pass: enough to balance sixteen participants.
 const MAX_BANDS: usize = 16;
@@ -91,7 +91,16 @@ pub fn tridiag_in_place<T>(
         return;
     }
     exec.warm(w);
-    reduce(a, h, exec, w, threshold, &Watch::default());
+    reduce(
+        a,
+        h,
+        Passes {
+            exec,
+            width: w,
+            threshold,
+            watch: &Watch::default(),
+        },
+    );
 }
 
 /// The per-step vectors: this step's Householder vector and update, the previous step's, the
@@ -105,16 +114,10 @@ struct Vectors<T> {
     z: Mat<T>,
 }
 
-/// teamalg's reduction, at most `w` participants per step; `watch` may take the steps to the
+/// teamalg's reduction, at most `on.width` participants per step; `on.watch` may take the steps to the
 /// caller (`docs/svd.md`, "The watch").
-fn reduce<T>(
-    mut a: MatMut<'_, T>,
-    mut h: MatMut<'_, T>,
-    exec: &(impl Executor + ?Sized),
-    w: usize,
-    threshold: Option<ParThreshold>,
-    watch: &Watch,
-) where
+fn reduce<T>(mut a: MatMut<'_, T>, mut h: MatMut<'_, T>, on: Passes<'_, impl Executor + ?Sized>)
+where
     T: ComplexField + Scalar + Fused,
 {
     let n = a.nrows();
@@ -154,7 +157,7 @@ fn reduce<T>(
         x.v[k + 1] = one();
         x.v[k + 2..].copy_from_slice(&column(a.as_mut(), k)[k + 2..]);
         let bands = Bands::new(n - k - 1);
-        step(a.as_mut(), &mut x, k, &bands, exec, w, threshold, watch);
+        step(a.as_mut(), &mut x, k, &bands, on);
         // p = B v / tau, summing the bands' partial products in band order; then
         // y = p - (v^H p / (2 tau)) v.
         let y = &mut x.y[k + 1..];
@@ -212,19 +215,21 @@ impl Bands {
 /// One step's fused pass over the trailing matrix `B = A[k+1.., k+1..]`, its bands on the
 /// executor when the gate says the step pays and the call's watch still lets it, else on
 /// the caller (the same bands, so the same bits).
-#[allow(clippy::too_many_arguments)]
 fn step<T>(
     a: MatMut<'_, T>,
     x: &mut Vectors<T>,
     k: usize,
     bands: &Bands,
-    exec: &(impl Executor + ?Sized),
-    w: usize,
-    threshold: Option<ParThreshold>,
-    watch: &Watch,
+    on: Passes<'_, impl Executor + ?Sized>,
 ) where
     T: ComplexField + Scalar + Fused,
 {
+    let Passes {
+        exec,
+        width: w,
+        threshold,
+        watch,
+    } = on;
     let n = a.nrows();
     let m = n - k - 1;
     let region = Region {

@@ -121,8 +121,7 @@ pub(crate) fn solve<R: Real>(
     let (buf2, stack) = stack.make_aligned_uninit::<u8>(req2.size_bytes(), req2.align_bytes());
     let mut dvals = vec![R::ZERO; n];
     halves(
-        &d,
-        &e,
+        (&d, &e),
         &mut dvals,
         q.as_mut(),
         n1,
@@ -223,10 +222,8 @@ pub(crate) fn solve<R: Real>(
 
 /// Solves the two halves at once, one per participant (both on the caller when `width` is 1):
 /// their eigenvalues go to `w`, their vectors to the diagonal blocks of `q`.
-#[allow(clippy::too_many_arguments)]
 fn halves<R: Real>(
-    d: &[R],
-    e: &[R],
+    (d, e): (&[R], &[R]),
     w: &mut [R],
     q: MatMut<'_, R>,
     n1: usize,

@@ -31,9 +31,9 @@ use std::time::{Duration, Instant};
 
 use crate::exec::par::{Executor, Part};
 
-/// One section of a factorization.
+/// The timing of one section of a factorization, as [`collect`] records it.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Section {
+pub struct SectionTiming {
     /// The kernel (`"lu"`, `"cholesky"`, `"qr"`).
     pub site: &'static str,
     /// The first column of the panel the section follows.
@@ -50,12 +50,12 @@ pub struct Section {
 
 thread_local! {
     static DEPTH: Cell<usize> = const { Cell::new(0) };
-    static SEEN: RefCell<Vec<Section>> = const { RefCell::new(Vec::new()) };
+    static SEEN: RefCell<Vec<SectionTiming>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Runs `f` and returns, with its result, the sections the kernels ran on this thread
 /// meanwhile, in order.
-pub fn collect<R>(f: impl FnOnce() -> R) -> (R, Vec<Section>) {
+pub fn collect<R>(f: impl FnOnce() -> R) -> (R, Vec<SectionTiming>) {
     let start = SEEN.with(|s| s.borrow().len());
     DEPTH.with(|d| d.set(d.get() + 1));
     // Restores the depth and hands back the sections even when `f` panics.
@@ -102,7 +102,7 @@ fn timed(site: &'static str, k: usize, width: usize, busy: &Busy, run: impl FnOn
     let wall = start.elapsed();
     let (lead, other) = busy.times();
     SEEN.with(|s| {
-        s.borrow_mut().push(Section {
+        s.borrow_mut().push(SectionTiming {
             site,
             k,
             width,

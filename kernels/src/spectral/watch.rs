@@ -15,6 +15,28 @@
 use std::cell::Cell;
 use std::time::Duration;
 
+use teamalg_gates::ParThreshold;
+
+use crate::exec::par::Executor;
+
+/// How one reduction runs its passes: on `exec`, at most `width` participants, each pass gated
+/// by `threshold` and watched by `watch`. One bundle, since every pass of a step takes all four.
+pub(crate) struct Passes<'a, E: Executor + ?Sized> {
+    pub(crate) exec: &'a E,
+    pub(crate) width: usize,
+    pub(crate) threshold: Option<ParThreshold>,
+    pub(crate) watch: &'a Watch,
+}
+
+// A derive would ask `E: Copy`; the bundle holds only references and plain values.
+impl<E: Executor + ?Sized> Clone for Passes<'_, E> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<E: Executor + ?Sized> Copy for Passes<'_, E> {}
+
 /// The sections the decision looks back over.
 const WINDOW: u32 = 16;
 

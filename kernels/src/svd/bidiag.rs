@@ -23,7 +23,7 @@ use crate::exec::sections::{self, Busy};
 use crate::exec::tiles::Tiles;
 use crate::spectral::fused::{Fused, Pending, Rows};
 use crate::spectral::householder::block_factors;
-use crate::spectral::watch::Watch;
+use crate::spectral::watch::{Passes, Watch};
 
 /// The most row bands of a step's passes: enough to balance sixteen participants.
 const MAX_BANDS: usize = 16;
@@ -94,20 +94,26 @@ pub fn bidiag_in_place<T>(
         return;
     }
     exec.warm(w);
-    reduce(a, hl, hr, exec, w, threshold, &Watch::default());
+    reduce(
+        a,
+        hl,
+        hr,
+        Passes {
+            exec,
+            width: w,
+            threshold,
+            watch: &Watch::default(),
+        },
+    );
 }
 
-/// teamalg's reduction, at most `w` participants per pass: faer's steps, in its order; `watch`
+/// teamalg's reduction, at most `on.width` participants per pass: faer's steps, in its order; `on.watch`
 /// may take the sections to the caller (`docs/svd.md`, "The watch").
-#[allow(clippy::too_many_arguments)]
 fn reduce<T>(
     mut a: MatMut<'_, T>,
     mut hl: MatMut<'_, T>,
     mut hr: MatMut<'_, T>,
-    exec: &(impl Executor + ?Sized),
-    w: usize,
-    threshold: Option<ParThreshold>,
-    watch: &Watch,
+    on: Passes<'_, impl Executor + ?Sized>,
 ) where
     T: ComplexField + Scalar + Fused,
 {
@@ -155,18 +161,7 @@ fn reduce<T>(
         let tl_inv = recip(&tl);
         taus_l[k] = tl;
         // y = u^H A22, with the previous update applied on the way.
-        update_pass(
-            a.as_mut(),
-            &mut y,
-            &mut parts,
-            &z,
-            &vp,
-            k,
-            exec,
-            w,
-            threshold,
-            watch,
-        );
+        update_pass(a.as_mut(), &mut y, &mut parts, &z, &vp, k, on);
         for j in k + 1..n {
             let yj = mul_real(&add(&y[(j, 0)], &r[j]), &tl_inv);
             y[(j, 0)] = yj;
@@ -183,7 +178,7 @@ fn reduce<T>(
             *x = conj(&r[j]);
         }
         // z = A22 conj(row).
-        product_pass(a.as_ref(), &mut z, &row, k, exec, w, threshold, watch);
+        product_pass(a.as_ref(), &mut z, &row, k, on);
         if k + 1 == size {
             for j in k + 1..n {
                 a[(k, j)] = r[j];
@@ -289,7 +284,6 @@ fn bands<T: Scalar>(
 /// Step `k`'s first pass over `A22 = A[k+1.., k+1..]`: the previous step's update
 /// (`A22 -= up y^T + z vp`, for `k > 0`), then `y = A22^H u`, bands of rows shared out and
 /// their partial products summed in band order.
-#[allow(clippy::too_many_arguments)]
 fn update_pass<T>(
     a: MatMut<'_, T>,
     y: &mut Mat<T>,
@@ -297,13 +291,16 @@ fn update_pass<T>(
     z: &Mat<T>,
     vp: &[T],
     k: usize,
-    exec: &(impl Executor + ?Sized),
-    w: usize,
-    threshold: Option<ParThreshold>,
-    watch: &Watch,
+    on: Passes<'_, impl Executor + ?Sized>,
 ) where
     T: ComplexField + Scalar + Fused,
 {
+    let Passes {
+        exec,
+        width: w,
+        threshold,
+        watch,
+    } = on;
     let (m, n) = (a.nrows(), a.ncols());
     let (mm, nn) = (m - k - 1, n - k - 1);
     if nn == 0 {
@@ -369,19 +366,21 @@ fn update_pass<T>(
 
 /// Step `k`'s second pass: `z = A22 conj(row)` (`row` indexed like the columns of `a`), bands
 /// of rows shared out, each through faer's serial matrix-vector product.
-#[allow(clippy::too_many_arguments)]
 fn product_pass<T>(
     a: MatRef<'_, T>,
     z: &mut Mat<T>,
     row: &[T],
     k: usize,
-    exec: &(impl Executor + ?Sized),
-    w: usize,
-    threshold: Option<ParThreshold>,
-    watch: &Watch,
+    on: Passes<'_, impl Executor + ?Sized>,
 ) where
     T: ComplexField + Scalar + Fused,
 {
+    let Passes {
+        exec,
+        width: w,
+        threshold,
+        watch,
+    } = on;
     let (m, n) = (a.nrows(), a.ncols());
     let (mm, nn) = (m - k - 1, n - k - 1);
     if mm == 0 {
@@ -485,7 +484,13 @@ mod tests {
         let mut hl = Mat::zeros(bs, n);
         let mut hr = Mat::zeros(bs, n - 1);
         let fixed = Some(ParThreshold::Fixed(0));
-        reduce(a.as_mut(), hl.as_mut(), hr.as_mut(), &Two, 2, fixed, watch);
+        let on = Passes {
+            exec: &Two,
+            width: 2,
+            threshold: fixed,
+            watch,
+        };
+        reduce(a.as_mut(), hl.as_mut(), hr.as_mut(), on);
         (a, hl, hr)
     }
 

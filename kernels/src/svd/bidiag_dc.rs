@@ -104,14 +104,12 @@ pub fn solve_scratch<R: ComplexField>(n: usize) -> StackReq {
 /// let (mut s, mut u, mut v) = (vec![0.0; n], Mat::zeros(n, n), Mat::zeros(n, n));
 /// let mut buf = MemBuffer::new(solve_scratch::<f64>(n));
 /// let split = Split { width: 1, gemm: Default::default() };
-/// solve(&d, &e, &mut s, u.as_mut(), v.as_mut(), split, &Seq, MemStack::new(&mut buf)).unwrap();
+/// solve((&d, &e), &mut s, u.as_mut(), v.as_mut(), split, &Seq, MemStack::new(&mut buf)).unwrap();
 /// // The values of this Toeplitz bidiagonal lie in (1, 3).
 /// assert!(s[0] < 3.0 && s[n - 1] > 1.0 && s.windows(2).all(|w| w[0] >= w[1]));
 /// ```
-#[allow(clippy::too_many_arguments)]
 pub fn solve<R: Real>(
-    d: &[R],
-    e: &[R],
+    (d, e): (&[R], &[R]),
     s: &mut [R],
     mut u: MatMut<'_, R>,
     mut v: MatMut<'_, R>,
@@ -323,13 +321,11 @@ fn square<R: Real, E: Executor + ?Sized>(
         })
         .collect();
     merge(
-        &mut dd,
-        &mut z,
+        (&mut dd, &mut z),
         r,
         [alpha, beta],
         [left.as_mut(), right.as_mut()],
-        s,
-        [u, v],
+        (s, [u, v]),
         run,
         stack,
     );
@@ -453,15 +449,12 @@ fn wide<R: Real>(
 /// the rest of its diagonal, whose first entry is zero. `M^T M = D^2 + z z^T`, so the values
 /// are the roots of `1 + sum_j z_j^2 / (d_j^2 - x^2)`. Writes the values to `s` and the
 /// vectors to `out`, in no particular order.
-#[allow(clippy::too_many_arguments)]
 fn merge<R: Real, E: Executor + ?Sized>(
-    dd: &mut [R],
-    z: &mut [R],
+    (dd, z): (&mut [R], &mut [R]),
     r: usize,
     [alpha, beta]: [R; 2],
     bases: [MatMut<'_, R>; 2],
-    s: &mut [R],
-    out: [MatMut<'_, R>; 2],
+    (s, out): (&mut [R], [MatMut<'_, R>; 2]),
     run: Run<'_, E>,
     stack: &mut MemStack,
 ) {

@@ -466,7 +466,7 @@ where
     }
     let factors = Factors { bid, hl, hr };
     if n > bidiag_dc::LEAF && (u.is_some() || v.is_some()) {
-        return by_dc(factors, (&d, &e), (&p, &q), s, u, v, exec, params, stack);
+        return by_dc(factors, (&d, &e), (&p, &q), (s, u, v), exec, params, stack);
     }
     let u = u.map(|mut u| {
         identity(u.as_mut());
@@ -546,17 +546,21 @@ where
     }
 }
 
+/// Where the values and the vectors (if asked for) of an SVD go.
+type Outputs<'a, T> = (
+    &'a mut [<T as Rotate>::Real],
+    Option<MatMut<'a, T>>,
+    Option<MatMut<'a, T>>,
+);
+
 /// The vectors by the bidiagonal divide and conquer: `B = U_B S V_B^T` (real), then
 /// `U = Q_l P U_B` and `V = Q_r Q V_B`, the phases scaling rows and the reflectors applied to
 /// the result on the executor (the remaining columns of a full `U` start as the identity's).
-#[allow(clippy::too_many_arguments)]
 fn by_dc<T>(
     factors: Factors<'_, T>,
     (d, e): (&[<T as Rotate>::Real], &[<T as Rotate>::Real]),
     (p, q): (&[T], &[T]),
-    s: &mut [<T as Rotate>::Real],
-    u: Option<MatMut<'_, T>>,
-    v: Option<MatMut<'_, T>>,
+    (s, u, v): Outputs<'_, T>,
     exec: &(impl Executor + ?Sized),
     params: SvdParams,
     stack: &mut MemStack,
@@ -586,7 +590,7 @@ where
     let mut ub = ub.as_mat_mut();
     let (mut vb, stack) = temp_mat_zeroed::<<T as Rotate>::Real, _, _>(n, n, stack);
     let mut vb = vb.as_mat_mut();
-    bidiag_dc::solve(d, e, s, ub.as_mut(), vb.as_mut(), split, exec, stack)?;
+    bidiag_dc::solve((d, e), s, ub.as_mut(), vb.as_mut(), split, exec, stack)?;
     let zero = <T as Rotate>::Real::ZERO;
     if let Some(mut u) = u {
         let m = u.nrows();

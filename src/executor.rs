@@ -1,0 +1,182 @@
+//! The adapter: the kernels' executor contract (`teamalg_kernels::par::Executor`) on
+//! teamalg's token ([`Exec`]), team token ([`TeamExec`]) and held team ([`Team`]), so one
+//! kernel code runs serially, on a plain token or on a team. Each method only picks the token
+//! and passes the region on to it (`exec/parts.rs`); a section never comes back here.
+
+use std::time::Duration;
+
+use teamalg_gates::Model;
+use teamalg_kernels::par::{Executor, Part};
+
+use crate::exec::parts::{run_parts_serially, team_chunks};
+use crate::exec::Exec;
+use crate::team::{Team, TeamExec};
+
+impl Executor for Exec<'_> {
+    fn width(&self) -> usize {
+        self.budget()
+    }
+
+    fn dispatch_cost(&self, width: usize) -> Duration {
+        Exec::dispatch_cost(self, width)
+    }
+
+    fn model(&self) -> &Model {
+        Exec::model(self)
+    }
+
+    fn run(&self, width: usize, f: &(dyn Fn(Part<'_>) + Sync)) {
+        self.run_parts(width, f);
+    }
+
+    fn warm(&self, width: usize) {
+        Exec::warm(self, width);
+    }
+
+    fn rest(&self) {
+        crate::runtime::team::dispatch::rest();
+    }
+
+    fn has_barrier(&self) -> bool {
+        self.kind() == Some(teamalg_gates::DispatchKind::Team) || self.budget() == 1
+    }
+
+    fn run_chunks_of(&self, width: usize, n: usize, f: &(dyn Fn(usize, usize) + Sync)) {
+        self.run_chunks_claimed(width, n, f);
+    }
+
+    fn chunks(&self, width: usize) -> usize {
+        self.chunk_count(width)
+    }
+
+    fn wake_cost(&self) -> Duration {
+        Exec::wake_cost(self)
+    }
+
+    fn lateness(&self) -> Duration {
+        Exec::lateness(self)
+    }
+}
+
+impl Executor for TeamExec<'_> {
+    fn width(&self) -> usize {
+        TeamExec::width(self)
+    }
+
+    fn dispatch_cost(&self, width: usize) -> Duration {
+        TeamExec::dispatch_cost(self, width)
+    }
+
+    fn model(&self) -> &Model {
+        TeamExec::model(self)
+    }
+
+    fn run(&self, width: usize, f: &(dyn Fn(Part<'_>) + Sync)) {
+        self.token().limit(width).run_parts(width, f);
+    }
+
+    fn warm(&self, width: usize) {
+        self.token().warm(width);
+    }
+
+    fn rest(&self) {
+        crate::runtime::team::dispatch::rest();
+    }
+
+    fn wake_cost(&self) -> Duration {
+        TeamExec::wake_cost(self)
+    }
+
+    fn lateness(&self) -> Duration {
+        TeamExec::lateness(self)
+    }
+
+    fn run_chunks_of(&self, width: usize, n: usize, f: &(dyn Fn(usize, usize) + Sync)) {
+        self.token().limit(width).run_chunks_claimed(width, n, f);
+    }
+
+    fn chunks(&self, width: usize) -> usize {
+        self.token().chunk_count(width)
+    }
+
+    fn has_barrier(&self) -> bool {
+        true
+    }
+}
+
+/// A held team runs kernels as its leader: each region takes the team's token for its section
+/// when no other thread holds it. It never waits: where the team is busy (another thread holds
+/// its token, or this thread does, or this thread is one of its members inside a section), the
+/// region runs its parts one after another on the calling thread, and `width` says 1 up front
+/// where that is known.
+impl Executor for Team {
+    fn width(&self) -> usize {
+        if self.led_by_this_thread() || self.is_member_thread() {
+            1
+        } else {
+            Team::width(self)
+        }
+    }
+
+    fn dispatch_cost(&self, width: usize) -> Duration {
+        if Executor::width(self) == 1 {
+            return Duration::MAX;
+        }
+        Team::dispatch_cost(self, width)
+    }
+
+    fn model(&self) -> &Model {
+        Team::model(self)
+    }
+
+    fn run(&self, width: usize, f: &(dyn Fn(Part<'_>) + Sync)) {
+        if width > 1 && !self.is_member_thread() {
+            if let Ok(token) = self.try_exec(width) {
+                return token.run_parts(width, f);
+            }
+        }
+        run_parts_serially(width.max(1), f);
+    }
+
+    fn has_barrier(&self) -> bool {
+        false // a busy team runs the parts one after another
+    }
+
+    fn run_chunks_of(&self, width: usize, n: usize, f: &(dyn Fn(usize, usize) + Sync)) {
+        if width > 1 && !self.is_member_thread() {
+            if let Ok(token) = self.try_exec(width) {
+                return token.run_chunks_claimed(width, n, f);
+            }
+        }
+        (0..n).for_each(|c| f(c, n));
+    }
+
+    fn chunks(&self, width: usize) -> usize {
+        match Executor::width(self) {
+            1 => width.max(1),
+            w => team_chunks(self.shared_pool(), width.clamp(1, w)),
+        }
+    }
+
+    fn warm(&self, width: usize) {
+        Team::warm(self, width);
+    }
+
+    fn rest(&self) {
+        Team::rest(self);
+    }
+
+    fn wake_cost(&self) -> Duration {
+        if Executor::width(self) == 1 {
+            return Duration::ZERO;
+        }
+        Team::wake_cost(self)
+    }
+
+    fn lateness(&self) -> Duration {
+        if Executor::width(self) == 1 {
+            return Duration::ZERO;
+        }
+        Team::lateness(self)
+    }
+}
