@@ -6,7 +6,7 @@
 //! ```
 //!
 //! Each region has width 2 and no work (a `black_box` per participant), so the time is the
-//! entry, the dispatch and the join. `cargo bench --bench entry` is the side-by-side comparison
+//! entry, the dispatch and the join. `cargo run --release -p teamalg-tools --bin entry` is the side-by-side comparison
 //! with rayon (with a share of work, p90, max and how many calls ran alone); this one tracks
 //! the same entries over commits. On a host with one CPU every entry runs inline.
 
@@ -17,7 +17,6 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use teamalg::{Exec, Pool};
-use teamalg_tools::tour::team::held_team;
 
 fn entries(c: &mut Criterion) {
     let w = 2;
@@ -39,7 +38,12 @@ fn entries(c: &mut Criterion) {
         })
     });
     drop(pool);
-    let team = held_team(w);
+    let team = Pool::builder()
+        .threads(w)
+        .build()
+        .expect("pool")
+        .into_team(w)
+        .expect("team");
     c.bench_function("held team, one section", |b| {
         team.exec(w)
             .team(|t| {

@@ -37,8 +37,15 @@ for side in base head; do
   rev=$([ "$side" = base ] && echo "$base" || echo "$head")
   git -C "$root" worktree add --detach "$work/$side" "$rev" >/dev/null 2>&1
   echo "building $side ($(git -C "$root" rev-parse --short "$rev"))" >&2
-  (cd "$work/$side" && CARGO_TARGET_DIR="$work/target-$side" cargo bench -q --bench wait_scenarios --no-run 2>&1 | tail -n 3 >&2)
-  bin[$side]=$(ls -t "$work/target-$side"/release/deps/wait_scenarios-* | grep -v '\.d$' | head -n 1)
+  if [ -f "$work/$side/tools/src/bin/wait_scenarios.rs" ]; then
+    # A program of teamalg-tools.
+    (cd "$work/$side" && CARGO_TARGET_DIR="$work/target-$side" cargo build -q --release -p teamalg-tools --bin wait_scenarios 2>&1 | tail -n 3 >&2)
+    bin[$side]="$work/target-$side/release/wait_scenarios"
+  else
+    # Commits before the programs moved to teamalg-tools: a bench of the root package.
+    (cd "$work/$side" && CARGO_TARGET_DIR="$work/target-$side" cargo bench -q --bench wait_scenarios --no-run 2>&1 | tail -n 3 >&2)
+    bin[$side]=$(ls -t "$work/target-$side"/release/deps/wait_scenarios-* | grep -v '\.d$' | head -n 1)
+  fi
 done
 
 csv="$work/ab.csv"

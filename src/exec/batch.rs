@@ -14,6 +14,7 @@ use crate::runtime::worker::PoolShared;
 use super::Exec;
 
 impl Exec<'_> {
+    /// Queues `jobs` jobs, works on them, joins, and resumes a panic.
     pub(crate) fn run_batch(&self, pool: &PoolShared, jobs: usize, job: &(dyn Fn(usize) + Sync)) {
         self.run_batch_width(pool, jobs, self.budget, None, job);
     }

@@ -195,7 +195,6 @@ impl<'a> Exec<'a> {
         }
     }
 
-    /// Queues `jobs` jobs, works on them, joins, and resumes a panic.
 
     /// Runs `f(i)` for every `i` in `0..budget`, each on its own thread, all at once: the caller
     /// runs `f(0)` and idle workers, reserved for the call, run the others. Refuses when that

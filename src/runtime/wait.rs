@@ -37,8 +37,8 @@ pub(crate) const JOIN_NAP: std::time::Duration = std::time::Duration::from_micro
 /// sleeps. A yield hands the CPU to that thread and, unlike a sleep, keeps this one runnable on
 /// its CPU, so the waiter is not moved next to the thread it waits for when that thread wakes
 /// it. On the 2-vCPU development VM the first section after a 10 ms gap took 107 to 128 us
-/// (median) this way against 155 to 203 us with naps alone (`cargo bench --bench
-/// wait_scenarios -- --scenario gaps`, two alternating runs each).
+/// (median) this way against 155 to 203 us with naps alone (`cargo run --release -p teamalg-tools
+/// --bin wait_scenarios -- --scenario gaps`, two alternating runs each).
 #[cfg(not(loom))]
 pub(crate) const STACKED_YIELDS: u32 = 2000;
 /// Under the loom models a few yields stand for the 2000 (each is only a scheduling point).

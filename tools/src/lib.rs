@@ -5,6 +5,7 @@
 pub mod anchor;
 pub mod calibrate;
 pub mod csv;
+pub mod perf_page;
 pub mod plots;
 pub mod seen_load;
 pub mod tour;

@@ -1,9 +1,9 @@
 //! The pictures of `docs/perf/`, drawn from the benchmarks' CSV output with `plotters`, and the
 //! tables beside them, printed from the same rows so the two cannot disagree.
 //!
-//! - kernels (`cargo bench --bench kernels -- --csv FILE`): speedup over faer serial by size,
+//! - kernels (`cargo run --release -p teamalg-tools --bin kernels -- --csv FILE`): speedup over faer serial by size,
 //!   one panel per kernel and scalar, one line per arm;
-//! - waits (`cargo bench --bench wait_scenarios -- --csv FILE`): median time per call of each
+//! - waits (`cargo run --release -p teamalg-tools --bin wait_scenarios -- --csv FILE`): median time per call of each
 //!   case, one panel per scenario, one line per implementation (teamalg, libgomp, rayon).
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -35,7 +35,7 @@ const BAND_ROWS: usize = 64;
 /// How many rows the lead's band has for each row of another band. The lead's rows measured
 /// faster: it wrote the step's vectors and works on the next row between the passes, so its
 /// band is warm in its cache; with equal bands the member was busy 1.35 times as long in the
-/// passes at order 1024 (`cargo bench --bench kernels -- --kernels bidiag --sections`).
+/// passes at order 1024 (`cargo run --release -p teamalg-tools --bin kernels -- --kernels bidiag --sections`).
 const LEAD_WEIGHT: f64 = 1.3;
 
 /// Units of work (family [`Family::BidiagStep`]: an element of the trailing matrix, read by

@@ -2,8 +2,8 @@
 //! the tables of the same rows into `docs/perf/figures.md`:
 //!
 //! ```text
-//! cargo bench --bench kernels -- --csv docs/perf/data/kernels.csv
-//! cargo bench --bench wait_scenarios -- --impl teamalg,omp,rayon --csv docs/perf/data/waits.csv
+//! cargo run --release -p teamalg-tools --bin kernels -- --csv docs/perf/data/kernels.csv
+//! cargo run --release -p teamalg-tools --bin wait_scenarios -- --impl teamalg,omp,rayon --csv docs/perf/data/waits.csv
 //! cargo run --release -p teamalg-tools --bin plots -- [--kernels FILE] [--waits FILE]
 //!     [--width W] [--out DIR] [--host TEXT]
 //! ```
@@ -63,12 +63,12 @@ fn main() {
          tables are printed from the same rows. Host: {host}. How the rows were measured:\n\
          `docs/perf/kernels.md` and `docs/perf/waits.md`.\n\n\
          ## Kernels: speedup over faer serial\n\n\
-         Arms interleaved call by call (`cargo bench --bench kernels -- --csv FILE`); a speedup\n\
+         Arms interleaved call by call (`cargo run --release -p teamalg-tools --bin kernels -- --csv FILE`); a speedup\n\
          is the median over rounds of faer serial's time over the arm's, in the same round.\n\n\
          ![kernels](kernels.svg)\n\n{}\n\
          ## Waits beside libgomp and rayon\n\n\
          Median time per call of each case at width {width}\n\
-         (`cargo bench --bench wait_scenarios -- --impl teamalg,omp,rayon --csv FILE`).\n\n\
+         (`cargo run --release -p teamalg-tools --bin wait_scenarios -- --impl teamalg,omp,rayon --csv FILE`).\n\n\
          ![waits](waits.svg)\n\n{}",
         kernels.display(),
         waits.display(),

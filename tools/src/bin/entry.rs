@@ -1,7 +1,7 @@
 //! Entry cost of a parallel region: teamalg's plain tokens against rayon, side by side.
 //!
 //! ```text
-//! cargo bench --bench entry -- [--calls N] [--share-us U]
+//! cargo run --release -p teamalg-tools --bin entry -- [--calls N] [--share-us U]
 //! ```
 //!
 //! Each call runs one share of `U` microseconds (default 10) on every participant; the table

@@ -1,4 +1,4 @@
-//! The gate audit (`cargo bench --bench kernels -- --audit`): for every cell of the kernel
+//! The gate audit (`--audit`): for every cell of the kernel
 //! benchmark, is the gate's choice as fast as the better of serial and parallel?
 //!
 //! Per kernel (GEMM, triangular solve, LU, Cholesky), size and scalar type (`f64`, `c64`), three

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the libgomp arm of the wait benchmark: benches/omp/build/wait_scenarios.
+# Builds the libgomp arm of the wait benchmark: tools/omp/build/wait_scenarios.
 # Needs gcc with OpenMP (libgomp); on Debian: apt-get install gcc libgomp1.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

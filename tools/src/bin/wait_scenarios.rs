@@ -1,7 +1,7 @@
 //! How teamalg's waits compare with libgomp's and rayon's, in one run.
 //!
 //! ```text
-//! cargo bench --bench wait_scenarios -- [--scenario sections|gaps|acquire|nested|mixed|all]
+//! cargo run --release -p teamalg-tools --bin wait_scenarios -- [--scenario sections|gaps|acquire|nested|mixed|all]
 //!     [--widths 2,1] [--impl teamalg,rayon,omp] [--calls N] [--load K:P]
 //!     [--spin-polls N] [--csv FILE] [--label TEXT]
 //! ```
@@ -22,7 +22,7 @@
 //!   `teamalg::linalg` with a pool and team built per call (`gemm_per_call`). Each arm's row
 //!   gives its time alone and mixed; the ratio rows divide the mixed median and p90 by alone's.
 //!
-//! The libgomp arm is `benches/omp/wait_scenarios.c`, built by `benches/omp/build.sh` (run here
+//! The libgomp arm is `tools/omp/wait_scenarios.c`, built by `tools/omp/build.sh` (run here
 //! when its binary is missing) and driven with the same options; its rows join the same table.
 //! `--load K:P` starts K child processes that are busy P % of every 10 ms, for a shared host.
 //! Under each teamalg row: the wait counters per call (joins slept, barriers slept, member
@@ -537,7 +537,7 @@ fn rayon_arm(o: &Opts, w: usize, sink: &mut Sink) {
 
 /// Runs the libgomp arm (building it first if needed) and adds its rows.
 fn omp_arm(o: &Opts, sink: &mut Sink) {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/omp");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/omp");
     let exe = format!("{dir}/build/wait_scenarios");
     if !std::path::Path::new(&exe).exists() {
         let ok = Command::new("bash")
@@ -545,7 +545,7 @@ fn omp_arm(o: &Opts, sink: &mut Sink) {
             .status()
             .is_ok_and(|s| s.success());
         if !ok {
-            eprintln!("omp arm skipped: benches/omp/build.sh failed (needs gcc with OpenMP)");
+            eprintln!("omp arm skipped: tools/omp/build.sh failed (needs gcc with OpenMP)");
             return;
         }
     }

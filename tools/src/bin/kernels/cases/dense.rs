@@ -1,0 +1,222 @@
+//! The dense cases: GEMM, LU, Cholesky and Householder QR, each against faer's call.
+
+use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
+use faer::linalg::cholesky::llt::factor::{cholesky_in_place, cholesky_in_place_scratch};
+use faer::linalg::lu::partial_pivoting::factor::{lu_in_place, lu_in_place_scratch};
+use faer::linalg::matmul::matmul as faer_matmul;
+use faer::linalg::qr::no_pivoting::factor::{
+    qr_in_place as faer_qr, qr_in_place_scratch as faer_qr_scratch,
+};
+use faer::traits::ComplexField;
+use faer::{c64, Accum, Mat, Par};
+use teamalg::gates::Scalar;
+use teamalg::kernels::cholesky::{self, CholeskyParams};
+use teamalg::kernels::gemm::{matmul, GemmParams};
+use teamalg::kernels::lu::{self, LuParams};
+use teamalg::kernels::par::Executor;
+use teamalg::kernels::qr::{self, QrParams};
+
+use super::{cx, re, spd, Case, Row, Settings};
+
+/// The rows of `kernel` (`gemm`, `lu`, `cholesky`, `qr`), or `None` when it is not dense.
+pub(crate) fn rows<'a>(kernel: &str, s: &'a Settings) -> Option<Vec<Row<'a>>> {
+    let (w, sizes, factor_sizes) = (s.width, s.sizes.clone(), s.factor_sizes());
+    let lu_p = LuParams {
+        block_size: s.block,
+        wide_size: s.wide,
+        ..LuParams::default()
+    };
+    let chol_p = CholeskyParams {
+        block_size: s.block,
+        wide_size: s.wide,
+        ..CholeskyParams::default()
+    };
+    let lu_scratch = move |n| {
+        StackReq::any_of(&[
+            lu_in_place_scratch::<usize, f64>(n, n, Par::rayon(w), Default::default()),
+            lu::lu_in_place_scratch::<c64>(n, n),
+        ])
+    };
+    let chol_scratch =
+        move |n| cholesky_in_place_scratch::<c64>(n, Par::rayon(w), Default::default());
+    Some(match kernel {
+        "gemm" => vec![
+            Row::new("gemm f64", sizes.clone(), |n| {
+                let (a, b) = (Mat::from_fn(n, n, re), Mat::from_fn(n, n, |i, j| re(j, i)));
+                let c = Mat::zeros(n, n);
+                Box::new(Gemm { a, b, c, one: 1.0 })
+            }),
+            Row::new("gemm c64", sizes, |n| {
+                let (a, b) = (Mat::from_fn(n, n, cx), Mat::from_fn(n, n, |i, j| cx(j, i)));
+                let c = Mat::zeros(n, n);
+                let one = c64::new(1.0, 0.0);
+                Box::new(Gemm { a, b, c, one })
+            }),
+        ],
+        "lu" => vec![
+            Row::new("lu f64", factor_sizes.clone(), move |n| {
+                Box::new(Lu(Factor::new(Mat::from_fn(n, n, re), lu_scratch(n)), lu_p))
+            }),
+            Row::new("lu c64", factor_sizes, move |n| {
+                Box::new(Lu(Factor::new(Mat::from_fn(n, n, cx), lu_scratch(n)), lu_p))
+            }),
+        ],
+        "cholesky" => vec![
+            Row::new("cholesky f64", factor_sizes.clone(), move |n| {
+                Box::new(Cholesky(Factor::new(spd(n, re), chol_scratch(n)), chol_p))
+            }),
+            Row::new("cholesky c64", factor_sizes, move |n| {
+                Box::new(Cholesky(Factor::new(spd(n, cx), chol_scratch(n)), chol_p))
+            }),
+        ],
+        "qr" => vec![
+            Row::new("qr f64", factor_sizes.clone(), move |n| {
+                Box::new(Qr::new(Mat::from_fn(n, n, re), w))
+            }),
+            Row::new("qr c64", factor_sizes, move |n| {
+                Box::new(Qr::new(Mat::from_fn(n, n, cx), w))
+            }),
+        ],
+        _ => return None,
+    })
+}
+
+/// `C = A B`, `n x n x n`.
+struct Gemm<T> {
+    a: Mat<T>,
+    b: Mat<T>,
+    c: Mat<T>,
+    one: T,
+}
+
+impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for Gemm<T> {
+    fn faer(&mut self, par: Par) {
+        let (a, b) = (self.a.as_ref(), self.b.as_ref());
+        faer_matmul(self.c.as_mut(), Accum::Replace, a, b, self.one, par);
+    }
+    fn teamalg(&mut self, exec: &dyn Executor) {
+        let (a, b) = (self.a.as_ref(), self.b.as_ref());
+        let p = GemmParams::default();
+        matmul(self.c.as_mut(), Accum::Replace, a, b, self.one, &exec, p);
+    }
+}
+
+/// A factorization's input, its working copy, and scratch for both implementations.
+struct Factor<T> {
+    a: Mat<T>,
+    work: Mat<T>,
+    idx: Vec<usize>,
+    idx2: Vec<usize>,
+    buf: MemBuffer,
+}
+
+impl<T: ComplexField + Copy> Factor<T> {
+    fn new(a: Mat<T>, scratch: StackReq) -> Self {
+        let n = a.nrows();
+        Factor {
+            work: a.clone(),
+            a,
+            idx: vec![0; n],
+            idx2: vec![0; n],
+            buf: MemBuffer::new(scratch),
+        }
+    }
+    fn prepare(&mut self) {
+        self.work.copy_from(&self.a);
+    }
+}
+
+/// LU with partial pivoting; the kernel's panel widths from `--block` and `--wide`.
+struct Lu<T>(Factor<T>, LuParams);
+
+impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for Lu<T> {
+    fn prepare(&mut self) {
+        self.0.prepare();
+    }
+    fn faer(&mut self, par: Par) {
+        let f = &mut self.0;
+        let stack = MemStack::new(&mut f.buf);
+        let p = Default::default();
+        lu_in_place::<usize, T>(f.work.as_mut(), &mut f.idx, &mut f.idx2, par, stack, p);
+    }
+    fn teamalg(&mut self, exec: &dyn Executor) {
+        let f = &mut self.0;
+        let stack = MemStack::new(&mut f.buf);
+        lu::lu_in_place(f.work.as_mut(), &mut f.idx, &exec, self.1, stack);
+    }
+}
+
+/// Cholesky; the kernel's panel widths from `--block` and `--wide`.
+struct Cholesky<T>(Factor<T>, CholeskyParams);
+
+impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for Cholesky<T> {
+    fn prepare(&mut self) {
+        self.0.prepare();
+    }
+    fn faer(&mut self, par: Par) {
+        let f = &mut self.0;
+        let stack = MemStack::new(&mut f.buf);
+        let p = Default::default();
+        cholesky_in_place(f.work.as_mut(), Default::default(), par, stack, p)
+            .expect("positive definite");
+    }
+    fn teamalg(&mut self, exec: &dyn Executor) {
+        let f = &mut self.0;
+        let stack = MemStack::new(&mut f.buf);
+        cholesky::cholesky_in_place(f.work.as_mut(), &exec, self.1, stack)
+            .expect("positive definite");
+    }
+}
+
+/// QR: faer's `qr_in_place` and the kernel, both with faer's block size, into one `H`.
+struct Qr<T> {
+    f: Factor<T>,
+    h: Mat<T>,
+    width: usize,
+}
+
+impl<T: ComplexField + Scalar + Send + Sync + Copy> Qr<T> {
+    fn new(a: Mat<T>, width: usize) -> Self {
+        let n = a.nrows();
+        let bs = qr::block_size::<T>(n, n);
+        let scratch = StackReq::any_of(&[
+            faer_qr_scratch::<T>(n, n, bs, Par::rayon(width), Default::default()),
+            qr::qr_in_place_scratch::<T>(n, n, bs, width),
+        ]);
+        Qr {
+            f: Factor::new(a, scratch),
+            h: Mat::zeros(bs, n),
+            width,
+        }
+    }
+}
+
+impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for Qr<T> {
+    fn prepare(&mut self) {
+        self.f.prepare();
+    }
+    fn faer(&mut self, par: Par) {
+        let f = &mut self.f;
+        let stack = MemStack::new(&mut f.buf);
+        faer_qr(
+            f.work.as_mut(),
+            self.h.as_mut(),
+            par,
+            stack,
+            Default::default(),
+        );
+    }
+    fn teamalg(&mut self, exec: &dyn Executor) {
+        let f = &mut self.f;
+        let stack = MemStack::new(&mut f.buf);
+        let p = QrParams::default();
+        qr::qr_in_place(
+            f.work.as_mut(),
+            self.h.as_mut(),
+            &exec,
+            p,
+            self.width,
+            stack,
+        );
+    }
+}

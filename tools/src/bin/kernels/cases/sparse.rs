@@ -1,0 +1,128 @@
+//! The sparse cases: sparse times dense and sparse times sparse, each against faer's call.
+
+use faer::sparse::linalg::matmul::sparse_dense_matmul as faer_sparse_dense;
+use faer::traits::ComplexField;
+use faer::{c64, Accum, Mat, Par};
+use teamalg::gates::Scalar;
+use teamalg::kernels::par::Executor;
+use teamalg::kernels::sparse::{sparse_dense_matmul, SparseParams};
+
+use super::{cx, re, Case, Row, Settings};
+
+/// The rows of `kernel` (`sparse`, `sparse_sparse`), or `None` when it is not sparse.
+pub(crate) fn rows<'a>(kernel: &str, s: &'a Settings) -> Option<Vec<Row<'a>>> {
+    Some(match kernel {
+        "sparse" => {
+            // n is the side of the grid: s x s points, times 64 columns.
+            let sides: Vec<usize> = s.sizes.iter().copied().filter(|&s| s >= 64).collect();
+            vec![
+                Row::new("sparse f64", sides.clone(), |s| {
+                    Box::new(SparseDense::laplacian(s, 1.0, re))
+                }),
+                Row::new("sparse c64", sides, |s| {
+                    Box::new(SparseDense::laplacian(s, c64::new(1.0, 0.0), cx))
+                }),
+            ]
+        }
+        // n is the order: n x n, 10 entries per column, times itself.
+        "sparse_sparse" => vec![
+            Row::new("sp*sp f64", s.sizes.clone(), |n| {
+                Box::new(SparseSparse::random(n, 1.0, re))
+            }),
+            Row::new("sp*sp c64", s.sizes.clone(), |n| {
+                Box::new(SparseSparse::random(n, c64::new(1.0, 0.0), cx))
+            }),
+        ],
+        _ => return None,
+    })
+}
+
+/// Sparse times dense: the 2D Laplacian of an `s x s` grid (5 entries per column) times 64
+/// dense columns.
+struct SparseDense<T> {
+    a: faer::sparse::SparseColMat<usize, T>,
+    b: Mat<T>,
+    c: Mat<T>,
+    one: T,
+}
+
+impl<T: ComplexField + Scalar + Send + Sync + Copy> SparseDense<T> {
+    fn laplacian(s: usize, one: T, f: impl Fn(usize, usize) -> T) -> Self {
+        let n = s * s;
+        let four = faer::traits::math_utils::from_f64::<T>(4.0);
+        let minus = faer::traits::math_utils::neg(&one);
+        let mut t = Vec::with_capacity(5 * n);
+        for y in 0..s {
+            for x in 0..s {
+                let i = y * s + x;
+                t.push(faer::sparse::Triplet::new(i, i, four));
+                for (dx, dy) in [(1i64, 0i64), (-1, 0), (0, 1), (0, -1)] {
+                    let (nx, ny) = (x as i64 + dx, y as i64 + dy);
+                    if (0..s as i64).contains(&nx) && (0..s as i64).contains(&ny) {
+                        t.push(faer::sparse::Triplet::new(
+                            i,
+                            ny as usize * s + nx as usize,
+                            minus,
+                        ));
+                    }
+                }
+            }
+        }
+        let a =
+            faer::sparse::SparseColMat::try_new_from_triplets(n, n, &t).expect("a valid matrix");
+        SparseDense {
+            a,
+            b: Mat::from_fn(n, 64, f),
+            c: Mat::zeros(n, 64),
+            one,
+        }
+    }
+}
+
+impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for SparseDense<T> {
+    fn faer(&mut self, par: Par) {
+        let (a, b) = (self.a.as_ref(), self.b.as_ref());
+        faer_sparse_dense(self.c.as_mut(), Accum::Replace, a, b, self.one, par);
+    }
+    fn teamalg(&mut self, exec: &dyn Executor) {
+        let (a, b) = (self.a.as_ref(), self.b.as_ref());
+        let p = SparseParams::default();
+        sparse_dense_matmul(self.c.as_mut(), Accum::Replace, a, b, self.one, &exec, p);
+    }
+}
+
+/// Sparse times sparse: a random `n x n` matrix with 10 entries per column times itself.
+struct SparseSparse<T> {
+    a: faer::sparse::SparseColMat<usize, T>,
+    one: T,
+}
+
+impl<T: ComplexField + Scalar + Send + Sync + Copy> SparseSparse<T> {
+    fn random(n: usize, one: T, f: impl Fn(usize, usize) -> T) -> Self {
+        let mut t = Vec::with_capacity(10 * n);
+        for j in 0..n {
+            for e in 0..10u64 {
+                let h = (j as u64 * 0x9e37_79b9_7f4a_7c15 + e * 0xbf58_476d_1ce4_e5b9) >> 17;
+                let i = (h % n as u64) as usize;
+                t.push(faer::sparse::Triplet::new(i, j, f(i, j)));
+            }
+        }
+        let a =
+            faer::sparse::SparseColMat::try_new_from_triplets(n, n, &t).expect("a valid matrix");
+        SparseSparse { a, one }
+    }
+}
+
+impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for SparseSparse<T> {
+    fn faer(&mut self, par: Par) {
+        let a = self.a.as_ref();
+        let r = faer::sparse::linalg::matmul::sparse_sparse_matmul(a, a, self.one, par);
+        std::hint::black_box(r.expect("memory"));
+    }
+    fn teamalg(&mut self, exec: &dyn Executor) {
+        let a = self.a.as_ref();
+        let p = SparseParams::default();
+        let r = teamalg::kernels::sparse::sparse_sparse_matmul(a, a, self.one, &exec, p);
+        std::hint::black_box(r.expect("memory"));
+    }
+}

@@ -1,0 +1,314 @@
+//! The SVD and self-adjoint EVD cases, and their reductions alone (tridiagonal, bidiagonal),
+//! each against faer's call.
+
+use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::linalg::evd::{
+    self_adjoint_evd as faer_evd, self_adjoint_evd_scratch as faer_evd_scratch, ComputeEigenvectors,
+};
+use faer::linalg::svd::{svd as faer_svd, svd_scratch as faer_svd_scratch, ComputeSvdVectors};
+use faer::traits::ComplexField;
+use faer::{Mat, Par};
+use teamalg::kernels::bidiag;
+use teamalg::kernels::bidiag_svd::{Real as RealNumber, Rotate};
+use teamalg::kernels::evd::{self, EvdParams};
+use teamalg::kernels::par::Executor;
+use teamalg::kernels::svd::{self, SvdParams, SvdPath};
+use teamalg::kernels::tridiag;
+
+use super::{cx, re, Case, Row, Settings};
+
+/// The rows of `kernel` (`svd`, `evd`, `tridiag`, `bidiag`), or `None` when it is not one of
+/// them.
+pub(crate) fn rows<'a>(kernel: &str, s: &'a Settings) -> Option<Vec<Row<'a>>> {
+    let (w, sizes) = (s.width, s.factor_sizes());
+    // teamalg's own SVD path at every size (the default runs it only where it measured faster
+    // than faer's serial SVD; `--svd-auto` runs the default).
+    let path = if s.svd_auto {
+        SvdPath::Auto
+    } else {
+        SvdPath::Own
+    };
+    let owned = s.owned;
+    let rows = move |n: usize| s.svd_rows(n);
+    Some(match kernel {
+        "svd" => vec![
+            Row::new("svd f64", sizes.clone(), move |n| {
+                Box::new(Svd::new(Mat::from_fn(rows(n), n, re), true, w, path, owned))
+            }),
+            Row::new("svd values f64", sizes.clone(), move |n| {
+                Box::new(Svd::new(
+                    Mat::from_fn(rows(n), n, re),
+                    false,
+                    w,
+                    path,
+                    owned,
+                ))
+            }),
+            Row::new("svd c64", sizes, move |n| {
+                Box::new(Svd::new(Mat::from_fn(rows(n), n, cx), true, w, path, owned))
+            }),
+        ],
+        "evd" => vec![
+            Row::new("evd f64", sizes.clone(), move |n| {
+                Box::new(Evd::new(Mat::from_fn(n, n, re), true, w, owned))
+            }),
+            Row::new("evd values f64", sizes.clone(), move |n| {
+                Box::new(Evd::new(Mat::from_fn(n, n, re), false, w, owned))
+            }),
+            Row::new("evd c64", sizes, move |n| {
+                Box::new(Evd::new(Mat::from_fn(n, n, cx), true, w, owned))
+            }),
+        ],
+        "tridiag" => vec![
+            Row::new("tridiag f64", sizes.clone(), move |n| {
+                Box::new(Tridiag::new(Mat::from_fn(n, n, re), w))
+            }),
+            Row::new("tridiag c64", sizes, move |n| {
+                Box::new(Tridiag::new(Mat::from_fn(n, n, cx), w))
+            }),
+        ],
+        "bidiag" => vec![
+            Row::new("bidiag f64", sizes.clone(), |n| {
+                Box::new(Bidiag::new(Mat::from_fn(n, n, re)))
+            }),
+            Row::new("bidiag c64", sizes, |n| {
+                Box::new(Bidiag::new(Mat::from_fn(n, n, cx)))
+            }),
+        ],
+        _ => return None,
+    })
+}
+
+/// SVD: faer's `svd` and the kernel (thin vectors, or values only), from the same matrix.
+struct Svd<T: Rotate> {
+    a: Mat<T>,
+    s: Mat<T>,
+    sr: Vec<<T as Rotate>::Real>,
+    u: Mat<T>,
+    v: Mat<T>,
+    vectors: bool,
+    path: SvdPath,
+    /// `--owned`: teamalg through the owned facade forms (`Svd::new`, `singular_values`).
+    owned: bool,
+    buf: MemBuffer,
+    ours: MemBuffer,
+}
+
+impl<T: ComplexField + Rotate> Svd<T> {
+    fn new(a: Mat<T>, vectors: bool, width: usize, path: SvdPath, owned: bool) -> Self {
+        let (m, n) = (a.nrows(), a.ncols());
+        let k = m.min(n);
+        let want = if vectors {
+            ComputeSvdVectors::Thin
+        } else {
+            ComputeSvdVectors::No
+        };
+        let req = faer_svd_scratch::<T>(m, n, want, want, Par::rayon(width), Default::default());
+        Svd {
+            s: Mat::zeros(k, 1),
+            sr: vec![<<T as Rotate>::Real as RealNumber>::ZERO; k],
+            u: Mat::zeros(m, k),
+            v: Mat::zeros(n, k),
+            a,
+            vectors,
+            path,
+            owned,
+            buf: MemBuffer::new(req),
+            ours: MemBuffer::new(svd::svd_scratch::<T>(m, n, vectors)),
+        }
+    }
+}
+
+impl<T: ComplexField + Rotate> Case for Svd<T> {
+    fn faer(&mut self, par: Par) {
+        let (u, v) = if self.vectors {
+            (Some(self.u.as_mut()), Some(self.v.as_mut()))
+        } else {
+            (None, None)
+        };
+        let s = self.s.as_mut().col_mut(0).as_diagonal_mut();
+        let stack = MemStack::new(&mut self.buf);
+        faer_svd(self.a.as_ref(), s, u, v, par, stack, Default::default()).expect("svd");
+    }
+    fn teamalg(&mut self, exec: &dyn Executor) {
+        if self.owned {
+            // The owned facade form (its default path): input checked, outputs and scratch
+            // allocated per call.
+            if self.vectors {
+                std::hint::black_box(teamalg::linalg::Svd::new(&self.a, exec).expect("svd"));
+            } else {
+                std::hint::black_box(teamalg::linalg::singular_values(&self.a, exec).expect("svd"));
+            }
+            return;
+        }
+        let (u, v) = if self.vectors {
+            (Some(self.u.as_mut()), Some(self.v.as_mut()))
+        } else {
+            (None, None)
+        };
+        // In scratch it holds, as faer's arm does.
+        let p = SvdParams {
+            path: self.path,
+            ..SvdParams::default()
+        };
+        let stack = MemStack::new(&mut self.ours);
+        svd::svd_with_scratch(self.a.as_ref(), &mut self.sr, u, v, &exec, p, stack).expect("svd");
+    }
+}
+
+/// Self-adjoint EVD: faer's `self_adjoint_evd` and the kernel (vectors, or values only), from
+/// the same Hermitian matrix, each in scratch it holds.
+struct Evd<T: Rotate> {
+    a: Mat<T>,
+    s: Mat<T>,
+    w: Vec<<T as Rotate>::Real>,
+    u: Mat<T>,
+    vectors: bool,
+    /// `--owned`: teamalg through the owned facade forms (`SelfAdjointEigen::new`,
+    /// `self_adjoint_eigenvalues`).
+    owned: bool,
+    buf: MemBuffer,
+    ours: MemBuffer,
+}
+
+impl<T: ComplexField + Rotate> Evd<T> {
+    fn new(b: Mat<T>, vectors: bool, width: usize, owned: bool) -> Self {
+        let n = b.nrows();
+        let a = Mat::from_fn(n, n, |i, j| {
+            let (x, y) = (b[(i, j)].parts(), b[(j, i)].parts());
+            T::from_parts(x.0 + y.0, x.1 - y.1)
+        });
+        let want = if vectors {
+            ComputeEigenvectors::Yes
+        } else {
+            ComputeEigenvectors::No
+        };
+        let req = faer_evd_scratch::<T>(n, want, Par::rayon(width), Default::default());
+        Evd {
+            s: Mat::zeros(n, 1),
+            w: vec![<<T as Rotate>::Real as RealNumber>::ZERO; n],
+            u: Mat::zeros(n, n),
+            a,
+            vectors,
+            owned,
+            buf: MemBuffer::new(req),
+            ours: MemBuffer::new(evd::self_adjoint_evd_scratch::<T>(n, vectors)),
+        }
+    }
+}
+
+impl<T: ComplexField + Rotate> Case for Evd<T> {
+    fn faer(&mut self, par: Par) {
+        let u = self.vectors.then(|| self.u.as_mut());
+        let s = self.s.as_mut().col_mut(0).as_diagonal_mut();
+        let stack = MemStack::new(&mut self.buf);
+        faer_evd(self.a.as_ref(), s, u, par, stack, Default::default()).expect("evd");
+    }
+    fn teamalg(&mut self, exec: &dyn Executor) {
+        if self.owned {
+            // The owned facade form: input checked, outputs and scratch allocated per call.
+            if self.vectors {
+                std::hint::black_box(
+                    teamalg::linalg::SelfAdjointEigen::new(&self.a, exec).expect("evd"),
+                );
+            } else {
+                std::hint::black_box(
+                    teamalg::linalg::self_adjoint_eigenvalues(&self.a, exec).expect("evd"),
+                );
+            }
+            return;
+        }
+        let u = self.vectors.then(|| self.u.as_mut());
+        let p = EvdParams::default();
+        let stack = MemStack::new(&mut self.ours);
+        evd::self_adjoint_evd_with_scratch(self.a.as_ref(), &mut self.w, u, &exec, p, stack)
+            .expect("evd");
+    }
+}
+
+/// The tridiagonalization alone: faer's `tridiag_in_place` and teamalg's, on the same
+/// Hermitian matrix (given back before each call), each in scratch it holds.
+struct Tridiag<T> {
+    a: Mat<T>,
+    work: Mat<T>,
+    h: Mat<T>,
+    buf: MemBuffer,
+}
+
+impl<T: ComplexField + Rotate> Tridiag<T> {
+    fn new(b: Mat<T>, width: usize) -> Self {
+        let n = b.nrows();
+        let a = Mat::from_fn(n, n, |i, j| {
+            let (x, y) = (b[(i, j)].parts(), b[(j, i)].parts());
+            T::from_parts(x.0 + y.0, x.1 - y.1)
+        });
+        let bs = faer::linalg::qr::no_pivoting::factor::recommended_block_size::<T>(n, n);
+        let req = faer::linalg::evd::tridiag::tridiag_in_place_scratch::<T>(
+            n,
+            Par::rayon(width),
+            Default::default(),
+        );
+        Tridiag {
+            work: a.clone(),
+            a,
+            h: Mat::zeros(bs, n - 1),
+            buf: MemBuffer::new(req),
+        }
+    }
+}
+
+impl<T: ComplexField + Rotate> Case for Tridiag<T> {
+    fn prepare(&mut self) {
+        self.work.copy_from(&self.a);
+    }
+    fn faer(&mut self, par: Par) {
+        let stack = MemStack::new(&mut self.buf);
+        let (w, h) = (self.work.as_mut(), self.h.as_mut());
+        faer::linalg::evd::tridiag::tridiag_in_place(w, h, par, stack, Default::default());
+    }
+    fn teamalg(&mut self, exec: &dyn Executor) {
+        let stack = MemStack::new(&mut self.buf);
+        let (w, h) = (self.work.as_mut(), self.h.as_mut());
+        tridiag::tridiag_in_place(w, h, &exec, None, stack);
+    }
+}
+
+/// The bidiagonalization alone: faer's `bidiag_in_place` and teamalg's, on the same square
+/// matrix (given back before each call), each in scratch it holds.
+struct Bidiag<T> {
+    a: Mat<T>,
+    work: Mat<T>,
+    hl: Mat<T>,
+    hr: Mat<T>,
+    buf: MemBuffer,
+}
+
+impl<T: ComplexField + Rotate> Bidiag<T> {
+    fn new(a: Mat<T>) -> Self {
+        let n = a.nrows();
+        let bs = faer::linalg::qr::no_pivoting::factor::recommended_block_size::<T>(n, n);
+        Bidiag {
+            work: a.clone(),
+            a,
+            hl: Mat::zeros(bs, n),
+            hr: Mat::zeros(bs, n - 1),
+            buf: MemBuffer::new(bidiag::bidiag_in_place_scratch::<T>(n, n)),
+        }
+    }
+}
+
+impl<T: ComplexField + Rotate> Case for Bidiag<T> {
+    fn prepare(&mut self) {
+        self.work.copy_from(&self.a);
+    }
+    fn faer(&mut self, par: Par) {
+        let stack = MemStack::new(&mut self.buf);
+        let (w, hl, hr) = (self.work.as_mut(), self.hl.as_mut(), self.hr.as_mut());
+        faer::linalg::svd::bidiag::bidiag_in_place(w, hl, hr, par, stack, Default::default());
+    }
+    fn teamalg(&mut self, exec: &dyn Executor) {
+        let stack = MemStack::new(&mut self.buf);
+        let (w, hl, hr) = (self.work.as_mut(), self.hl.as_mut(), self.hr.as_mut());
+        bidiag::bidiag_in_place(w, hl, hr, &exec, None, stack);
+    }
+}
