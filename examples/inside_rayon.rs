@@ -9,7 +9,7 @@
 //! busy with another product, or the CPUs are taken, its sections run their parts on the
 //! calling rayon thread, so the process never runs more than rayon's threads plus the pool's.
 //! `Exec::serial()` is the other choice, when the outer loop alone fills the machine. Both
-//! arms are timed below; `docs/perf/kernels.md` ("inside rayon") has the measured ratios.
+//! arms are timed below; `docs/perf/runs/kernels-log.md` ("inside rayon") has the measured ratios.
 
 use std::time::Instant;
 

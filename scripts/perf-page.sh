@@ -4,16 +4,21 @@
 #
 #   scripts/perf-page.sh [WIDTH]     (default 2)
 #
-# Run it on a quiet host, with nothing compiling beside it; it takes about ten minutes on two
-# CPUs. Before a new page replaces the old one, move what the old page says that the new one
+# Runs the whole set twice, in turn (the page lists both runs' ratios: a cell that moved says
+# so). Run it on a quiet host, with nothing compiling beside it; it takes about twelve minutes
+# on two CPUs. Before a new page replaces the old one, move what the old page says that the new one
 # does not into docs/perf/runs/kernels-log.md.
 set -euo pipefail
 root=$(git rev-parse --show-toplevel)
 cd "$root"
 width=${1:-2}
-csv=$(mktemp --suffix .csv)
-trap 'rm -f "$csv"' EXIT
+# The rows stay in target/ (ignored), so the page can be written again from them.
+mkdir -p target/perf-page
+rm -f target/perf-page/run-*.csv
 cargo build -q --release -p teamalg-tools --bin kernels --bin perf-page
+# The commit of the code measured, read when it is built (changes under docs/ are no code).
+commit=$(git rev-parse --short HEAD)
+git diff --quiet HEAD -- . ':(exclude)docs' || commit="$commit (with uncommitted changes)"
 bin=target/release/kernels
 runs=(
   "--kernels gemm,lu,cholesky,qr --sizes 64,128,256,512,1024"
@@ -23,13 +28,16 @@ runs=(
 )
 commands=()
 for args in "${runs[@]}"; do
-  # shellcheck disable=SC2086 # the arguments are words
-  "$bin" $args --width "$width" --owned --csv "$csv"
   commands+=("kernels $args --width $width --owned --csv FILE")
 done
+for round in 1 2; do
+  for args in "${runs[@]}"; do
+    # shellcheck disable=SC2086 # the arguments are words
+    "$bin" $args --width "$width" --owned --csv "target/perf-page/run-$round.csv"
+  done
+done
 host="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) CPUs, $(free -g | awk '/Mem:/{print $2}') GiB"
-commit=$(git rev-parse --short HEAD)
-git diff --quiet HEAD || commit="$commit (with uncommitted changes)"
 joined=$(printf '%s; ' "${commands[@]}")
-target/release/perf-page --csv "$csv" --host "$host" --date "$(date -u +%F)" \
-  --commit "$commit" --command "scripts/perf-page.sh $width, that is: ${joined%; }"
+target/release/perf-page --csv target/perf-page/run-1.csv --csv target/perf-page/run-2.csv --host "$host" --date "$(date -u +%F)" \
+  --commit "$commit" --command "scripts/perf-page.sh $width, that is, twice in turn: ${joined%; }"
+echo "rows in target/perf-page/run-1.csv and run-2.csv" >&2

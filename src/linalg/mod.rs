@@ -37,7 +37,7 @@
 //! knows its data is finite can skip the check with [`Options::check_finite`]; NaN then
 //! propagates as IEEE arithmetic does (an LU's factors turn NaN; a Cholesky whose pivot turns
 //! NaN reports [`LinalgError::NotPositiveDefinite`]). The check costs about one read of the
-//! input (`docs/perf/kernels.md`). The SVD and EVD check always, whatever the option (their
+//! input (`docs/perf/runs/kernels-log.md`). The SVD and EVD check always, whatever the option (their
 //! iterations have no result on NaN).
 //!
 //! ```

@@ -5,7 +5,7 @@
 //! its OR is an integer one, so the compiler vectorizes it; on x86-64 it is compiled a second and a
 //! third time for AVX2 and AVX-512 and the widest the CPU has is picked at run time. GEMM of
 //! 32 (f64) paid 30 % for a check by faer's column sums, and pays 10 % with this one
-//! (`docs/perf/kernels.md`, "What the finiteness check costs").
+//! (`docs/perf/runs/kernels-log.md`, "What the finiteness check costs").
 
 use teamalg_gates::{Scalar, ScalarKind};
 

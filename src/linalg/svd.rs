@@ -36,7 +36,7 @@ pub enum SvdVectors {
 /// with vectors the bidiagonal divide and conquer and the back-transformations on the
 /// executor, for values alone dqds); otherwise faer's serial SVD behind the facade's checks,
 /// which measured faster there (`docs/svd.md`). The choice of path is a measured one, not a
-/// promise: `docs/perf/kernels.md` lists the cells where the default path was slower than
+/// promise: `docs/perf/runs/kernels-log.md` lists the cells where the default path was slower than
 /// faer's serial SVD (in the host's degraded states, and near the thresholds).
 ///
 /// ```

@@ -33,15 +33,21 @@ const FAMILIES: [(&str, &[&str]); 4] = [
     ("Sparse products", &["sparse", "sp*sp"]),
 ];
 
-/// One cell of the benchmark: a kernel, scalar, size and width, and per arm its row.
-type Cells = BTreeMap<(usize, String, usize, usize), BTreeMap<String, BTreeMap<String, String>>>;
+/// The rows of one CSV, as [`crate::csv::parse`] reads them.
+pub type Rows = Vec<BTreeMap<String, String>>;
 
-/// The page for the CSV `rows` (as [`crate::csv::parse`] reads them) of `run`. A cell measured
-/// more than once keeps its last row.
+/// One cell of the benchmark (a kernel, scalar, size and width): per run, per arm, its row.
+type Cells =
+    BTreeMap<(usize, String, usize, usize), Vec<BTreeMap<String, BTreeMap<String, String>>>>;
+
+/// The page for the CSV rows of the runs `runs` (the same command run again, in turn), made
+/// as `run` says. The ratios show every run, `a / b`, so a cell that moved between runs says
+/// so; the times are the first run's. A cell measured more than once in a run keeps its last
+/// row.
 ///
 /// # Panics
 /// When a row lacks a column of the benchmark's header or a number does not parse.
-pub fn page(rows: &[BTreeMap<String, String>], run: &Run) -> String {
+pub fn page(runs: &[Rows], run: &Run) -> String {
     let mut cells: Cells = BTreeMap::new();
     let order = |k: &str| {
         FAMILIES
@@ -50,17 +56,18 @@ pub fn page(rows: &[BTreeMap<String, String>], run: &Run) -> String {
             .position(|&x| x == k)
             .unwrap_or(usize::MAX)
     };
-    for r in rows {
-        let key = (
-            order(&r["kernel"]),
-            format!("{} {}", r["kernel"], r["scalar"]),
-            r["n"].parse().expect("n"),
-            r["width"].parse().expect("width"),
-        );
-        cells
-            .entry(key)
-            .or_default()
-            .insert(r["arm"].clone(), r.clone());
+    for (i, rows) in runs.iter().enumerate() {
+        for r in rows {
+            let key = (
+                order(&r["kernel"]),
+                format!("{} {}", r["kernel"], r["scalar"]),
+                r["n"].parse().expect("n"),
+                r["width"].parse().expect("width"),
+            );
+            let per_run = cells.entry(key).or_default();
+            per_run.resize_with(runs.len(), BTreeMap::new);
+            per_run[i].insert(r["arm"].clone(), r.clone());
+        }
     }
     let mut out = String::new();
     let w = |out: &mut String, s: &str| writeln!(out, "{s}").expect("a String takes writes");
@@ -81,7 +88,15 @@ pub fn page(rows: &[BTreeMap<String, String>], run: &Run) -> String {
          serial, faer on rayon, teamalg on a held team, teamalg with a pool and team built per \
          call. A ratio is the median over rounds of the arm's time over faer serial's in the \
          same round (below 1 is faster than serial); times are in microseconds, the arm's own \
-         median, p90 and max over its calls.\n",
+         median, p90 and max over its calls.",
+    );
+    w(
+        &mut out,
+        &format!(
+            "- Runs: {}; a ratio cell lists each run's ratio in turn, the times are the first \
+             run's.\n",
+            runs.len()
+        ),
     );
     for (title, kernels) in FAMILIES {
         let mine: Vec<_> = cells
@@ -102,9 +117,9 @@ pub fn page(rows: &[BTreeMap<String, String>], run: &Run) -> String {
             &mut out,
             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
         );
-        for ((_, name, n, width), arms) in mine {
+        for ((_, name, n, width), per_run) in mine {
             let times = |arm: &str| {
-                arms.get(arm).map_or("-".into(), |r| {
+                per_run[0].get(arm).map_or("-".into(), |r| {
                     format!(
                         "{} ({}, {})",
                         us(&r["median_us"]),
@@ -114,9 +129,16 @@ pub fn page(rows: &[BTreeMap<String, String>], run: &Run) -> String {
                 })
             };
             let ratio = |arm: &str| {
-                arms.get(arm).map_or("-".into(), |r| {
-                    format!("{:.2}", r["ratio_to_serial"].parse::<f64>().expect("ratio"))
-                })
+                let each: Vec<String> = per_run
+                    .iter()
+                    .map(|arms| {
+                        arms.get(arm).map_or("-".into(), |r| {
+                            let x: f64 = r["ratio_to_serial"].parse().expect("ratio");
+                            format!("{x:.2}")
+                        })
+                    })
+                    .collect();
+                each.join(" / ")
             };
             w(
                 &mut out,
@@ -170,7 +192,7 @@ mod tests {
             lu,c64,512,2,teamalg_team,4500,4600,5000,0.5012\n\
             lu,c64,512,2,team_per_call,4700,4800,5100,0.5200\n\
             lu,c64,512,2,faer_rayon,6000,6100,7000,0.6667\n";
-        let page = page(&crate::csv::parse(text), &run());
+        let page = page(&[crate::csv::parse(text)], &run());
         let dense = page.find("## Dense").unwrap();
         let evd = page.find("## Self-adjoint EVD").unwrap();
         assert!(dense < evd, "families in order");
@@ -187,7 +209,18 @@ mod tests {
         let text = "kernel,scalar,n,width,arm,median_us,p90_us,max_us,ratio_to_serial\n\
             gemm,f64,64,2,teamalg_team,10,11,12,0.9000\n\
             gemm,f64,64,2,teamalg_team,20,21,22,0.8000\n";
-        let page = page(&crate::csv::parse(text), &run());
+        let page = page(&[crate::csv::parse(text)], &run());
         assert!(page.contains("| 0.80 | 20.0 (21.0, 22.0) |"), "{page}");
+    }
+
+    #[test]
+    fn every_run_shows_its_ratio_and_the_first_runs_times() {
+        let header = "kernel,scalar,n,width,arm,median_us,p90_us,max_us,ratio_to_serial\n";
+        let one = format!("{header}qr,f64,256,2,teamalg_team,100,110,120,0.7000\n");
+        let two = format!("{header}qr,f64,256,2,teamalg_team,90,95,99,0.6400\n");
+        let runs = [crate::csv::parse(&one), crate::csv::parse(&two)];
+        let page = page(&runs, &run());
+        assert!(page.contains("| 0.70 / 0.64 | 100 (110, 120) |"), "{page}");
+        assert!(page.contains("- Runs: 2;"));
     }
 }

@@ -88,7 +88,7 @@ pub fn block_size(size: usize) -> usize {
 /// The wide panel width used for a matrix of size `size` with panels of `bs`: `bs`, one level,
 /// on every size. On the hosts measured so far the trailing matrix of the largest size (32 MiB
 /// at 2048) stays in the last-level cache, so a wider update saves no time, and the wide
-/// panel's short sections leave a participant idle (`docs/perf/kernels.md`, "Two blocking
+/// panel's short sections leave a participant idle (`docs/perf/runs/kernels-log.md`, "Two blocking
 /// levels").
 pub fn wide_size(_size: usize, bs: usize) -> usize {
     bs

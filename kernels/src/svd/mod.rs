@@ -39,7 +39,7 @@ pub enum SvdPath {
     /// otherwise. On the 2-vCPU EPYC host the own path measured 1.2 to 1.3x faster than faer's
     /// serial SVD with vectors at order 256 of square matrices and 1.5 to 1.6x at 512 and
     /// 1024, 1.25 to 1.6x for values only from 128, about even with vectors at 128 and up to
-    /// 1.5x slower at 64 (`docs/perf/kernels.md`, runs A, F and G, 2026-12-02). The path is
+    /// 1.5x slower at 64 (`docs/perf/runs/kernels-log.md`, runs A, F and G, 2026-12-02). The path is
     /// chosen where it measured faster, which does not promise every call: in the host's
     /// degraded states the own path measured slower than serial (runs B and C there).
     #[default]

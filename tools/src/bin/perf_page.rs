@@ -10,9 +10,9 @@ use teamalg_tools::perf_page::{page, Run};
 #[derive(Debug, Parser)]
 #[command(name = "perf-page")]
 struct Config {
-    /// The CSV the benchmark wrote (`kernels --csv FILE`).
-    #[arg(long)]
-    csv: PathBuf,
+    /// The CSV of one run of the benchmark (`kernels --csv FILE`); once per run, in turn.
+    #[arg(long, required = true)]
+    csv: Vec<PathBuf>,
     /// Where the page goes.
     #[arg(long, default_value = "docs/perf/kernels.md")]
     out: PathBuf,
@@ -32,15 +32,21 @@ struct Config {
 
 fn main() {
     let c = Config::parse();
-    let rows = teamalg_tools::csv::read(&c.csv)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", c.csv.display()));
+    let runs: Vec<_> = c
+        .csv
+        .iter()
+        .map(|p| {
+            teamalg_tools::csv::read(p)
+                .unwrap_or_else(|e| panic!("cannot read {}: {e}", p.display()))
+        })
+        .collect();
     let run = Run {
         host: c.host,
         date: c.date,
         commit: c.commit,
         command: c.command,
     };
-    std::fs::write(&c.out, page(&rows, &run))
+    std::fs::write(&c.out, page(&runs, &run))
         .unwrap_or_else(|e| panic!("cannot write {}: {e}", c.out.display()));
     println!("wrote {}", c.out.display());
 }
