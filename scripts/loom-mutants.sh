@@ -40,8 +40,8 @@ if [ "${1:-}" = "--check" ]; then
     if [ "$found" != 1 ]; then
       echo "mutant $name: the line to change is in $file ${found:-0} times, not once" >&2
       status=1
-    elif ! grep -q "^fn $model()" "$root/tests/loom.rs"; then
-      echo "mutant $name: no model $model in tests/loom.rs" >&2
+    elif ! grep -q "^fn $model()" "$root/tests/executor/loom.rs"; then
+      echo "mutant $name: no model $model in tests/executor/loom.rs" >&2
       status=1
     fi
   done

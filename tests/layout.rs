@@ -133,3 +133,27 @@ fn the_checker_finds_a_cycle() {
     let edges = imports(&mods);
     assert_eq!(cycle_from("a", &edges), None);
 }
+
+/// The tests are one folder per layer (`tests/executor/`, `tests/kernels/`, `tests/facade/`),
+/// and Cargo finds only the top-level files of `tests/` by itself: a file of a layer folder
+/// missing from the manifest's `[[test]]` targets would never run.
+#[test]
+fn every_test_of_a_layer_is_a_target() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let mut seen = 0;
+    for layer in ["executor", "kernels", "facade"] {
+        for entry in std::fs::read_dir(root.join("tests").join(layer)).unwrap() {
+            let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+            if let Some(stem) = name.strip_suffix(".rs") {
+                let target = format!("name = \"{stem}\"\npath = \"tests/{layer}/{name}\"");
+                assert!(
+                    manifest.contains(&target),
+                    "tests/{layer}/{name} is no [[test]] target"
+                );
+                seen += 1;
+            }
+        }
+    }
+    assert!(seen > 30, "only {seen} test files read");
+}

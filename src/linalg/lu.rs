@@ -40,7 +40,7 @@ use super::{Dim, Field, LinalgError, Options, TriangularView};
 // `Send` and `Sync` are automatic and sound: the factors are a `MatMut` or a `Mat` (each `Send`
 // and `Sync` exactly when `T` is) and the rest plain vectors and values. A shared `&Lu` only
 // reads the factors, so threads may solve with one factorization at once
-// (`tests/linalg.rs`, `one_factorization_solves_on_many_threads`).
+// (`tests/facade/linalg.rs`, `one_factorization_solves_on_many_threads`).
 #[derive(Debug)]
 pub struct Lu<'a, T> {
     factors: Store<'a, T>,

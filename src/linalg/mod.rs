@@ -25,7 +25,7 @@
 //! in-place factorizations also have a `_with_scratch` variant taking a `MemStack`, sized by
 //! [`lu_scratch`], [`cholesky_scratch`] and [`qr_scratch`]: with them a Cholesky allocates
 //! nothing, an LU only its two pivot vectors and a QR only its block factors, and `matmul` and `solve_triangular` allocate nothing at all
-//! (`tests/alloc_free.rs` counts).
+//! (`tests/executor/alloc_free.rs` counts).
 //!
 //! # Errors and the NaN policy
 //!

@@ -132,7 +132,7 @@ pub(crate) fn parse_running(loadavg: &str) -> Option<usize> {
 }
 
 /// Reads the count into a stack buffer: the probe runs inside kernels that promise not to
-/// allocate (`tests/alloc_free.rs`).
+/// allocate (`tests/executor/alloc_free.rs`).
 fn running() -> Option<usize> {
     use std::io::Read;
     let mut buf = [0u8; 128];

@@ -14,7 +14,7 @@
 //! and the sleeper returns without waiting. The Release/Acquire pair on `state` also orders every
 //! write the waker made before `unpark` before the sleeper's reads after `park`.
 //!
-//! Checked by the loom model `parker_no_lost_wakeup` in `tests/loom.rs`.
+//! Checked by the loom model `parker_no_lost_wakeup` in `tests/executor/loom.rs`.
 
 // `pub` items here are reachable only from the loom models (`loom_api`).
 #![allow(unreachable_pub)]

@@ -3,7 +3,7 @@
 #![allow(dead_code)] // each test file uses its own part
 
 use faer::linalg::matmul::matmul as faer_matmul;
-use faer::traits::math_utils::from_f64;
+use faer::traits::math_utils::{add, conj, from_f64, mul_real};
 use faer::traits::ComplexField;
 use faer::{c32, c64, Accum, Mat, Par};
 use teamalg::gates::Scalar;
@@ -162,6 +162,15 @@ pub(crate) fn spd<T: Sample>(n: usize, seed: f64) -> Mat<T> {
     a
 }
 
+/// `(B + B^H) / 2` for a reproducible `B`: Hermitian.
+pub(crate) fn hermitian<T: Sample>(n: usize, seed: f64) -> Mat<T> {
+    let b = mat::<T>(n, n, seed);
+    let half = from_f64::<T::Real>(0.5);
+    Mat::from_fn(n, n, |i, j| {
+        mul_real(&add(&b[(i, j)], &conj(&b[(j, i)])), &half)
+    })
+}
+
 /// A team of `width` on a pool of its own.
 pub(crate) fn team(width: usize) -> Team {
     Pool::builder()
@@ -170,6 +179,16 @@ pub(crate) fn team(width: usize) -> Team {
         .unwrap()
         .into_team(width)
         .unwrap()
+}
+
+/// Runs `f` on every executor a kernel meets, each with whether it is forced to its full width:
+/// the serial ones, plain tokens and teams ([`serial_executors`], [`plain_tokens`],
+/// [`team_executors`]). A test that a kernel gives the same result everywhere passes one
+/// closure here that compares with its reference.
+pub(crate) fn every_executor(f: impl Fn(&dyn Executor, bool)) {
+    serial_executors(&f);
+    plain_tokens(&f);
+    team_executors(&f);
 }
 
 /// Runs `f` on the serial executors: `Seq` (forced: the kernels must cope with a forced width

@@ -8,4 +8,5 @@ pub mod csv;
 pub mod perf_page;
 pub mod plots;
 pub mod seen_load;
+pub mod stats;
 pub mod tour;

@@ -19,7 +19,7 @@
 //! Why no wake is lost: the owner sleeps only after `settled()` was false, and every transition
 //! to settled is a helper's last `fetch_sub`, which is followed by `unpark`; the parker keeps the
 //! token if the owner has not parked yet. Checked by the loom model `batch_two_claimers` in
-//! `tests/loom.rs`.
+//! `tests/executor/loom.rs`.
 
 // `pub` items here are reachable only from the loom models (`loom_api`).
 #![allow(unreachable_pub)]

@@ -24,7 +24,7 @@
 //!   marker (not recorded as a panic), so every participant finishes and the join completes.
 //!   The first real panic resumes on the leader after the join.
 //!
-//! Checked by the loom models `section_*` in `tests/loom.rs`.
+//! Checked by the loom models `section_*` in `tests/executor/loom.rs`.
 
 // `pub` items here are reachable only from the loom models (`loom_api`).
 #![allow(unreachable_pub)]

@@ -27,7 +27,7 @@
 //!
 //! Checked by the loom models `slot_publish_races_member_sleep`,
 //! `slot_publish_wakes_only_its_slot`, `slot_wake_ends_member_sleep` and
-//! `slot_leader_steals_a_share_once` in `tests/loom.rs`.
+//! `slot_leader_steals_a_share_once` in `tests/executor/loom.rs`.
 
 // `pub` items here are reachable only from the loom models (`loom_api`).
 #![allow(unreachable_pub)]

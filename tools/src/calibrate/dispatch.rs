@@ -96,16 +96,16 @@ pub fn round_gap(rows: usize) -> Duration {
 /// [`STABLE`] of it (the host's usual state; a minority of rounds in its other state does not
 /// make the row unstable). `None` when no round kept enough.
 pub fn row_cost(rounds: &[Vec<f64>]) -> Option<(f64, bool)> {
-    let mut meds: Vec<f64> = rounds
+    let meds: Vec<f64> = rounds
         .iter()
         .filter(|r| r.len() >= ROUND / 4)
-        .map(|r| median(&mut r.clone()))
+        .map(|r| median(r))
         .collect();
     if meds.is_empty() {
         return None;
     }
     let n = meds.len();
-    let m = median(&mut meds);
+    let m = median(&meds);
     let agree = meds
         .iter()
         .filter(|&&x| x > 0.0 && m > 0.0 && x.max(m) / x.min(m) <= STABLE)

@@ -45,6 +45,7 @@ use teamalg::{Exec, Pool};
 
 pub use crate::anchor::Anchor;
 use crate::seen_load::LoadWatch;
+use crate::stats::{median, percentile};
 
 /// The share each participant runs per section.
 pub const SHARE: Duration = Duration::from_micros(10);
@@ -164,22 +165,6 @@ pub struct Calibration {
     pub fits: Vec<SplitFit>,
     /// How long the calibration took.
     pub took: Duration,
-}
-
-/// Median of `v` (sorted in place); 0 when empty.
-fn median(v: &mut [f64]) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
 mod dispatch;

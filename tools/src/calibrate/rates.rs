@@ -11,8 +11,8 @@ pub const RATE_SIZES: [usize; 4] = [32, 64, 128, 256];
 fn stable_ns(mut time: impl FnMut() -> f64) -> f64 {
     time();
     let mut once = || {
-        let mut v: Vec<f64> = (0..5).map(|_| time()).collect();
-        median(&mut v)
+        let v: Vec<f64> = (0..5).map(|_| time()).collect();
+        median(&v)
     };
     let mut prev = once();
     for _ in 0..3 {

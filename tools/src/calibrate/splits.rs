@@ -39,8 +39,8 @@ pub(super) fn fit_split<T: Sample>(family: Family, team: &teamalg::Team) -> Spli
         // cache, which a serial caller does not pay (and the rates were not timed with).
         let reps = if n <= 128 { 15 } else { 7 };
         let mut block = |t: Option<ParThreshold>| {
-            let mut v: Vec<f64> = (0..reps).map(|_| w.time(team, t)).collect();
-            median(&mut v)
+            let v: Vec<f64> = (0..reps).map(|_| w.time(team, t)).collect();
+            median(&v)
         };
         let mut s = Vec::new();
         let mut p = Vec::new();

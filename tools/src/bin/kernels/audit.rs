@@ -16,6 +16,7 @@ use teamalg::gates::trace;
 use teamalg::gates::{Family, ParThreshold, Scalar};
 use teamalg::linalg::{self, Options};
 use teamalg::{Pool, Team};
+use teamalg_tools::stats::{median, median_p90};
 
 /// One kernel call on prepared data.
 trait Call {
@@ -131,16 +132,6 @@ fn dominant<T: faer::traits::ComplexField + Copy>(
     })
 }
 
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
-fn p90(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[(v.len() * 9 / 10).min(v.len() - 1)]
-}
-
 /// One audited cell.
 struct Cell {
     kernel: &'static str,
@@ -214,19 +205,19 @@ fn cell(
     let ((), seen) = trace::collect(|| call.run(team, &arms[2]));
     let par = seen.iter().filter(|d| d.parallel()).count();
     let ratios = |arm: &[f64]| {
-        let mut r: Vec<f64> = times[2].iter().zip(arm).map(|(g, a)| g / a).collect();
-        median(&mut r)
+        let r: Vec<f64> = times[2].iter().zip(arm).map(|(g, a)| g / a).collect();
+        median(&r)
     };
     let paired = (ratios(&times[0]), ratios(&times[1]));
-    let [mut s, mut p, mut g] = times;
+    let [s, p, g] = times;
     Cell {
         kernel,
         scalar,
         n,
-        serial: median(&mut s),
-        parallel: median(&mut p),
-        gate: median(&mut g),
-        gate_p90: p90(&mut g),
+        serial: median(&s),
+        parallel: median(&p),
+        gate: median(&g),
+        gate_p90: median_p90(&g).1,
         paired,
         parallel_sections: (par, seen.len()),
     }

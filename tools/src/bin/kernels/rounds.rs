@@ -8,6 +8,9 @@
 
 use std::time::{Duration, Instant};
 
+use teamalg_tools::stats::median;
+pub(crate) use teamalg_tools::stats::median_p90 as stats;
+
 use crate::load;
 
 /// Alternates `a` and `b` call by call (each after an untimed `prepare`) until `budget` is
@@ -36,12 +39,7 @@ pub(crate) fn pairs(
         tb.push(y);
         r.push(y / x);
     }
-    (mid(ta), mid(tb), mid(r))
-}
-
-pub(crate) fn mid(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
+    (median(&ta), median(&tb), median(&r))
 }
 
 /// `--load-phases`: a cell's rounds run for this many on and off cycles.
@@ -116,13 +114,13 @@ pub(crate) fn phase_report(times: &Times, arm: usize) -> String {
     let worst = per_off
         .values()
         .filter(|v| v.len() >= 3)
-        .map(|v| mid(v.clone()))
+        .map(|v| median(v))
         .fold(None, |w: Option<f64>, m| Some(w.map_or(m, |w| w.max(m))));
     let cell = |v: &Vec<f64>| {
         if v.is_empty() {
             "-".to_string()
         } else {
-            format!("{:.2} ({})", mid(v.clone()), v.len())
+            format!("{:.2} ({})", median(v), v.len())
         }
     };
     format!(
@@ -162,15 +160,8 @@ pub(crate) fn block_rounds(
     times
 }
 
-/// The median and 90th percentile of `v`.
-pub(crate) fn stats(v: &[f64]) -> (f64, f64) {
-    let mut v = v.to_vec();
-    v.sort_by(|a, b| a.total_cmp(b));
-    let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
-    (at(0.5), at(0.9))
-}
-
 /// The median over rounds of `num / den`.
 pub(crate) fn ratio(num: &[f64], den: &[f64]) -> f64 {
-    mid(num.iter().zip(den).map(|(a, b)| a / b).collect())
+    let r: Vec<f64> = num.iter().zip(den).map(|(a, b)| a / b).collect();
+    median(&r)
 }

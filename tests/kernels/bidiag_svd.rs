@@ -8,9 +8,9 @@ use teamalg::gates::ParThreshold;
 use teamalg::kernels::bidiag_svd::{bidiag_svd, BidiagSvdError, BidiagSvdParams, Rotate};
 use teamalg::kernels::par::{Executor, Seq};
 
-#[path = "common/sample.rs"]
+#[path = "../common/sample.rs"]
 mod sample;
-use sample::{plain_tokens, serial_executors, team_executors, val};
+use sample::{every_executor, val};
 
 /// How many eigenvalues of the Golub-Kahan tridiagonal of `(d, e)` (zero diagonal,
 /// off-diagonal `d_0, e_0, d_1, e_1, ...`) lie below `x`: the negative pivots of `T - x I`.
@@ -315,9 +315,7 @@ fn every_executor_gives_the_same_bits() {
         assert_eq!(s, s0);
         assert!(u == u0 && v == v0, "vectors differ on an executor");
     };
-    serial_executors(check);
-    plain_tokens(check);
-    team_executors(check);
+    every_executor(check);
 }
 
 /// Runs the solver on `U = X`, `V = Y` (not orthogonal, `p x n` and `q x n`) of scalar `T` on a

@@ -9,7 +9,7 @@ use teamalg::gates::{Family, ParThreshold};
 use teamalg::linalg::{self, Dim, LinalgError, Options, SelfAdjointEigen, Svd};
 use teamalg::{Exec, Team};
 
-#[path = "common/sample.rs"]
+#[path = "../common/sample.rs"]
 mod sample;
 use sample::{assert_backward, backward_bound, mat, norm};
 
@@ -32,8 +32,7 @@ fn team() -> Team {
 }
 
 fn hermitian(n: usize, seed: f64) -> Mat<c64> {
-    let b = mat::<c64>(n, n, seed);
-    Mat::from_fn(n, n, |i, j| (b[(i, j)] + b[(j, i)].conj()) * 0.5)
+    sample::hermitian(n, seed)
 }
 
 fn eye(n: usize) -> Mat<c64> {

@@ -15,10 +15,10 @@ use teamalg::kernels::bidiag::{bidiag_in_place, bidiag_in_place_scratch};
 use teamalg::kernels::sections;
 use teamalg::kernels::tridiag::{tridiag_in_place, tridiag_in_place_scratch};
 
-#[path = "common/sample.rs"]
+#[path = "../common/sample.rs"]
 mod sample;
 
-#[path = "common/pin.rs"]
+#[path = "../common/pin.rs"]
 mod pin;
 #[cfg(target_os = "linux")]
 use pin::pin_to_one_cpu;

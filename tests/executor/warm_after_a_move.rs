@@ -14,7 +14,7 @@ use teamalg::kernels::par::Executor;
 use teamalg::wait::counters;
 use teamalg::Pool;
 
-#[path = "common/pin.rs"]
+#[path = "../common/pin.rs"]
 mod pin;
 use pin::{cpus_of_this_thread, pin_this_thread};
 

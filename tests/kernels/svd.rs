@@ -8,12 +8,12 @@ use teamalg::kernels::bidiag_svd::{BidiagSvdError, BidiagSvdParams, Real, Rotate
 use teamalg::kernels::par::{Executor, Seq};
 use teamalg::kernels::svd::{svd, SvdParams, SvdPath};
 
-#[path = "common/parts.rs"]
+#[path = "../common/parts.rs"]
 mod parts;
-#[path = "common/sample.rs"]
+#[path = "../common/sample.rs"]
 mod sample;
 use parts::{eps, mul, orthogonality, parts};
-use sample::{mat, plain_tokens, serial_executors, team_executors, Sample};
+use sample::{every_executor, mat, Sample};
 
 struct Result<T> {
     s: Vec<f64>,
@@ -221,9 +221,7 @@ fn every_executor_gives_the_same_values() {
                 assert!(diff <= 1e-12, "vectors differ by {diff:e} on an executor");
             }
         };
-        serial_executors(same);
-        plain_tokens(same);
-        team_executors(same);
+        every_executor(same);
     }
 }
 

@@ -11,9 +11,9 @@ use teamalg::kernels::bidiag_svd::bidiag_svd;
 use teamalg::kernels::gemm::GemmParams;
 use teamalg::kernels::par::{Executor, Seq};
 
-#[path = "common/sample.rs"]
+#[path = "../common/sample.rs"]
 mod sample;
-use sample::{plain_tokens, serial_executors, team_executors, val};
+use sample::{every_executor, val};
 
 fn bidiagonal(d: &[f64], e: &[f64]) -> Mat<f64> {
     let n = d.len();
@@ -156,9 +156,7 @@ fn every_executor_solves_with_the_top_tear_parallel() {
             check(d, e, exec, 2, force, what);
         }
     };
-    serial_executors(run);
-    plain_tokens(run);
-    team_executors(run);
+    every_executor(run);
 }
 
 /// A NaN or an infinity anywhere in the bidiagonal is refused before anything is written (it

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use teamalg::{reserve, spawned_workers, Exec, Pool};
 
-#[path = "common/pin.rs"]
+#[path = "../common/pin.rs"]
 mod pin;
 
 static SERIAL: Mutex<()> = Mutex::new(());

@@ -12,13 +12,12 @@ use faer::{c32, c64, Accum, Conj, Mat, Par};
 use teamalg::gates::ParThreshold;
 use teamalg::kernels::par::{Executor, Seq};
 use teamalg::kernels::qr::{block_size, qr_in_place, qr_in_place_scratch, QrParams};
-use teamalg::{Exec, Pool};
 
-#[path = "common/sample.rs"]
+#[path = "../common/sample.rs"]
 mod sample;
 use sample::{
-    assert_backward, backward_bound, mat, norm, plain_tokens, serial_executors, team,
-    team_executors, Sample,
+    assert_backward, backward_bound, every_executor, mat, norm, plain_tokens, serial_executors,
+    team, team_executors, Sample,
 };
 
 /// Factors `a` on `exec` in blocks of `bs` (0: the default); `force` sends every section to
@@ -144,22 +143,15 @@ fn team_and_team_token() {
     team_executors(all_types);
 }
 
-/// faer's serial QR (the kernel's serial path), the blocked kernel on a plain token and on a
-/// team: the same factors and `H` to rounding.
+/// faer's serial QR (the kernel's serial path) against the blocked kernel on every executor:
+/// the same factors and `H` to rounding.
 #[test]
 fn same_factors_on_every_executor() {
-    let pool = Pool::builder().threads(2).build().unwrap();
-    let team = team(2);
     for (m, n) in [(200, 200), (257, 130), (130, 257)] {
         let a = mat::<f64>(m, n, 0.91);
         let (want, want_h) = factor(&Seq, &a, 16, true);
-        let token = Exec::new(&pool, 2).unwrap();
-        let runs = [
-            factor(&Exec::serial(), &a, 16, true),
-            factor(&token, &a, 16, true),
-            factor(&team, &a, 16, true),
-        ];
-        for (f, h) in runs {
+        every_executor(|exec, force| {
+            let (f, h) = factor(exec, &a, 16, force);
             // The same arithmetic up to the order of sums: the factors and the block factors
             // differ by rounding, within the backward-error bound of their size (an identity
             // reflector's infinite factor must match exactly).
@@ -182,7 +174,7 @@ fn same_factors_on_every_executor() {
                     norm(want_f.as_ref()),
                 );
             }
-        }
+        });
     }
 }
 

@@ -16,10 +16,10 @@ use teamalg::kernels::gemm::{matmul, GemmParams};
 use teamalg::kernels::par::Executor;
 use teamalg::Pool;
 
-#[path = "common/pin.rs"]
+#[path = "../common/pin.rs"]
 mod pin;
 use pin::{cpus_of_this_thread, pin_this_thread};
-#[path = "common/spinner.rs"]
+#[path = "../common/spinner.rs"]
 mod spinner;
 use spinner::{busy, caller_runs_every_chunk, Spinner};
 

@@ -14,10 +14,10 @@ use teamalg::gates::Family;
 use teamalg::kernels::gate::{self, Region, Scope};
 use teamalg::{Exec, Pool};
 
-#[path = "common/pin.rs"]
+#[path = "../common/pin.rs"]
 mod pin;
 use pin::{cpus_of_this_thread, pin_this_thread};
-#[path = "common/spinner.rs"]
+#[path = "../common/spinner.rs"]
 mod spinner;
 use spinner::{caller_runs_every_chunk, Spinner};
 

@@ -13,7 +13,7 @@ use faer::{Accum, Mat};
 use teamalg::kernels::par::{Executor, Part};
 use teamalg::{linalg, Error, Exec, Participant, Refused, TeamExec};
 
-#[path = "common/sample.rs"]
+#[path = "../common/sample.rs"]
 mod sample;
 use sample::team;
 

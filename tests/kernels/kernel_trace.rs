@@ -5,7 +5,7 @@ use teamalg::gates::trace::{self, Reason};
 use teamalg::gates::{Family, ParThreshold, Source};
 use teamalg::linalg;
 
-#[path = "common/sample.rs"]
+#[path = "../common/sample.rs"]
 mod sample;
 
 #[test]

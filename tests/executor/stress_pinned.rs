@@ -1,12 +1,12 @@
 //! The stress programs with the whole test pinned to one CPU: pools built here see one CPU, so
 //! their waits take the throttled spin budget; everything must still complete.
 
-#[path = "common/stress.rs"]
+#[path = "../common/stress.rs"]
 mod common;
 
 use teamalg::Pool;
 
-#[path = "common/pin.rs"]
+#[path = "../common/pin.rs"]
 mod pin;
 #[cfg(target_os = "linux")]
 use pin::pin_to_one_cpu;

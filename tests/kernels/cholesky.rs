@@ -11,11 +11,13 @@ use teamalg::kernels::cholesky::{
     cholesky_in_place, cholesky_in_place_scratch, CholeskyParams, NonPositivePivot,
 };
 use teamalg::kernels::par::{Executor, Seq};
-use teamalg::{Exec, Pool};
 
-#[path = "common/sample.rs"]
+#[path = "../common/sample.rs"]
 mod sample;
-use sample::{assert_backward, norm, plain_tokens, serial_executors, team, team_executors, Sample};
+use sample::{
+    assert_backward, every_executor, norm, plain_tokens, serial_executors, team, team_executors,
+    Sample,
+};
 
 /// The value the strict upper triangle holds: the kernel must not read it.
 const UPPER: f64 = f64::NAN;
@@ -113,34 +115,31 @@ fn team_and_team_token() {
     team_executors(all_types);
 }
 
-/// Serial faer, a plain token and a team give the same factor to rounding.
+/// Serial faer against the blocked kernel on every executor (and a team with two blocking
+/// levels): the same factor to rounding.
 #[test]
 fn same_factor_on_every_executor() {
-    let pool = Pool::builder().threads(2).build().unwrap();
     let team = team(2);
     for n in [100, 257] {
         let a = spd::<c64>(n, 0.61);
         let (want, _) = factor(&Seq, &a, (16, 0), true);
-        let token = Exec::new(&pool, 2).unwrap();
-        for (f, r) in [
-            factor(&Exec::serial(), &a, (16, 0), true),
-            factor(&token, &a, (16, 0), true),
-            factor(&team, &a, (16, 0), true),
-            factor(&team, &a, (16, 48), true),
-        ] {
+        let lower =
+            |f: &Mat<c64>| Mat::from_fn(n, n, |i, j| if i >= j { f[(i, j)] } else { zero() });
+        let want = lower(&want);
+        let same = |exec: &dyn Executor, force: bool, wide: usize| {
+            let (f, r) = factor(exec, &a, (16, wide), force);
             assert_eq!(r, Ok(()));
             // The same arithmetic up to the order of sums: the factors differ by rounding,
             // within the backward-error bound of the factor's size.
-            let lower =
-                |f: &Mat<c64>| Mat::from_fn(n, n, |i, j| if i >= j { f[(i, j)] } else { zero() });
-            let want = lower(&want);
             assert_backward::<c64>(
                 &format!("factor against serial faer's, {n}"),
                 (lower(&f) - &want).as_ref(),
                 n,
                 norm(want.as_ref()),
             );
-        }
+        };
+        every_executor(|exec, force| same(exec, force, 0));
+        same(&team, true, 48);
     }
 }
 

@@ -8,7 +8,7 @@ use teamalg::kernels::par::Executor;
 use teamalg::linalg::{self, Dim, LinalgError};
 use teamalg::{Exec, Pool};
 
-#[path = "common/sample.rs"]
+#[path = "../common/sample.rs"]
 mod sample;
 use sample::{assert_backward, mat, norm, team, Sample};
 

@@ -12,9 +12,9 @@ use teamalg::kernels::sparse::{sparse_dense_matmul, SparseParams};
 use teamalg::linalg::{self, Dim, LinalgError};
 use teamalg::Exec;
 
-#[path = "common/sample.rs"]
+#[path = "../common/sample.rs"]
 mod sample;
-use sample::{mat, plain_tokens, serial_executors, team_executors, val, Sample};
+use sample::{every_executor, mat, val, Sample};
 
 /// An `m x k` sparse matrix with about `per_col` entries per column at reproducible rows
 /// (duplicates merged), values from `Sample`.
@@ -71,9 +71,7 @@ fn equal_to_faer_serial_on_every_executor() {
         check::<f64>(exec, forced);
         check::<c64>(exec, forced);
     };
-    serial_executors(all);
-    plain_tokens(all);
-    team_executors(all);
+    every_executor(all);
 }
 
 #[test]
@@ -273,9 +271,7 @@ fn sparse_times_sparse_equals_faer_serial_on_every_executor() {
         same::<f64>(exec, forced);
         same::<c64>(exec, forced);
     };
-    serial_executors(all);
-    plain_tokens(all);
-    team_executors(all);
+    every_executor(all);
 }
 
 #[test]

@@ -7,12 +7,12 @@ use faer::{c32, c64, Accum, Mat, Par};
 use teamalg::gates::ParThreshold;
 use teamalg::kernels::lu::{lu_in_place, lu_in_place_scratch, LuInfo, LuParams};
 use teamalg::kernels::par::{Executor, Seq};
-use teamalg::{Exec, Pool};
 
-#[path = "common/sample.rs"]
+#[path = "../common/sample.rs"]
 mod sample;
 use sample::{
-    assert_backward, mat, norm, plain_tokens, serial_executors, team, team_executors, Sample,
+    assert_backward, every_executor, mat, norm, plain_tokens, serial_executors, team,
+    team_executors, Sample,
 };
 
 /// Factors `a` on `exec` with panels of `bs` in wide panels of `wide` (0: the defaults);
@@ -145,23 +145,16 @@ fn team_and_team_token() {
     team_executors(all_types);
 }
 
-/// Serial faer, the blocked kernel on one thread, on a plain token and on a team: the same
-/// pivots and the same factors to rounding.
+/// Serial faer against the blocked kernel on every executor (and a team with two blocking
+/// levels): the same pivots and the same factors to rounding.
 #[test]
 fn same_factors_on_every_executor() {
-    let pool = Pool::builder().threads(2).build().unwrap();
     let team = team(2);
     for (m, n) in [(200, 200), (257, 130), (130, 257)] {
         let a = mat::<f64>(m, n, 0.91);
         let (want, want_swaps, _) = factor(&Seq, &a, (16, 0), true);
-        let token = Exec::new(&pool, 2).unwrap();
-        let runs = [
-            factor(&Exec::serial(), &a, (16, 0), true),
-            factor(&token, &a, (16, 0), true),
-            factor(&team, &a, (16, 0), true),
-            factor(&team, &a, (16, 48), true),
-        ];
-        for (f, swaps, _) in runs {
+        let same = |exec: &dyn Executor, force: bool, wide: usize| {
+            let (f, swaps, _) = factor(exec, &a, (16, wide), force);
             assert_eq!(swaps, want_swaps, "{m}x{n}");
             // The same pivots and the same arithmetic up to the order of sums: the factors
             // differ by rounding, within the backward-error bound of the factors' size.
@@ -171,7 +164,9 @@ fn same_factors_on_every_executor() {
                 m.max(n),
                 norm(want.as_ref()),
             );
-        }
+        };
+        every_executor(|exec, force| same(exec, force, 0));
+        same(&team, true, 48);
     }
 }
 

@@ -1,6 +1,6 @@
 //! Slot conservation under randomised nested programs (needs the `ledger` feature).
 
-#[path = "common/stress.rs"]
+#[path = "../common/stress.rs"]
 mod common;
 
 use teamalg::Pool;

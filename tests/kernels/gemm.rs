@@ -7,7 +7,7 @@ use teamalg::kernels::gemm::{matmul, GemmParams};
 use teamalg::kernels::par::{Executor, Seq};
 use teamalg::{Exec, Pool};
 
-#[path = "common/sample.rs"]
+#[path = "../common/sample.rs"]
 mod sample;
 use sample::{mat, plain_tokens, serial_executors, team, team_executors, Sample};
 

@@ -1,7 +1,7 @@
 //! The examples build with the tests (cargo builds every example for `cargo test`); the acquire
 //! probe also runs here, in a short mode: few calls of the small kernels, every arm.
 
-#[path = "../examples/acquire_probe.rs"]
+#[path = "../../examples/acquire_probe.rs"]
 #[allow(dead_code, unreachable_pub, missing_docs)]
 mod acquire_probe;
 
