@@ -1,6 +1,8 @@
-//! What the `teamalg` program and teamalg's benchmarks share: timing helpers and the arms they
-//! time (`tour`), and the calibration that writes a host profile (`calibrate`). Not published:
-//! library users get neither.
+//! What the `teamalg` program and the benchmark programs (`src/bin/`: `kernels`,
+//! `wait_scenarios`, `entry`, `perf-page`, `plots`) share: timing helpers and the arms they time
+//! (`tour`), medians and percentiles (`stats`), the CSV files (`csv`), the perf front page
+//! (`perf_page`), the plots (`plots`), and the calibration that writes a host profile
+//! (`calibrate`). Not published: library users get none of it.
 
 pub mod anchor;
 pub mod calibrate;

@@ -13,7 +13,7 @@
 //! Why not criterion: the arms are compared side by side in one process with their threads
 //! still warm from the arm before (what users meet), and the table needs p90, max and how many
 //! calls ran alone; criterion times one function at a time after a warm-up of its own. The
-//! plain regression benches (`benches/gates.rs`) use criterion.
+//! plain regression benches of the root package (`benches/`) use criterion.
 
 use std::time::Duration;
 
