@@ -5,13 +5,15 @@
 //! - [`sparse_dense_matmul`]: `C = alpha A B` with `A` sparse (faer's CSC) and `B` dense;
 //!   [`sparse_sparse_matmul`]: `alpha A B` with both sparse, as a new sparse matrix;
 //! - [`Lu`] (owned, [`Lu::new`]) and [`lu`] (in place): `P A = L U`, with solves (plain,
-//!   transposed, adjoint), `inverse`, `determinant`, `reconstruct`;
+//!   transposed, adjoint), `inverse`, `determinant`, `reconstruct`, and `rcond`, a condition
+//!   estimate in `O(n^2)` (given [`norm_l1`] of `A`);
 //! - [`Cholesky`] (owned, [`Cholesky::new`]) and [`cholesky`] (in place): `A = L L^H`, with
-//!   `solve`, `inverse`, `determinant`, `reconstruct`;
+//!   `solve`, `inverse`, `determinant`, `reconstruct`, `rcond`;
 //! - [`Qr`] (owned, [`Qr::new`]) and [`qr`] (in place): `A = Q R` by Householder reflections,
 //!   any shape, with `Q` and `Q^H` applied without forming `Q`, thin and full `Q`, `solve`,
 //!   least squares (`lstsq`, tall) and the minimum-norm solve of a wide system
-//!   (`min_norm_adjoint`), `reconstruct`;
+//!   (`min_norm_adjoint`), `reconstruct`, and `rcond` of `R` (near the unit roundoff: `A` is
+//!   numerically rank-deficient and its least squares meaningless);
 //! - [`Svd`] (owned, thin [`Svd::new`] or full [`Svd::new_full`]), [`singular_values`] and
 //!   [`svd_into`] (into the caller's storage): `A = U diag(s) V^H`, any shape;
 //! - [`SelfAdjointEigen`] (owned), [`self_adjoint_eigenvalues`] and [`self_adjoint_eigen_into`]
@@ -67,6 +69,7 @@ use teamalg_gates::{Family, ParThreshold, Scalar, Source, Thresholds};
 
 mod check;
 mod cholesky;
+mod condition;
 mod error;
 mod evd;
 mod factors;
@@ -79,6 +82,7 @@ mod svd;
 mod triangular;
 
 pub use cholesky::{cholesky, cholesky_scratch, cholesky_with, cholesky_with_scratch, Cholesky};
+pub use condition::norm_l1;
 pub use error::{Dim, LinalgError};
 pub use evd::{
     self_adjoint_eigen_into, self_adjoint_eigen_into_with_scratch, self_adjoint_eigen_scratch,
