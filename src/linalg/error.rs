@@ -112,6 +112,20 @@ pub enum LinalgError {
         /// Its columns.
         cols: usize,
     },
+    /// Least squares or a solve with a QR whose `R` is numerically singular: its condition
+    /// estimate ([`Qr::rcond`](super::Qr::rcond)) is at most `k` times the machine epsilon
+    /// (`k = min(m, n)`), so the answer would carry no correct digit. `rank` estimates the
+    /// numerical rank from `R`'s diagonal (at most `k - 1`). Use
+    /// [`Svd::lstsq`](super::Svd::lstsq) for the minimum-norm solution of a rank-deficient
+    /// system.
+    RankDeficient {
+        /// The operation.
+        op: &'static str,
+        /// The estimated numerical rank.
+        rank: usize,
+        /// The full rank, `min(m, n)`.
+        of: usize,
+    },
     /// An iterative decomposition (SVD, self-adjoint EVD) did not converge within its
     /// documented iteration limit (`docs/svd.md`); the outputs hold no result. Not seen on any
     /// finite input so far: report the matrix.
@@ -144,6 +158,7 @@ impl LinalgError {
             | LinalgError::NotPositiveDefinite { op, .. }
             | LinalgError::Singular { op, .. }
             | LinalgError::NotTall { op, .. }
+            | LinalgError::RankDeficient { op, .. }
             | LinalgError::NoConvergence { op }
             | LinalgError::IndexOverflow { op }
             | LinalgError::OutOfMemory { op } => op,
@@ -183,6 +198,10 @@ impl fmt::Display for LinalgError {
             LinalgError::NotTall { op, rows, cols } => write!(
                 f,
                 "{op}: A is {rows}x{cols}, wider than tall (underdetermined: factor A^H and use min_norm_adjoint)"
+            ),
+            LinalgError::RankDeficient { op, rank, of } => write!(
+                f,
+                "{op}: A is numerically rank-deficient (estimated rank {rank} of {of}): use Svd::lstsq for the minimum-norm solution"
             ),
             LinalgError::NoConvergence { op } => {
                 write!(f, "{op}: the iteration did not converge")

@@ -12,10 +12,11 @@
 //! - [`Qr`] (owned, [`Qr::new`]) and [`qr`] (in place): `A = Q R` by Householder reflections,
 //!   any shape, with `Q` and `Q^H` applied without forming `Q`, thin and full `Q`, `solve`,
 //!   least squares (`lstsq`, tall) and the minimum-norm solve of a wide system
-//!   (`min_norm_adjoint`), `reconstruct`, and `rcond` of `R` (near the unit roundoff: `A` is
-//!   numerically rank-deficient and its least squares meaningless);
+//!   (`min_norm_adjoint`), `reconstruct`, and `rcond` of `R`; its solves refuse an `A` that is
+//!   rank-deficient to rounding ([`LinalgError::RankDeficient`], which names [`Svd::lstsq`]);
 //! - [`Svd`] (owned, thin [`Svd::new`] or full [`Svd::new_full`]), [`singular_values`] and
-//!   [`svd_into`] (into the caller's storage): `A = U diag(s) V^H`, any shape;
+//!   [`svd_into`] (into the caller's storage): `A = U diag(s) V^H`, any shape, with `rank`,
+//!   `cond`, the minimum-norm least squares `lstsq` and `pseudoinverse`;
 //! - [`SelfAdjointEigen`] (owned), [`self_adjoint_eigenvalues`] and [`self_adjoint_eigen_into`]
 //!   (into the caller's storage, also with scratch): `A = U diag(w) U^H` of a self-adjoint
 //!   matrix, read from its lower triangle.

@@ -1,9 +1,11 @@
 //! Householder QR, `A = Q R`: owned ([`Qr::new`]) or in place ([`qr`]), with `Q` applied or
 //! formed, solves and least squares.
 
+use std::sync::OnceLock;
+
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::mat::AsMatRef;
-use faer::traits::math_utils::zero;
+use faer::traits::math_utils::{abs, eps, from_f64, zero};
 use faer::traits::{ComplexField, Conjugate};
 use faer::{Mat, MatMut, MatRef};
 use teamalg_gates::Family;
@@ -51,6 +53,9 @@ pub struct Qr<'a, T> {
     factors: Store<'a, T>,
     h: Mat<T>,
     options: Options,
+    /// Whether `R` is numerically singular, and then the estimated rank: found by the first
+    /// solve (a condition estimate, `O(k^2)`) and kept for the others.
+    deficient: OnceLock<Option<usize>>,
 }
 
 /// The scratch [`qr_with_scratch`] needs for an `m x n` matrix on executors of width up to
@@ -131,6 +136,7 @@ fn factor<'a, T: Field>(
         factors: store,
         h,
         options: *options,
+        deficient: OnceLock::new(),
     }
 }
 
@@ -190,6 +196,24 @@ impl<T: Field> Qr<'_, T> {
     fn q_on(&self, b: MatMut<'_, T>, adjoint: bool, exec: &(impl Executor + ?Sized)) {
         let threshold = self.options.get(Family::Qr);
         kernel::apply_q_in_place(self.basis(), self.h.as_ref(), b, adjoint, exec, threshold);
+    }
+
+    /// `Some(estimated rank)` when `R` is numerically singular: [`Qr::rcond`] at most `k`
+    /// times the machine epsilon. The rank counts `R`'s diagonal entries above `k eps` times
+    /// the largest (at most `k - 1`).
+    fn deficiency(&self) -> Option<usize> {
+        *self.deficient.get_or_init(|| {
+            let f = self.factors();
+            let k = f.nrows().min(f.ncols());
+            let tol = eps::<T::Real>() * from_f64::<T::Real>(k as f64);
+            if k == 0 || self.rcond() > tol {
+                return None;
+            }
+            let d: Vec<T::Real> = (0..k).map(|i| abs(&f[(i, i)])).collect();
+            let top = d.iter().fold(zero::<T::Real>(), |m, x| if *x > m { x.clone() } else { m });
+            let cut = top * tol;
+            Some(d.iter().filter(|x| **x > cut).count().min(k - 1))
+        })
     }
 
     /// The first exact zero on `R`'s diagonal, if any (`R` is then singular).
@@ -342,6 +366,10 @@ impl<T: Field> Qr<'_, T> {
         if let Some(index) = self.zero_diagonal() {
             return Err(LinalgError::Singular { op, index });
         }
+        if let Some(rank) = self.deficiency() {
+            let of = f.nrows().min(f.ncols());
+            return Err(LinalgError::RankDeficient { op, rank, of });
+        }
         if self.options.checks_finite() {
             check::finite(op, "B", b.as_ref(), Stored::All)?;
         }
@@ -358,6 +386,8 @@ impl<T: Field> Qr<'_, T> {
     /// Errors: [`LinalgError::NotTall`] when `m < n` (an underdetermined system: factor `A^H`
     /// and use [`Qr::min_norm_adjoint`]), [`LinalgError::ShapeMismatch`],
     /// [`LinalgError::Singular`] (a zero on `R`'s diagonal: `A` is rank-deficient),
+    /// [`LinalgError::RankDeficient`] (`R` is singular to rounding, [`Qr::rcond`]: the answer
+    /// would be meaningless; [`Svd::lstsq`](super::Svd::lstsq) gives the minimum-norm one),
     /// [`LinalgError::NotFinite`]; `b` is then unchanged.
     pub fn lstsq_in_place(
         &self,

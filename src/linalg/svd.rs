@@ -132,6 +132,110 @@ impl<T: Field + Rotate> Svd<T> {
         self.v.as_ref()
     }
 
+    /// The cutoff below which a singular value counts as zero: `rcond s_max`, with `rcond`
+    /// by default `max(m, n)` times the machine epsilon (numpy's and LAPACK's `gelsd` rule).
+    fn cutoff(&self, rcond: Option<RealOf<T>>) -> RealOf<T> {
+        let (m, n) = (self.u.nrows(), self.v.nrows());
+        let default = RealOf::<T>::EPS * RealOf::<T>::from_f64(2.0 * m.max(n) as f64);
+        let top = self.s.first().copied().unwrap_or(RealOf::<T>::ZERO);
+        rcond.unwrap_or(default) * top
+    }
+
+    /// The numerical rank: how many singular values exceed `rcond s_max` (`rcond` by
+    /// default `max(m, n)` times the machine epsilon).
+    ///
+    /// ```
+    /// use faer::Mat;
+    /// use teamalg::{linalg::Svd, Exec};
+    ///
+    /// // Rank 1: every column a multiple of the first.
+    /// let a = Mat::<f64>::from_fn(4, 3, |i, j| (i + 1) as f64 * (j + 1) as f64);
+    /// assert_eq!(Svd::new(&a, &Exec::serial())?.rank(None), 1);
+    /// # Ok::<(), teamalg::linalg::LinalgError>(())
+    /// ```
+    pub fn rank(&self, rcond: Option<RealOf<T>>) -> usize {
+        let cut = self.cutoff(rcond);
+        self.s.iter().filter(|&&x| x > cut).count()
+    }
+
+    /// The 2-norm condition number `s_max / s_min`: infinite for a singular matrix, 1 for an
+    /// empty one.
+    pub fn cond(&self) -> RealOf<T> {
+        match (self.s.first(), self.s.last()) {
+            (Some(&top), Some(&low)) if low > RealOf::<T>::ZERO => top / low,
+            (Some(_), Some(_)) => RealOf::<T>::ONE / RealOf::<T>::ZERO,
+            _ => RealOf::<T>::ONE,
+        }
+    }
+
+    /// `V_r diag(1 / s_r) U_r^H B` over the `r` singular values above the cutoff.
+    fn pseudo_apply(&self, b: MatRef<'_, T>, rcond: Option<RealOf<T>>) -> Mat<T> {
+        let r = self.rank(rcond);
+        let (u, v) = (self.u.as_ref().subcols(0, r), self.v.as_ref().subcols(0, r));
+        let c = u.adjoint() * b;
+        let scaled = Mat::from_fn(r, c.ncols(), |i, j| {
+            let (re, im) = c[(i, j)].parts();
+            let inv = RealOf::<T>::ONE / self.s[i];
+            T::from_parts(re * inv, im * inv)
+        });
+        v * scaled
+    }
+
+    /// The minimum-norm least-squares solution `X` (`n x k`) of `A X = B` (`B`: `m x k`, may be
+    /// a conjugated view): among the `X` minimizing `||A X - B||`, the one of least norm, with
+    /// the singular values at or below `rcond s_max` taken as zero (`rcond` by default
+    /// `max(m, n)` times the machine epsilon), as LAPACK's `gelsd`. Right for every shape and
+    /// rank, where [`Qr::lstsq`](super::Qr::lstsq) needs full column rank. Errors:
+    /// [`LinalgError::ShapeMismatch`] (`B` must have `m` rows), [`LinalgError::NotFinite`].
+    ///
+    /// ```
+    /// use faer::Mat;
+    /// use teamalg::{linalg::Svd, Exec};
+    ///
+    /// // Rank 1: x0 + 2 x1 = 3 three times over. The minimum-norm solution is (0.6, 1.2).
+    /// let a = Mat::<f64>::from_fn(3, 2, |i, j| (i + 1) as f64 * (j + 1) as f64);
+    /// let b = Mat::<f64>::from_fn(3, 1, |i, _| 3.0 * (i + 1) as f64);
+    /// let x = Svd::new(&a, &Exec::serial())?.lstsq(&b, None)?;
+    /// assert!((x[(0, 0)] - 0.6).abs() < 1e-12 && (x[(1, 0)] - 1.2).abs() < 1e-12);
+    /// # Ok::<(), teamalg::linalg::LinalgError>(())
+    /// ```
+    pub fn lstsq<B: Conjugate<Canonical = T>>(
+        &self,
+        b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
+        rcond: Option<RealOf<T>>,
+    ) -> Result<Mat<T>, LinalgError> {
+        let b = b.as_mat_ref().to_owned();
+        check::dim("lstsq", "B", Dim::Rows, self.u.nrows(), b.nrows())?;
+        check::finite("lstsq", "B", b.as_ref(), Stored::All)?;
+        Ok(self.pseudo_apply(b.as_ref(), rcond))
+    }
+
+    /// The Moore-Penrose pseudo-inverse `A^+` (`n x m`), with the singular values at or below
+    /// `rcond s_max` taken as zero (as [`Svd::lstsq`]).
+    ///
+    /// ```
+    /// use faer::Mat;
+    /// use teamalg::{linalg::Svd, Exec};
+    ///
+    /// let a = Mat::<f64>::from_fn(3, 2, |i, j| (i + 1) as f64 * (j + 1) as f64);
+    /// let p = Svd::new(&a, &Exec::serial())?.pseudoinverse(None);
+    /// // A A^+ A = A.
+    /// assert!((&a * &p * &a - &a).norm_max() < 1e-12);
+    /// # Ok::<(), teamalg::linalg::LinalgError>(())
+    /// ```
+    pub fn pseudoinverse(&self, rcond: Option<RealOf<T>>) -> Mat<T> {
+        let m = self.u.nrows();
+        let eye = Mat::<T>::from_fn(m, m, |i, j| {
+            let one = if i == j {
+                RealOf::<T>::ONE
+            } else {
+                RealOf::<T>::ZERO
+            };
+            T::from_parts(one, RealOf::<T>::ZERO)
+        });
+        self.pseudo_apply(eye.as_ref(), rcond)
+    }
+
     /// `A` again: `U_k diag(s) V_k^H` over the first `k = min(m, n)` columns (serially; a
     /// check, not a kernel).
     pub fn reconstruct(&self) -> Mat<T> {

@@ -5,8 +5,9 @@
 
 use faer::traits::math_utils::{abs, abs1, from_f64};
 use faer::{c64, Mat, MatRef};
+use teamalg::kernels::bidiag_svd::Real;
 use teamalg::kernels::par::Executor;
-use teamalg::linalg::{norm_l1, Cholesky, Lu, Qr};
+use teamalg::linalg::{norm_l1, Cholesky, Lu, Qr, Svd};
 use teamalg::Exec;
 
 #[path = "../common/sample.rs"]
@@ -194,7 +195,9 @@ fn exact_answers_at_the_ends() {
     let singular =
         Mat::<f64>::from_fn(3, 3, |i, j| (i + j) as f64 * if j == 2 { 0.0 } else { 1.0 });
     assert_eq!(
-        Lu::new(&singular, &Exec::serial()).unwrap().rcond(norm_l1(&singular)),
+        Lu::new(&singular, &Exec::serial())
+            .unwrap()
+            .rcond(norm_l1(&singular)),
         Ok(0.0)
     );
     assert_eq!(Qr::new(&singular, &Exec::serial()).unwrap().rcond(), 0.0);
@@ -218,4 +221,166 @@ fn exact_answers_at_the_ends() {
         Cholesky::new(&empty, &Exec::serial()).unwrap().rcond(0.0),
         1.0
     );
+}
+
+/// A reproducible `m x n` matrix of rank `r`: a product of `m x r` and `r x n` factors.
+fn of_rank<T: Sample>(m: usize, n: usize, r: usize) -> Mat<T> {
+    &mat::<T>(m, r, 0.21) * &mat::<T>(r, n, 0.57)
+}
+
+fn max_abs<T: Sample>(x: MatRef<'_, T>) -> f64 {
+    (0..x.ncols())
+        .flat_map(|j| (0..x.nrows()).map(move |i| (i, j)))
+        .map(|(i, j)| to_f64::<T>(abs(&x[(i, j)])))
+        .fold(0.0, f64::max)
+}
+
+/// The SVD's least squares on rank-deficient input: the normal equations hold
+/// (`A^H (A X - B) = 0` to `c u n ||A||^2 ||X||` scale), `X` has no component in `A`'s null
+/// space (it is the minimum-norm solution), and on full-rank input it is QR's solution.
+fn svd_lstsq_is_minimum_norm<T: Sample + teamalg::linalg::Rotate>() {
+    let c = 30.0;
+    for (m, n, r) in [(40, 20, 5), (20, 40, 7), (30, 30, 29), (25, 10, 10)] {
+        let a = of_rank::<T>(m, n, r);
+        let b = mat::<T>(m, 3, 0.9);
+        let svd = Svd::new_full(&a, &team(2)).unwrap();
+        assert_eq!(svd.rank(None), r, "{m}x{n} of rank {r}");
+        let x = svd.lstsq(&b, None).unwrap();
+        let scale = max_abs(a.as_ref()).powi(2) * max_abs(x.as_ref()) * (m * n) as f64;
+        let normal = a.adjoint() * (&a * &x - &b);
+        let bound = c * T::unit() * scale;
+        assert!(
+            max_abs(normal.as_ref()) <= bound,
+            "{m}x{n}: normal equations"
+        );
+        // V's columns past the rank span the null space: X has no part there.
+        let null = svd.v().subcols(r, n - r);
+        let part = null.adjoint() * &x;
+        // Orthogonal to rounding: V's columns are, and X is built from the first r of them.
+        let xs = c * T::unit() * n as f64 * max_abs(x.as_ref());
+        assert!(max_abs(part.as_ref()) <= xs, "{m}x{n}: null-space part");
+        // A A^+ A = A, to rounding times the kept values' spread s_1 / s_r.
+        let p = svd.pseudoinverse(None);
+        let back = &a * &p * &a - &a;
+        let s = svd.s();
+        let spread = Real::to_f64(s[0]) / Real::to_f64(s[r - 1]);
+        let bound = c * T::unit() * (m * n) as f64 * max_abs(a.as_ref()) * spread;
+        assert!(max_abs(back.as_ref()) <= bound, "{m}x{n}: A A^+ A");
+        if r == n && m >= n {
+            let q = Qr::new(&a, &Exec::serial())
+                .unwrap()
+                .lstsq(&b, &Exec::serial())
+                .unwrap();
+            let d = max_abs((&q - &x).as_ref()) / max_abs(q.as_ref());
+            assert!(d <= 1e6 * T::unit(), "{m}x{n}: against QR, {d:e}");
+        }
+    }
+}
+
+#[test]
+fn svd_least_squares_is_the_minimum_norm_solution_f64() {
+    svd_lstsq_is_minimum_norm::<f64>();
+}
+
+#[test]
+fn svd_least_squares_is_the_minimum_norm_solution_c64() {
+    svd_lstsq_is_minimum_norm::<c64>();
+}
+
+#[test]
+fn svd_rank_cond_and_refusals() {
+    let a = of_rank::<f64>(12, 8, 3);
+    let svd = Svd::new(&a, &Exec::serial()).unwrap();
+    assert_eq!(svd.rank(None), 3);
+    assert_eq!(
+        svd.rank(Some(0.0)),
+        8,
+        "a zero cutoff counts the rounding-level values"
+    );
+    assert!(svd.cond() > 1e12);
+    let eye = Svd::new(&Mat::<f64>::identity(4, 4), &Exec::serial()).unwrap();
+    assert_eq!((eye.rank(None), eye.cond()), (4, 1.0));
+    let zero = Svd::new(&Mat::<f64>::zeros(3, 2), &Exec::serial()).unwrap();
+    assert_eq!((zero.rank(None), zero.cond()), (0, f64::INFINITY));
+    assert_eq!(
+        zero.lstsq(&Mat::<f64>::ones(3, 1), None).unwrap(),
+        Mat::<f64>::zeros(2, 1)
+    );
+    // B's rows and finiteness are checked.
+    let err = svd.lstsq(&Mat::<f64>::ones(5, 1), None).unwrap_err();
+    assert!(matches!(
+        err,
+        teamalg::linalg::LinalgError::ShapeMismatch {
+            op: "lstsq",
+            operand: "B",
+            ..
+        }
+    ));
+    let mut nan = Mat::<f64>::ones(12, 1);
+    nan[(4, 0)] = f64::NAN;
+    let err = svd.lstsq(&nan, None).unwrap_err();
+    assert!(matches!(
+        err,
+        teamalg::linalg::LinalgError::NotFinite { row: 4, .. }
+    ));
+}
+
+/// QR's solves refuse a numerically rank-deficient `A` with the estimated rank and the call
+/// that handles it, where they returned a meaningless `Ok` (a rank-1 tall matrix gave
+/// `[1e14, -1e14]`); a well-conditioned `A` still solves.
+#[test]
+fn qr_solves_refuse_numerically_rank_deficient_input() {
+    use teamalg::linalg::LinalgError;
+    let rank1 = Mat::<f64>::from_fn(3, 2, |i, j| (i + 1) as f64 * (j + 1) as f64);
+    let b = Mat::<f64>::from_fn(3, 1, |i, _| i as f64);
+    let qr = Qr::new(&rank1, &Exec::serial()).unwrap();
+    let err = qr.lstsq(&b, &Exec::serial()).unwrap_err();
+    assert_eq!(
+        err,
+        LinalgError::RankDeficient {
+            op: "lstsq",
+            rank: 1,
+            of: 2
+        }
+    );
+    assert!(err.to_string().contains("Svd::lstsq"), "{err}");
+    // The refusal is kept: a second call answers the same without a new estimate.
+    assert_eq!(qr.lstsq(&b, &Exec::serial()).unwrap_err(), err);
+    // The call named handles it: the minimum-norm solution.
+    let x = Svd::new(&rank1, &Exec::serial())
+        .unwrap()
+        .lstsq(&b, None)
+        .unwrap();
+    assert!(max_abs(x.as_ref()) < 10.0);
+
+    let nine = Mat::<f64>::from_fn(3, 3, |i, j| (3 * i + j + 1) as f64);
+    let err = Qr::new(&nine, &Exec::serial())
+        .unwrap()
+        .solve(&b, &Exec::serial())
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            LinalgError::RankDeficient {
+                op: "solve",
+                rank: 2,
+                of: 3
+            }
+        ),
+        "{err}"
+    );
+
+    // Kahan's matrix: no small diagonal entry, yet singular to rounding at this order.
+    let k = kahan::<f64>(120, 1.2);
+    let err = Qr::new(&k, &Exec::serial())
+        .unwrap()
+        .solve(&Mat::<f64>::ones(120, 1), &Exec::serial());
+    assert!(
+        matches!(err, Err(LinalgError::RankDeficient { .. })),
+        "{err:?}"
+    );
+
+    let well = mat::<c64>(30, 20, 0.5);
+    let qr = Qr::new(&well, &Exec::serial()).unwrap();
+    assert!(qr.lstsq(&mat::<c64>(30, 2, 0.1), &Exec::serial()).is_ok());
 }
