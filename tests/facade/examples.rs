@@ -71,3 +71,21 @@ fn with_team_nests_inside_a_team_section_and_from_threads() {
         }
     });
 }
+
+#[path = "../../examples/least_squares.rs"]
+#[allow(dead_code, unreachable_pub, missing_docs)]
+mod least_squares;
+#[path = "../../examples/self_adjoint_eigen.rs"]
+#[allow(dead_code, unreachable_pub, missing_docs)]
+mod self_adjoint_eigen;
+#[path = "../../examples/sparse_products.rs"]
+#[allow(dead_code, unreachable_pub, missing_docs)]
+mod sparse_products;
+
+/// The facade's examples run to the end: each checks its own results.
+#[test]
+fn the_facade_examples_run() {
+    least_squares::main().unwrap();
+    self_adjoint_eigen::main().unwrap();
+    sparse_products::main().unwrap();
+}

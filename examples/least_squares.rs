@@ -1,0 +1,66 @@
+//! Least squares on rank-deficient data, with the condition estimates that tell when a plain
+//! solve is meaningless: QR refuses, the SVD gives the minimum-norm answer.
+//!
+//! ```text
+//! cargo run --release --example least_squares
+//! ```
+
+use faer::Mat;
+use teamalg::linalg::{self, LinalgError, Lu, Qr, Svd};
+use teamalg::Pool;
+
+/// Runs the example (also from the tests: it checks its own results).
+pub fn main() -> Result<(), teamalg::Error> {
+    let team = Pool::builder().threads(2).build()?.into_team(2)?;
+
+    // A model with three features, the third the sum of the first two: rank 2.
+    let (m, n) = (200, 3);
+    let a = Mat::<f64>::from_fn(m, n, |i, j| {
+        let t = i as f64 / m as f64;
+        match j {
+            0 => 1.0,
+            1 => t,
+            _ => 1.0 + t,
+        }
+    });
+    let b = Mat::<f64>::from_fn(m, 1, |i, _| 2.0 + 3.0 * i as f64 / m as f64);
+
+    // QR's estimate of R's condition sees the dependence; its least squares refuses, naming
+    // the rank it found and the call that handles it.
+    let qr = Qr::new(&a, &team)?;
+    println!("QR: rcond(R) = {:.1e}", qr.rcond());
+    match qr.lstsq(&b, &team) {
+        Err(LinalgError::RankDeficient { rank, of, .. }) => {
+            println!("QR least squares refused: estimated rank {rank} of {of}")
+        }
+        other => panic!("a rank-deficient model must be refused, got {other:?}"),
+    }
+
+    // The SVD's least squares: the solution of least norm among all that fit best.
+    let svd = Svd::new(&a, &team)?;
+    let x = svd.lstsq(&b, None)?;
+    let residual = (&a * &x - &b).norm_l2();
+    println!(
+        "SVD: rank {} of {n}, cond {:.1e}; x = ({:.4}, {:.4}, {:.4}), residual {residual:.1e}",
+        svd.rank(None),
+        svd.cond(),
+        x[(0, 0)],
+        x[(1, 0)],
+        x[(2, 0)],
+    );
+    assert_eq!(svd.rank(None), 2);
+    assert!(residual < 1e-10);
+
+    // The pseudo-inverse gives the same solution.
+    let p = svd.pseudoinverse(None);
+    assert!((&p * &b - &x).norm_max() < 1e-10);
+
+    // A square system: the LU's condition estimate warns before a solve loses digits.
+    let hilbert = Mat::<f64>::from_fn(10, 10, |i, j| 1.0 / (i + j + 1) as f64);
+    let lu = Lu::new(&hilbert, &team)?;
+    let rcond = lu.rcond(linalg::norm_l1(&hilbert))?;
+    let digits = (-rcond.log10()).ceil();
+    println!("Hilbert 10: rcond {rcond:.1e}: a solve may lose about {digits} digits");
+    assert!(rcond < 1e-12);
+    Ok(())
+}
