@@ -201,7 +201,7 @@ impl fmt::Display for LinalgError {
             ),
             LinalgError::RankDeficient { op, rank, of } => write!(
                 f,
-                "{op}: A is numerically rank-deficient (estimated rank {rank} of {of}): use Svd::lstsq for the minimum-norm solution"
+                "{op}: A is numerically rank-deficient (estimated rank {rank} of {of}): use ColPivQr::lstsq or Svd::lstsq for the minimum-norm solution"
             ),
             LinalgError::NoConvergence { op } => {
                 write!(f, "{op}: the iteration did not converge")

@@ -13,7 +13,11 @@
 //!   any shape, with `Q` and `Q^H` applied without forming `Q`, thin and full `Q`, `solve`,
 //!   least squares (`lstsq`, tall) and the minimum-norm solve of a wide system
 //!   (`min_norm_adjoint`), `reconstruct`, and `rcond` of `R`; its solves refuse an `A` that is
-//!   rank-deficient to rounding ([`LinalgError::RankDeficient`], which names [`Svd::lstsq`]);
+//!   rank-deficient to rounding ([`LinalgError::RankDeficient`], which names the calls that
+//!   handle it);
+//! - [`ColPivQr`] (owned, [`ColPivQr::new`]) and [`col_piv_qr`] (in place): `A P = Q R` with
+//!   column pivoting, with `rank` and the minimum-norm least squares `lstsq` of any shape and
+//!   rank (LAPACK's `gelsy`), `rcond`, `Q` applied or formed, `reconstruct`;
 //! - [`Svd`] (owned, thin [`Svd::new`] or full [`Svd::new_full`]), [`singular_values`] and
 //!   [`svd_into`] (into the caller's storage): `A = U diag(s) V^H`, any shape, with `rank`,
 //!   `cond`, the minimum-norm least squares `lstsq` and `pseudoinverse`;
@@ -70,6 +74,7 @@ use teamalg_gates::{Family, ParThreshold, Scalar, Source, Thresholds};
 
 mod check;
 mod cholesky;
+mod col_piv_qr;
 mod condition;
 mod error;
 mod evd;
@@ -83,6 +88,9 @@ mod svd;
 mod triangular;
 
 pub use cholesky::{cholesky, cholesky_scratch, cholesky_with, cholesky_with_scratch, Cholesky};
+pub use col_piv_qr::{
+    col_piv_qr, col_piv_qr_scratch, col_piv_qr_with, col_piv_qr_with_scratch, ColPivQr,
+};
 pub use condition::norm_l1;
 pub use error::{Dim, LinalgError};
 pub use evd::{

@@ -9,7 +9,7 @@ use faer::traits::math_utils::{abs, eps, from_f64, zero};
 use faer::traits::{ComplexField, Conjugate};
 use faer::{Mat, MatMut, MatRef};
 use teamalg_gates::Family;
-use teamalg_kernels::par::{Executor, Seq};
+use teamalg_kernels::par::Executor;
 use teamalg_kernels::qr::{self as kernel, QrParams};
 use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
 
@@ -243,31 +243,7 @@ impl<T: Field> Qr<'_, T> {
     pub fn rcond(&self) -> T::Real {
         let f = self.factors();
         let k = f.nrows().min(f.ncols());
-        if self.zero_diagonal().is_some() && k > 0 {
-            return zero();
-        }
-        let r = f.submatrix(0, 0, k, k);
-        let norm = (0..k).fold(zero::<T::Real>(), |m, j| {
-            let s = r.col(j).subrows(0, j + 1).norm_l1();
-            if s > m {
-                s
-            } else {
-                m
-            }
-        });
-        let p = SolveParams::default();
-        let (left, upper, lower) = (SolveSide::Left, Triangle::Upper, Triangle::Lower);
-        let inverse = condition::norm1_estimate::<T>(k, |x, adjoint| {
-            if adjoint {
-                // R^H x = b  <=>  R^T conj(x) = conj(b).
-                conjugate(x.as_mut());
-                triangular::solve_in_place(r.transpose(), x.as_mut(), left, lower, Diag::NonUnit, &Seq, p);
-                conjugate(x.as_mut());
-            } else {
-                triangular::solve_in_place(r, x.as_mut(), left, upper, Diag::NonUnit, &Seq, p);
-            }
-        });
-        condition::reciprocal::<T>(k, norm, inverse)
+        condition::triangular_rcond(f.submatrix(0, 0, k, k))
     }
 
     fn apply(

@@ -3,6 +3,7 @@
 //! (`lookahead`). Design record: `docs/kernels.md`.
 
 pub mod cholesky;
+pub mod col_piv_qr;
 pub mod gemm;
 pub(crate) mod levels;
 pub(crate) mod lookahead;

@@ -1,0 +1,280 @@
+//! QR with column pivoting, `A P = Q R` (LAPACK's `geqp2`): at step `k` the remaining column
+//! of largest norm moves to position `k`, so `|R_00| >= |R_11| >= ...` and a numerical rank
+//! shows on `R`'s diagonal.
+//!
+//! The pivot needs every trailing column's norm after the previous reflector, so each step
+//! is one section: the reflector of column `k` (serial, `O(m)`), then the trailing columns in
+//! chunks, each column updated by the reflector and its norm downdated (LAPACK's rule: the
+//! norm is recomputed when downdating has cancelled more than `sqrt(eps)` of it). Every
+//! column's work is its own, so the result does not depend on how the columns are chunked:
+//! the same on every width. When the gate keeps the whole call serial (family
+//! [`Family::QrColPivStep`]), the matrix goes to faer's serial column-pivoted QR instead (its
+//! fused, delayed update is faster on one core; its pivots may differ from the parallel
+//! path's on ties to rounding); a zero matrix, which faer's scaling would turn into NaN, takes
+//! this kernel's steps at width 1. Either way the block factors of `Q` are faer's layout, the
+//! one [`crate::qr::apply_q_in_place`] reads. Design record: `docs/kernels.md`.
+
+use faer::dyn_stack::{MemStack, StackReq};
+use faer::linalg::householder::{make_householder_in_place, upgrade_householder_factor};
+use faer::linalg::qr::col_pivoting::factor::{
+    qr_in_place as faer_qr, qr_in_place_scratch as faer_qr_scratch,
+};
+use faer::perm::swap_cols_idx;
+use faer::reborrow::{Reborrow, ReborrowMut};
+use faer::traits::math_utils::{abs, eps, from_real, is_finite, mul_real, one, recip, sqrt, zero};
+use faer::traits::ComplexField;
+use faer::{Mat, MatMut, Par};
+use teamalg_gates::{Family, ParThreshold, Scalar};
+
+use crate::exec::gate::{self, Region, Scope};
+use crate::exec::par::{part_start, Executor};
+use crate::exec::tiles::Tiles;
+
+/// Parameters of [`col_piv_qr_in_place`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ColPivQrParams {
+    /// How the call and each step decide to go parallel (family [`Family::QrColPivStep`]);
+    /// `None` leaves it to the executor's model.
+    pub threshold: Option<ParThreshold>,
+}
+
+/// The scratch of [`col_piv_qr_in_place`] for an `m x n` matrix: faer's serial path's (two
+/// vectors of `n`); the parallel path keeps its norms in a buffer of its own.
+pub fn col_piv_qr_in_place_scratch<T: ComplexField>(m: usize, n: usize) -> StackReq {
+    faer_qr_scratch::<usize, T>(m, n, 1, Par::Seq, Default::default())
+}
+
+/// Units of work (family [`Family::QrColPivStep`]: an element of the trailing block a step
+/// updates) of the steps from `k` on, for an `m x n` matrix.
+fn units_from(m: usize, n: usize, k: usize) -> f64 {
+    (k..m.min(n)).map(|s| ((m - s) * (n - s - 1)) as f64).sum()
+}
+
+/// Factors `a` (`m x n`) in place as `A P = Q R`: `R` on and above the diagonal, the
+/// Householder vectors below it, the block factors in `h` (`bs x min(m, n)`, faer's layout),
+/// and the permutation in `perm` (column `j` of `A P` is column `perm[j]` of `A`) and
+/// `perm_inv`. Returns the number of column transpositions (the sign of `det P`).
+///
+/// # Panics
+/// When `h` is not `bs x min(m, n)` with `bs >= 1`, `perm` or `perm_inv` is not `n` long, or
+/// the stack is smaller than [`col_piv_qr_in_place_scratch`].
+pub fn col_piv_qr_in_place<T>(
+    mut a: MatMut<'_, T>,
+    mut h: MatMut<'_, T>,
+    perm: &mut [usize],
+    perm_inv: &mut [usize],
+    exec: &(impl Executor + ?Sized),
+    params: ColPivQrParams,
+    stack: &mut MemStack,
+) -> usize
+where
+    T: ComplexField + Scalar + Send + Sync,
+{
+    let (m, n) = (a.nrows(), a.ncols());
+    let size = m.min(n);
+    assert!(
+        h.nrows() >= 1 && h.ncols() == size,
+        "col_piv_qr_in_place: h must be bs x min(m, n)"
+    );
+    assert!(perm.len() == n && perm_inv.len() == n);
+    let units = units_from(m, n, 0);
+    let region = Region {
+        site: "col_piv_qr",
+        dims: [m, n, 0],
+        units,
+        family: Family::QrColPivStep,
+        sections: size,
+        scope: Scope::Call,
+        call_units: units,
+    };
+    let w = if size > 1 {
+        gate::width::<T>(exec, region, params.threshold)
+    } else {
+        1
+    };
+    if w <= 1 && scales(a.rb()) {
+        let (info, _) = faer_qr(a, h, perm, perm_inv, Par::Seq, stack, Default::default());
+        return info.transposition_count;
+    }
+    if w > 1 {
+        exec.warm(w);
+    }
+    let swaps = factor(a.rb_mut(), h.rb_mut(), perm, exec, w, params.threshold);
+    block_factors(a, h);
+    for (j, &p) in perm.iter().enumerate() {
+        perm_inv[p] = j;
+    }
+    swaps
+}
+
+/// Whether faer's serial path may take `a`: it divides the matrix by its largest column norm
+/// first, which a zero matrix (or one so small that the norm's reciprocal overflows) turns
+/// into NaN; those take the parallel path's code at width 1.
+fn scales<T: ComplexField>(a: faer::MatRef<'_, T>) -> bool {
+    let best = (0..a.ncols()).fold(zero::<T::Real>(), |m, j| {
+        let v = a.col(j).norm_l2();
+        if v > m {
+            v
+        } else {
+            m
+        }
+    });
+    is_finite(&recip(&best))
+}
+
+/// The pivoted factorization on at most `w` participants per step: the reflectors' scalars
+/// in `h`'s first row; returns the transpositions.
+fn factor<T>(
+    mut a: MatMut<'_, T>,
+    mut h: MatMut<'_, T>,
+    perm: &mut [usize],
+    exec: &(impl Executor + ?Sized),
+    w: usize,
+    threshold: Option<ParThreshold>,
+) -> usize
+where
+    T: ComplexField + Scalar + Send + Sync,
+{
+    let (m, n) = (a.nrows(), a.ncols());
+    // Row 0: the columns' downdated norms; row 1: each norm when last computed in full.
+    let mut norms = Mat::<T::Real>::zeros(2, n);
+    for j in 0..n {
+        let v = a.rb().col(j).norm_l2();
+        norms[(0, j)] = v.clone();
+        norms[(1, j)] = v;
+    }
+    for (j, p) in perm.iter_mut().enumerate() {
+        *p = j;
+    }
+    let mut swaps = 0;
+    for k in 0..m.min(n) {
+        let p = pivot(norms.as_ref().row(0).subcols(k, n - k)) + k;
+        if p != k {
+            swaps += 1;
+            perm.swap(k, p);
+            swap_cols_idx(a.rb_mut(), k, p);
+            swap_cols_idx(norms.as_mut(), k, p);
+        }
+        let (mut head, tail) = a.rb_mut().subcols_mut(k, 1).split_at_row_mut(k + 1);
+        let tail = tail.col_mut(0);
+        let info = make_householder_in_place(&mut head[(k, 0)], tail);
+        h[(0, k)] = from_real::<T>(&info.tau);
+        if k + 1 == n {
+            break;
+        }
+        // 1 / tau: zero for the identity reflector of a column that is already zero.
+        let tau_inv = recip(&info.tau);
+        let step = Step {
+            a: Tiles::new(a.rb_mut()),
+            norms: Tiles::new(norms.as_mut()),
+            k,
+            tau_inv,
+        };
+        let cols = n - k - 1;
+        let region = Region {
+            site: "col_piv_qr/step",
+            dims: [m - k, cols, k],
+            units: ((m - k) * cols) as f64,
+            family: Family::QrColPivStep,
+            sections: 1,
+            scope: Scope::Section,
+            call_units: units_from(m, n, k),
+        };
+        let wk = if w > 1 {
+            gate::width::<T>(exec, region, threshold).min(w).min(cols)
+        } else {
+            1
+        };
+        if wk <= 1 {
+            step.columns(k + 1, n);
+        } else {
+            exec.run_chunks(wk, &|c, chunks| {
+                let c0 = k + 1 + part_start(c, cols, chunks);
+                let c1 = k + 1 + part_start(c + 1, cols, chunks);
+                step.columns(c0, c1);
+            });
+        }
+    }
+    swaps
+}
+
+/// The index of the largest entry of `norms` (the first, on ties, as LAPACK's `idamax`).
+fn pivot<R: PartialOrd>(norms: faer::RowRef<'_, R>) -> usize {
+    let mut best = 0;
+    for j in 1..norms.ncols() {
+        if norms[j] > norms[best] {
+            best = j;
+        }
+    }
+    best
+}
+
+/// One step's update of the trailing columns, shared by its participants.
+struct Step<T: ComplexField> {
+    a: Tiles<T>,
+    norms: Tiles<T::Real>,
+    k: usize,
+    tau_inv: T::Real,
+}
+
+impl<T: ComplexField> Step<T> {
+    /// Applies reflector `k` to columns `c0..c1` (rows `k..m`) and downdates their norms.
+    fn columns(&self, c0: usize, c1: usize) {
+        let (k, m) = (self.k, self.a.nrows());
+        // SAFETY: column k (rows k + 1..m) is the reflector, written before the step and in no
+        // participant's tile; the columns `c0..c1 > k` and their norms are this chunk's alone
+        // (the chunks partition the trailing columns).
+        let (v, mut cols, mut norms) = unsafe {
+            (
+                self.a.view(k + 1, m, k, k + 1),
+                self.a.tile(k, m, c0, c1),
+                self.norms.tile(0, 2, c0, c1),
+            )
+        };
+        let v = v.col(0);
+        let tol3z = sqrt(&eps::<T::Real>());
+        for j in 0..c1 - c0 {
+            let (mut head, mut below) = cols.rb_mut().col_mut(j).split_at_row_mut(1);
+            // s = (a_kj + v^H a_j) / tau; a_j -= [1; v] s.
+            let s = mul_real(&(head[0].clone() + v.adjoint() * below.rb()), &self.tau_inv);
+            head[0] = head[0].clone() - s.clone();
+            for i in 0..below.nrows() {
+                below[i] = below[i].clone() - v[i].clone() * s.clone();
+            }
+            // LAPACK's downdate of the column's norm without row k.
+            let (n1, n2) = (norms[(0, j)].clone(), norms[(1, j)].clone());
+            if n1 == zero() {
+                continue;
+            }
+            let ratio = abs(&head[0]) / n1.clone();
+            let mut t = one::<T::Real>() - ratio.clone() * ratio;
+            if t < zero() {
+                t = zero();
+            }
+            let q = n1.clone() / n2;
+            if t.clone() * q.clone() * q <= tol3z {
+                let fresh = below.rb().norm_l2();
+                norms[(0, j)] = fresh.clone();
+                norms[(1, j)] = fresh;
+            } else {
+                norms[(0, j)] = n1 * sqrt(&t);
+            }
+        }
+    }
+}
+
+/// Turns the reflectors' scalars in `h`'s first row into the block factors of faer's layout
+/// (blocks of `h.nrows()` reflectors), as faer's own pivoted QR does.
+fn block_factors<T: ComplexField>(a: MatMut<'_, T>, mut h: MatMut<'_, T>) {
+    let (size, bs) = (h.ncols(), h.nrows());
+    let mut j = 0;
+    while j < size {
+        let b = bs.min(size - j);
+        let mut t = h.rb_mut().subcols_mut(j, b).subrows_mut(0, b);
+        for i in 0..b {
+            t[(i, i)] = t[(0, i)].clone();
+        }
+        upgrade_householder_factor(t, a.rb().get(j.., j..j + b), b, 1, Par::Seq);
+        j += b;
+    }
+}
