@@ -287,6 +287,12 @@ pub fn builtin_split(family: Family, vendor: CpuVendor) -> Splits {
         Family::BidiagStep if amd => f(s(2000.0, 1.0), s(1450.0, 1.0)),
         Family::TridiagStep => f(s(4400.0, 0.77), s(3600.0, 0.81)),
         Family::BidiagStep => f(s(10800.0, 0.61), s(6400.0, 0.625)),
+        // Fitted by hand to the column-pivoted QR's rows forced parallel at orders 256 to 1024
+        // on the Intel Xeon host (docs/perf/runs/kernels-log.md): its steps' two passes on
+        // each participant run at about half of faer's fused serial pass in real arithmetic
+        // and at 0.62 of it in complex, and each step's section costs about 3.5 us beyond
+        // its dispatch. So two wide never pays in real; complex pays from about order 256.
+        Family::QrColPivStep => f(s(3500.0, 0.5), s(3500.0, 0.62)),
         _ => Splits::FREE,
     }
 }

@@ -4,7 +4,8 @@
 //!
 //! The pivot needs every trailing column's norm after the previous reflector, so each step
 //! is one section: the reflector of column `k` (serial, `O(m)`), then the trailing columns in
-//! chunks, each column updated by the reflector and its norm downdated (LAPACK's rule: the
+//! chunks, each column updated by the reflector (faer's products, in blocks of columns that
+//! stay in cache between the two passes) and its norm downdated (LAPACK's rule: the
 //! norm is recomputed when downdating has cancelled more than `sqrt(eps)` of it). Every
 //! column's work is its own, so the result does not depend on how the columns are chunked:
 //! the same on every width. When the gate keeps the whole call serial (family
@@ -16,14 +17,17 @@
 
 use faer::dyn_stack::{MemStack, StackReq};
 use faer::linalg::householder::{make_householder_in_place, upgrade_householder_factor};
+use faer::linalg::matmul::matmul;
 use faer::linalg::qr::col_pivoting::factor::{
     qr_in_place as faer_qr, qr_in_place_scratch as faer_qr_scratch,
 };
 use faer::perm::swap_cols_idx;
 use faer::reborrow::{Reborrow, ReborrowMut};
-use faer::traits::math_utils::{abs, eps, from_real, is_finite, mul_real, one, recip, sqrt, zero};
+use faer::traits::math_utils::{
+    abs, eps, from_real, min_positive, mul_real, one, recip, sqrt, zero,
+};
 use faer::traits::ComplexField;
-use faer::{Mat, MatMut, Par};
+use faer::{Accum, Mat, MatMut, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
 use crate::exec::gate::{self, Region, Scope};
@@ -109,17 +113,11 @@ where
 
 /// Whether faer's serial path may take `a`: it divides the matrix by its largest column norm
 /// first, which a zero matrix (or one so small that the norm's reciprocal overflows) turns
-/// into NaN; those take the parallel path's code at width 1.
+/// into NaN; those take the parallel path's code at width 1. A largest entry of at least the
+/// smallest normal number bounds that norm away from the overflow (one vectorized read, where
+/// the column norms themselves cost a tenth of a small factorization).
 fn scales<T: ComplexField>(a: faer::MatRef<'_, T>) -> bool {
-    let best = (0..a.ncols()).fold(zero::<T::Real>(), |m, j| {
-        let v = a.col(j).norm_l2();
-        if v > m {
-            v
-        } else {
-            m
-        }
-    });
-    is_finite(&recip(&best))
+    a.norm_max() >= min_positive::<T::Real>()
 }
 
 /// The pivoted factorization on at most `w` participants per step: the reflectors' scalars
@@ -146,6 +144,7 @@ where
     for (j, p) in perm.iter_mut().enumerate() {
         *p = j;
     }
+    let mut dots = Mat::<T>::zeros(1, n);
     let mut swaps = 0;
     for k in 0..m.min(n) {
         let p = pivot(norms.as_ref().row(0).subcols(k, n - k)) + k;
@@ -167,6 +166,7 @@ where
         let step = Step {
             a: Tiles::new(a.rb_mut()),
             norms: Tiles::new(norms.as_mut()),
+            dots: Tiles::new(dots.as_mut()),
             k,
             tau_inv,
         };
@@ -209,10 +209,17 @@ fn pivot<R: PartialOrd>(norms: faer::RowRef<'_, R>) -> usize {
     best
 }
 
+/// Columns a participant updates at a time: their two passes (the products with the reflector,
+/// then its rank-one update) meet the columns in its cache (32 columns of 1024 rows of `c64`
+/// are 512 KiB).
+const BLOCK: usize = 32;
+
 /// One step's update of the trailing columns, shared by its participants.
 struct Step<T: ComplexField> {
     a: Tiles<T>,
     norms: Tiles<T::Real>,
+    /// Each column's `(a_kj + v^H a_j) / tau`.
+    dots: Tiles<T>,
     k: usize,
     tau_inv: T::Real,
 }
@@ -222,44 +229,71 @@ impl<T: ComplexField> Step<T> {
     fn columns(&self, c0: usize, c1: usize) {
         let (k, m) = (self.k, self.a.nrows());
         // SAFETY: column k (rows k + 1..m) is the reflector, written before the step and in no
-        // participant's tile; the columns `c0..c1 > k` and their norms are this chunk's alone
-        // (the chunks partition the trailing columns).
-        let (v, mut cols, mut norms) = unsafe {
+        // participant's tile; the columns `c0..c1 > k`, their norms and their dots are this
+        // chunk's alone (the chunks partition the trailing columns).
+        let (v, mut cols, mut norms, mut dots) = unsafe {
             (
                 self.a.view(k + 1, m, k, k + 1),
                 self.a.tile(k, m, c0, c1),
                 self.norms.tile(0, 2, c0, c1),
+                self.dots.tile(0, 1, c0, c1),
             )
         };
-        let v = v.col(0);
-        let tol3z = sqrt(&eps::<T::Real>());
-        for j in 0..c1 - c0 {
-            let (mut head, mut below) = cols.rb_mut().col_mut(j).split_at_row_mut(1);
-            // s = (a_kj + v^H a_j) / tau; a_j -= [1; v] s.
-            let s = mul_real(&(head[0].clone() + v.adjoint() * below.rb()), &self.tau_inv);
-            head[0] = head[0].clone() - s.clone();
-            for i in 0..below.nrows() {
-                below[i] = below[i].clone() - v[i].clone() * s.clone();
+        let len = c1 - c0;
+        for b0 in (0..len).step_by(BLOCK) {
+            let b = BLOCK.min(len - b0);
+            let (mut head, mut below) = cols.rb_mut().subcols_mut(b0, b).split_at_row_mut(1);
+            let mut w = dots.rb_mut().subcols_mut(b0, b);
+            // w = (a_k + v^H A) / tau; a_k -= w; A -= v w.
+            w.copy_from(head.rb());
+            matmul(
+                w.rb_mut(),
+                Accum::Add,
+                v.adjoint(),
+                below.rb(),
+                one(),
+                Par::Seq,
+            );
+            for j in 0..b {
+                w[(0, j)] = mul_real(&w[(0, j)], &self.tau_inv);
+                head[(0, j)] = head[(0, j)].clone() - w[(0, j)].clone();
             }
-            // LAPACK's downdate of the column's norm without row k.
-            let (n1, n2) = (norms[(0, j)].clone(), norms[(1, j)].clone());
-            if n1 == zero() {
-                continue;
-            }
-            let ratio = abs(&head[0]) / n1.clone();
-            let mut t = one::<T::Real>() - ratio.clone() * ratio;
-            if t < zero() {
-                t = zero();
-            }
-            let q = n1.clone() / n2;
-            if t.clone() * q.clone() * q <= tol3z {
-                let fresh = below.rb().norm_l2();
-                norms[(0, j)] = fresh.clone();
-                norms[(1, j)] = fresh;
-            } else {
-                norms[(0, j)] = n1 * sqrt(&t);
+            matmul(below.rb_mut(), Accum::Add, v, w.rb(), -one::<T>(), Par::Seq);
+            for j in 0..b {
+                downdate(
+                    norms.rb_mut().col_mut(b0 + j),
+                    &head[(0, j)],
+                    below.rb().col(j),
+                );
             }
         }
+    }
+}
+
+/// LAPACK's downdate of a column's norm `norm[0]` once its row `k` (`head`) is done: from the
+/// norm itself while it keeps more than `sqrt(eps)` of the norm last computed in full
+/// (`norm[1]`), else computed afresh from the rows below (`below`).
+fn downdate<T: ComplexField>(
+    mut norm: faer::ColMut<'_, T::Real>,
+    head: &T,
+    below: faer::ColRef<'_, T>,
+) {
+    let (n1, n2) = (norm[0].clone(), norm[1].clone());
+    if n1 == zero() {
+        return;
+    }
+    let ratio = abs(head) / n1.clone();
+    let mut t = one::<T::Real>() - ratio.clone() * ratio;
+    if t < zero() {
+        t = zero();
+    }
+    let q = n1.clone() / n2;
+    if t.clone() * q.clone() * q <= sqrt(&eps::<T::Real>()) {
+        let fresh = below.norm_l2();
+        norm[0] = fresh.clone();
+        norm[1] = fresh;
+    } else {
+        norm[0] = n1 * sqrt(&t);
     }
 }
 

@@ -1,9 +1,11 @@
-//! The dense cases: GEMM, LU, Cholesky and Householder QR, each against faer's call.
+//! The dense cases: GEMM, LU, Cholesky, Householder QR and QR with column pivoting, each
+//! against faer's call.
 
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::cholesky::llt::factor::{cholesky_in_place, cholesky_in_place_scratch};
 use faer::linalg::lu::partial_pivoting::factor::{lu_in_place, lu_in_place_scratch};
 use faer::linalg::matmul::matmul as faer_matmul;
+use faer::linalg::qr::col_pivoting::factor as faer_cp;
 use faer::linalg::qr::no_pivoting::factor::{
     qr_in_place as faer_qr, qr_in_place_scratch as faer_qr_scratch,
 };
@@ -11,6 +13,7 @@ use faer::traits::ComplexField;
 use faer::{c64, Accum, Mat, Par};
 use teamalg::gates::Scalar;
 use teamalg::kernels::cholesky::{self, CholeskyParams};
+use teamalg::kernels::col_piv_qr::{self, ColPivQrParams};
 use teamalg::kernels::gemm::{matmul, GemmParams};
 use teamalg::kernels::lu::{self, LuParams};
 use teamalg::kernels::par::Executor;
@@ -18,7 +21,7 @@ use teamalg::kernels::qr::{self, QrParams};
 
 use super::{cx, re, spd, Case, Row, Settings};
 
-/// The rows of `kernel` (`gemm`, `lu`, `cholesky`, `qr`), or `None` when it is not dense.
+/// The rows of `kernel` (`gemm`, `lu`, `cholesky`, `qr`, `col_piv_qr`), or `None` when it is not dense.
 pub(crate) fn rows<'a>(kernel: &str, s: &'a Settings) -> Option<Vec<Row<'a>>> {
     let (w, sizes, factor_sizes) = (s.width, s.sizes.clone(), s.factor_sizes());
     let lu_p = LuParams {
@@ -75,6 +78,14 @@ pub(crate) fn rows<'a>(kernel: &str, s: &'a Settings) -> Option<Vec<Row<'a>>> {
             }),
             Row::new("qr c64", factor_sizes, move |n| {
                 Box::new(Qr::new(Mat::from_fn(n, n, cx), w))
+            }),
+        ],
+        "col_piv_qr" => vec![
+            Row::new("col_piv_qr f64", factor_sizes.clone(), move |n| {
+                Box::new(ColPivQr::new(Mat::from_fn(n, n, re)))
+            }),
+            Row::new("col_piv_qr c64", factor_sizes, move |n| {
+                Box::new(ColPivQr::new(Mat::from_fn(n, n, cx)))
             }),
         ],
         _ => return None,
@@ -218,5 +229,54 @@ impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for Qr<T> {
             self.width,
             stack,
         );
+    }
+}
+
+/// QR with column pivoting: faer's `col_pivoting::qr_in_place` and the kernel, with faer's
+/// block size, into one `H`.
+struct ColPivQr<T> {
+    f: Factor<T>,
+    h: Mat<T>,
+}
+
+impl<T: ComplexField + Scalar + Send + Sync + Copy> ColPivQr<T> {
+    fn new(a: Mat<T>) -> Self {
+        let n = a.nrows();
+        let bs = qr::block_size::<T>(n, n);
+        let scratch = StackReq::any_of(&[
+            faer_cp::qr_in_place_scratch::<usize, T>(n, n, bs, Par::Seq, Default::default()),
+            col_piv_qr::col_piv_qr_in_place_scratch::<T>(n, n),
+        ]);
+        ColPivQr {
+            f: Factor::new(a, scratch),
+            h: Mat::zeros(bs, n),
+        }
+    }
+}
+
+impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for ColPivQr<T> {
+    fn prepare(&mut self) {
+        self.f.prepare();
+    }
+    fn faer(&mut self, par: Par) {
+        let f = &mut self.f;
+        let stack = MemStack::new(&mut f.buf);
+        let (w, h) = (f.work.as_mut(), self.h.as_mut());
+        faer_cp::qr_in_place(
+            w,
+            h,
+            &mut f.idx,
+            &mut f.idx2,
+            par,
+            stack,
+            Default::default(),
+        );
+    }
+    fn teamalg(&mut self, exec: &dyn Executor) {
+        let f = &mut self.f;
+        let stack = MemStack::new(&mut f.buf);
+        let (w, h) = (f.work.as_mut(), self.h.as_mut());
+        let p = ColPivQrParams::default();
+        col_piv_qr::col_piv_qr_in_place(w, h, &mut f.idx, &mut f.idx2, &exec, p, stack);
     }
 }
