@@ -4,11 +4,11 @@
 //!
 //! The pivot needs every trailing column's norm after the previous reflector, so each step
 //! is one section: the reflector of column `k` (serial, `O(m)`), then the trailing columns in
-//! chunks, each column updated by the reflector (faer's products, in blocks of columns that
-//! stay in cache between the two passes) and its norm downdated (LAPACK's rule: the
-//! norm is recomputed when downdating has cancelled more than `sqrt(eps)` of it). Every
-//! column's work is its own, so the result does not depend on how the columns are chunked:
-//! the same on every width. When the gate keeps the whole call serial (family
+//! chunks of whole blocks of columns, each block updated by the reflector (faer's products; the
+//! block stays in cache between the two passes) and its columns' norms downdated (LAPACK's rule: the
+//! norm is recomputed when downdating has cancelled more than `sqrt(eps)` of it). The blocks
+//! are counted from the step's first trailing column, so every block's work is the same on
+//! every width, and so is the result. When the gate keeps the whole call serial (family
 //! [`Family::QrColPivStep`]), the matrix goes to faer's serial column-pivoted QR instead (its
 //! fused, delayed update is faster on one core; its pivots may differ from the parallel
 //! path's on ties to rounding); a zero matrix, which faer's scaling would turn into NaN, takes
@@ -180,8 +180,11 @@ where
             scope: Scope::Section,
             call_units: units_from(m, n, k),
         };
+        // Chunks of whole blocks, counted from column k + 1: a block is the same columns on
+        // every width, and so is its arithmetic.
+        let blocks = cols.div_ceil(BLOCK);
         let wk = if w > 1 {
-            gate::width::<T>(exec, region, threshold).min(w).min(cols)
+            gate::width::<T>(exec, region, threshold).min(w).min(blocks)
         } else {
             1
         };
@@ -189,9 +192,8 @@ where
             step.columns(k + 1, n);
         } else {
             exec.run_chunks(wk, &|c, chunks| {
-                let c0 = k + 1 + part_start(c, cols, chunks);
-                let c1 = k + 1 + part_start(c + 1, cols, chunks);
-                step.columns(c0, c1);
+                let at = |c| (k + 1 + BLOCK * part_start(c, blocks, chunks)).min(n);
+                step.columns(at(c), at(c + 1));
             });
         }
     }
