@@ -2,7 +2,7 @@
 
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::mat::AsMatRef;
-use faer::traits::math_utils::{abs2, from_f64, from_real, mul, one};
+use faer::traits::math_utils::{abs2, from_real, mul, one};
 use faer::traits::{ComplexField, Conjugate};
 use faer::{Mat, MatMut, MatRef};
 use teamalg_gates::Family;
@@ -13,7 +13,7 @@ use teamalg_kernels::par::{Executor, Seq};
 use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
 
 use super::check::{self, Stored};
-use super::condition;
+use super::condition::{self, Guard};
 use super::factors::{conjugate, identity, owned_constructors, Store};
 use super::{Dim, Field, LinalgError, Options, TriangularView};
 
@@ -40,12 +40,14 @@ use super::{Dim, Field, LinalgError, Options, TriangularView};
 /// assert_eq!(err, Some(linalg::LinalgError::NotPositiveDefinite { op: "cholesky", index: 1 }));
 /// # Ok::<(), teamalg::linalg::LinalgError>(())
 /// ```
-// `Send` and `Sync` are automatic and sound, as for `Lu`: a `MatMut` or a `Mat` and the
-// options; a shared `&Cholesky` only reads its factor.
+// `Send` and `Sync` are automatic and sound, as for `Lu`: a `MatMut` or a `Mat`, the options
+// and the guard (its estimate a `OnceLock`); a shared `&Cholesky` only reads its factor.
 #[derive(Debug)]
 pub struct Cholesky<'a, T> {
     factors: Store<'a, T>,
     options: Options,
+    /// The solves' guard ([`Options::min_rcond`]).
+    guard: Guard,
 }
 
 /// The scratch [`cholesky_with_scratch`] needs for an `n x n` matrix.
@@ -116,6 +118,7 @@ fn factor<'a, T: Field>(
         threshold: options.get(Family::Cholesky),
         ..CholeskyParams::default()
     };
+    let guard = Guard::measure(store.as_ref(), options, Stored::Lower);
     cholesky_in_place(store.as_mut(), exec, params, stack).map_err(
         |NonPositivePivot { index }| LinalgError::NotPositiveDefinite {
             op: "cholesky",
@@ -125,6 +128,7 @@ fn factor<'a, T: Field>(
     Ok(Cholesky {
         factors: store,
         options: *options,
+        guard,
     })
 }
 
@@ -195,11 +199,9 @@ impl<T: Field> Cholesky<'_, T> {
     pub fn rcond(&self, a_norm: T::Real) -> T::Real {
         let n = self.factors().nrows();
         // A is Hermitian: the adjoint's solve is the solve.
-        let inverse = condition::norm1_estimate::<T>(n, |x, _| {
-            if self.solve_in_place(x.as_mut(), &Seq).is_err() {
-                x.fill(from_f64(f64::NAN));
-            }
-        });
+        let p = SolveParams::default();
+        let inverse =
+            condition::norm1_estimate::<T>(n, |x, _| self.plain_solve(x.as_mut(), &Seq, p));
         condition::reciprocal::<T>(n, a_norm, inverse)
     }
 
@@ -214,10 +216,18 @@ impl<T: Field> Cholesky<'_, T> {
         if self.options.checks_finite() {
             check::finite("solve", "B", b.as_ref(), Stored::All)?;
         }
-        let mut b = b;
+        self.guard
+            .check::<T>("solve", &self.options, |norm| self.rcond(norm))?;
         let p = SolveParams {
             threshold: self.options.get(Family::TriangularSolve),
         };
+        self.plain_solve(b, exec, p);
+        Ok(())
+    }
+
+    /// `A X = B` in place, unchecked: `L Y = B`, then `L^H X = Y`.
+    fn plain_solve(&self, mut b: MatMut<'_, T>, exec: &(impl Executor + ?Sized), p: SolveParams) {
+        let l = self.factors();
         let (lower, non_unit) = (Triangle::Lower, Diag::NonUnit);
         triangular::solve_in_place(l, b.as_mut(), SolveSide::Left, lower, non_unit, exec, p);
         // L^H X = Y  <=>  X^H L = Y^H: a right-side solve on the conjugate transpose.
@@ -225,7 +235,6 @@ impl<T: Field> Cholesky<'_, T> {
         let bt = b.as_mut().transpose_mut();
         triangular::solve_in_place(l, bt, SolveSide::Right, lower, non_unit, exec, p);
         conjugate(b);
-        Ok(())
     }
 
     /// The solution `X` of `A X = B` (`B` may be a conjugated view), on `exec`.
@@ -242,7 +251,14 @@ impl<T: Field> Cholesky<'_, T> {
     /// `A^-1`, solving against the identity on `exec`.
     pub fn inverse(&self, exec: &(impl Executor + ?Sized)) -> Result<Mat<T>, LinalgError> {
         let mut x = identity::<T>(self.factors().nrows());
-        self.solve_in_place(x.as_mut(), exec)?;
+        self.solve_in_place(x.as_mut(), exec).map_err(|e| match e {
+            LinalgError::IllConditioned { rcond, limit, .. } => LinalgError::IllConditioned {
+                op: "inverse",
+                rcond,
+                limit,
+            },
+            e => e,
+        })?;
         Ok(x)
     }
 

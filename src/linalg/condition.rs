@@ -7,14 +7,17 @@
 //! `||x||_1 = 1`), almost always within a factor of 3 of it, so `rcond` is an upper bound of
 //! the true reciprocal condition number, almost always within a factor of 3.
 
+use std::sync::OnceLock;
+
 use faer::mat::AsMatRef;
-use faer::traits::math_utils::{abs, from_f64, is_finite, mul_real, one, recip, zero};
+use faer::traits::math_utils::{abs, abs1, from_f64, is_finite, mul_real, one, recip, zero};
 use faer::{Mat, MatRef};
 use teamalg_kernels::par::Seq;
 use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
 
+use super::check::Stored;
 use super::factors::conjugate;
-use super::Field;
+use super::{real_to_f64, Field, LinalgError, Options};
 
 /// The most products with `X` the estimator makes after its first (LAPACK's `ITMAX`).
 const ITERATIONS: usize = 5;
@@ -164,4 +167,79 @@ pub(crate) fn triangular_rcond<T: Field>(r: MatRef<'_, T>) -> T::Real {
         }
     });
     reciprocal::<T>(k, norm, inverse)
+}
+
+/// `||A||_1` of the Hermitian matrix whose lower triangle `a` holds, as [`norm_l1`] measures
+/// it (`|re| + |im|` per entry): one read of the triangle, each strict entry counted in its
+/// column and in its mirror's.
+fn hermitian_norm_l1<T: Field>(a: MatRef<'_, T>) -> T::Real {
+    let n = a.nrows();
+    let mut sums = vec![zero::<T::Real>(); n];
+    for j in 0..n {
+        for i in j..n {
+            let v = abs1(&a[(i, j)]);
+            if i != j {
+                sums[i] = sums[i].clone() + v.clone();
+            }
+            sums[j] = sums[j].clone() + v;
+        }
+    }
+    sums.into_iter()
+        .fold(zero(), |m: T::Real, s| if s > m { s } else { m })
+}
+
+/// The solves' guard of a factorization made with [`Options::min_rcond`]: `||A||_1`, measured
+/// before the factorization overwrites `A`, and the estimate, made by the first guarded solve
+/// and kept for the others (both as `f64`, exact for the real types).
+#[derive(Debug, Default)]
+pub(crate) struct Guard {
+    norm: Option<f64>,
+    estimate: OnceLock<f64>,
+}
+
+impl Guard {
+    /// Measures `a` (all of it, or the lower triangle of a Hermitian matrix) when the options
+    /// set a floor; nothing otherwise.
+    pub(crate) fn measure<T: Field>(a: MatRef<'_, T>, options: &Options, stored: Stored) -> Self {
+        let norm = options.rcond_limit().map(|_| {
+            real_to_f64::<T>(&match stored {
+                Stored::Lower => hermitian_norm_l1::<T>(a),
+                _ => norm_l1(a),
+            })
+        });
+        Guard {
+            norm,
+            estimate: OnceLock::new(),
+        }
+    }
+
+    /// `Err(IllConditioned)` when the options set a floor and the estimate (`rcond` of
+    /// `||A||_1`, made once) is below it.
+    pub(crate) fn check<T: Field>(
+        &self,
+        op: &'static str,
+        options: &Options,
+        rcond: impl FnOnce(T::Real) -> T::Real,
+    ) -> Result<(), LinalgError> {
+        let (Some(limit), Some(norm)) = (options.rcond_limit(), self.norm) else {
+            return Ok(());
+        };
+        let estimate = *self.estimate.get_or_init(|| {
+            let r = real_to_f64::<T>(&rcond(from_f64(norm)));
+            // NaN (factors that are not finite) reads as singular.
+            if r.is_nan() {
+                0.0
+            } else {
+                r
+            }
+        });
+        if estimate < limit {
+            return Err(LinalgError::IllConditioned {
+                op,
+                rcond: estimate,
+                limit,
+            });
+        }
+        Ok(())
+    }
 }

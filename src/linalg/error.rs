@@ -45,7 +45,7 @@ impl fmt::Display for Dim {
 /// );
 /// assert_eq!(err.unwrap_err().to_string(), "matmul: B has 5 rows, 4 expected");
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
 pub enum LinalgError {
     /// An operand's dimension does not fit the others'.
@@ -126,6 +126,17 @@ pub enum LinalgError {
         /// The full rank, `min(m, n)`.
         of: usize,
     },
+    /// The system's estimated reciprocal condition number is below the floor the call's
+    /// options set ([`Options::min_rcond`](super::Options::min_rcond)): the solution could
+    /// have no correct digit, so none is returned; `B` is unchanged.
+    IllConditioned {
+        /// The operation.
+        op: &'static str,
+        /// The estimate, `1 / (||A||_1 est(||A^-1||_1))`.
+        rcond: f64,
+        /// The floor it is below.
+        limit: f64,
+    },
     /// An iterative decomposition (SVD, self-adjoint EVD) did not converge within its
     /// documented iteration limit (`docs/svd.md`); the outputs hold no result. Not seen on any
     /// finite input so far: report the matrix.
@@ -159,6 +170,7 @@ impl LinalgError {
             | LinalgError::Singular { op, .. }
             | LinalgError::NotTall { op, .. }
             | LinalgError::RankDeficient { op, .. }
+            | LinalgError::IllConditioned { op, .. }
             | LinalgError::NoConvergence { op }
             | LinalgError::IndexOverflow { op }
             | LinalgError::OutOfMemory { op } => op,
@@ -203,6 +215,10 @@ impl fmt::Display for LinalgError {
                 f,
                 "{op}: A is numerically rank-deficient (estimated rank {rank} of {of}): use ColPivQr::lstsq or Svd::lstsq for the minimum-norm solution"
             ),
+            LinalgError::IllConditioned { op, rcond, limit } => write!(
+                f,
+                "{op}: A is ill-conditioned (estimated reciprocal condition number {rcond:.1e}, below the limit {limit:.1e})"
+            ),
             LinalgError::NoConvergence { op } => {
                 write!(f, "{op}: the iteration did not converge")
             }
@@ -214,5 +230,9 @@ impl fmt::Display for LinalgError {
         }
     }
 }
+
+// Equality is reflexive: the only floats, `IllConditioned`'s estimate and floor, are never NaN
+// (a NaN estimate is reported as 0, and `Options::min_rcond` refuses a NaN floor).
+impl Eq for LinalgError {}
 
 impl std::error::Error for LinalgError {}

@@ -2,7 +2,7 @@
 
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::mat::AsMatRef;
-use faer::traits::math_utils::{from_f64, mul, neg, one, zero};
+use faer::traits::math_utils::{mul, neg, one, zero};
 use faer::traits::{ComplexField, Conjugate};
 use faer::{Mat, MatMut, MatRef};
 use teamalg_gates::Family;
@@ -11,7 +11,7 @@ use teamalg_kernels::par::{Executor, Seq};
 use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
 
 use super::check::{self, Stored};
-use super::condition;
+use super::condition::{self, Guard};
 use super::factors::{conjugate, identity, owned_constructors, Store};
 use super::{Dim, Field, LinalgError, Options, TriangularView};
 
@@ -41,7 +41,8 @@ use super::{Dim, Field, LinalgError, Options, TriangularView};
 // `Send` and `Sync` are automatic and sound: the factors are a `MatMut` or a `Mat` (each `Send`
 // and `Sync` exactly when `T` is) and the rest plain vectors and values. A shared `&Lu` only
 // reads the factors, so threads may solve with one factorization at once
-// (`tests/facade/linalg.rs`, `one_factorization_solves_on_many_threads`).
+// (`tests/facade/linalg.rs`, `one_factorization_solves_on_many_threads`); the guard's estimate
+// is a `OnceLock`, made by whichever solve comes first.
 #[derive(Debug)]
 pub struct Lu<'a, T> {
     factors: Store<'a, T>,
@@ -49,6 +50,9 @@ pub struct Lu<'a, T> {
     perm: Vec<usize>,
     info: LuInfo,
     options: Options,
+    /// The solves' guard ([`Options::min_rcond`]): `||A||_1`, measured before factoring, and
+    /// the estimate, made by the first solve.
+    guard: Guard,
 }
 
 /// The scratch [`lu_with_scratch`] needs for an `m x n` matrix.
@@ -115,6 +119,7 @@ fn factor<'a, T: Field>(
         threshold: options.get(Family::LuPartial),
         ..LuParams::default()
     };
+    let guard = Guard::measure(store.as_ref(), options, Stored::All);
     let info = lu_in_place(store.as_mut(), &mut swaps, exec, params, stack);
     let mut perm: Vec<usize> = (0..m).collect();
     for (j, &s) in swaps.iter().enumerate() {
@@ -126,6 +131,7 @@ fn factor<'a, T: Field>(
         perm,
         info,
         options: *options,
+        guard,
     }
 }
 
@@ -241,14 +247,14 @@ impl<T: Field> Lu<'_, T> {
         if self.is_singular() && n > 0 {
             return Ok(zero());
         }
+        let p = SolveParams::default();
         let inverse = condition::norm1_estimate::<T>(n, |x, adjoint| {
-            let r = if adjoint {
-                self.solve_adjoint_in_place(x.as_mut(), &Seq)
+            if adjoint {
+                conjugate(x.as_mut());
+                self.transpose_solve(x.as_mut(), &Seq, p);
+                conjugate(x.as_mut());
             } else {
-                self.solve_in_place(x.as_mut(), &Seq)
-            };
-            if r.is_err() {
-                x.fill(from_f64(f64::NAN));
+                self.plain_solve(x.as_mut(), &Seq, p);
             }
         });
         Ok(condition::reciprocal::<T>(n, a_norm, inverse))
@@ -271,10 +277,46 @@ impl<T: Field> Lu<'_, T> {
         if self.options.checks_finite() {
             check::finite(op, "B", b.as_ref(), Stored::All)?;
         }
+        self.guard.check::<T>(op, &self.options, |norm| {
+            self.rcond(norm).unwrap_or_else(|_| zero())
+        })?;
         let p = SolveParams {
             threshold: self.options.get(Family::TriangularSolve),
         };
         Ok((f, p))
+    }
+
+    /// `A X = B` in place, unchecked: the swaps, then `L` and `U`.
+    fn plain_solve(&self, mut b: MatMut<'_, T>, exec: &(impl Executor + ?Sized), p: SolveParams) {
+        let f = self.factors();
+        apply_swaps(b.as_mut(), 0, &self.swaps);
+        let (left, lower, upper) = (SolveSide::Left, Triangle::Lower, Triangle::Upper);
+        triangular::solve_in_place(f, b.as_mut(), left, lower, Diag::Unit, exec, p);
+        triangular::solve_in_place(f, b, left, upper, Diag::NonUnit, exec, p);
+    }
+
+    /// `A^T X = B` in place, unchecked: with `A = P^T L U`, `U^T Y = B`, then `L^T Z = Y`,
+    /// then `X = P^T Z`.
+    fn transpose_solve(
+        &self,
+        mut b: MatMut<'_, T>,
+        exec: &(impl Executor + ?Sized),
+        p: SolveParams,
+    ) {
+        let ft = self.factors().transpose();
+        let (left, lower, upper) = (SolveSide::Left, Triangle::Lower, Triangle::Upper);
+        triangular::solve_in_place(ft, b.as_mut(), left, lower, Diag::NonUnit, exec, p);
+        triangular::solve_in_place(ft, b.as_mut(), left, upper, Diag::Unit, exec, p);
+        // X = P^T Z: the swaps undone, last first.
+        for (j, &s) in self.swaps.iter().enumerate().rev() {
+            if s != j {
+                for c in 0..b.ncols() {
+                    let t = b[(j, c)].clone();
+                    b[(j, c)] = b[(s, c)].clone();
+                    b[(s, c)] = t;
+                }
+            }
+        }
     }
 
     /// Overwrites `b` with the solution `X` of `A X = B`, on `exec`.
@@ -283,12 +325,8 @@ impl<T: Field> Lu<'_, T> {
         b: MatMut<'_, T>,
         exec: &(impl Executor + ?Sized),
     ) -> Result<(), LinalgError> {
-        let (f, p) = self.ready("solve", &b)?;
-        let mut b = b;
-        apply_swaps(b.as_mut(), 0, &self.swaps);
-        let (left, lower, upper) = (SolveSide::Left, Triangle::Lower, Triangle::Upper);
-        triangular::solve_in_place(f, b.as_mut(), left, lower, Diag::Unit, exec, p);
-        triangular::solve_in_place(f, b, left, upper, Diag::NonUnit, exec, p);
+        let (_, p) = self.ready("solve", &b)?;
+        self.plain_solve(b, exec, p);
         Ok(())
     }
 
@@ -324,22 +362,8 @@ impl<T: Field> Lu<'_, T> {
         b: MatMut<'_, T>,
         exec: &(impl Executor + ?Sized),
     ) -> Result<(), LinalgError> {
-        let (f, p) = self.ready("solve_transpose", &b)?;
-        let mut b = b;
-        let (left, lower, upper) = (SolveSide::Left, Triangle::Lower, Triangle::Upper);
-        let ft = f.transpose();
-        triangular::solve_in_place(ft, b.as_mut(), left, lower, Diag::NonUnit, exec, p);
-        triangular::solve_in_place(ft, b.as_mut(), left, upper, Diag::Unit, exec, p);
-        // X = P^T Z: the swaps undone, last first.
-        for (j, &s) in self.swaps.iter().enumerate().rev() {
-            if s != j {
-                for c in 0..b.ncols() {
-                    let t = b[(j, c)].clone();
-                    b[(j, c)] = b[(s, c)].clone();
-                    b[(s, c)] = t;
-                }
-            }
-        }
+        let (_, p) = self.ready("solve_transpose", &b)?;
+        self.transpose_solve(b, exec, p);
         Ok(())
     }
 
@@ -375,11 +399,11 @@ impl<T: Field> Lu<'_, T> {
     ) -> Result<(), LinalgError> {
         let mut b = b;
         // Checked before the conjugation, so a refused call leaves `b` as it was.
-        self.ready("solve_adjoint", &b)?;
+        let (_, p) = self.ready("solve_adjoint", &b)?;
         conjugate(b.as_mut());
-        let r = self.solve_transpose_in_place(b.as_mut(), exec);
+        self.transpose_solve(b.as_mut(), exec, p);
         conjugate(b);
-        r
+        Ok(())
     }
 
     /// The solution `X` of `A^H X = B`, on `exec`.
@@ -401,6 +425,11 @@ impl<T: Field> Lu<'_, T> {
             LinalgError::Singular { index, .. } => LinalgError::Singular {
                 op: "inverse",
                 index,
+            },
+            LinalgError::IllConditioned { rcond, limit, .. } => LinalgError::IllConditioned {
+                op: "inverse",
+                rcond,
+                limit,
             },
             e => e,
         })?;

@@ -8,7 +8,9 @@
 //!   transposed, adjoint), `inverse`, `determinant`, `reconstruct`, and `rcond`, a condition
 //!   estimate in `O(n^2)` (given [`norm_l1`] of `A`);
 //! - [`Cholesky`] (owned, [`Cholesky::new`]) and [`cholesky`] (in place): `A = L L^H`, with
-//!   `solve`, `inverse`, `determinant`, `reconstruct`, `rcond`;
+//!   `solve`, `inverse`, `determinant`, `reconstruct`, `rcond`; the solves of both refuse an
+//!   ill-conditioned system when asked ([`Options::min_rcond`],
+//!   [`LinalgError::IllConditioned`] with the estimate);
 //! - [`Qr`] (owned, [`Qr::new`]) and [`qr`] (in place): `A = Q R` by Householder reflections,
 //!   any shape, with `Q` and `Q^H` applied without forming `Q`, thin and full `Q`, `solve`,
 //!   least squares (`lstsq`, tall) and the minimum-norm solve of a wide system
@@ -117,6 +119,15 @@ pub trait Field: ComplexField + Scalar + Send + Sync {}
 
 impl<T: ComplexField + Scalar + Send + Sync> Field for T {}
 
+/// `x` as an `f64`, for the errors that report an estimate. faer's real types promise no
+/// conversion to `f64`, and a bound that asked for one would break callers generic over
+/// faer's own bounds; the real type of a [`Field`] is `f32` or `f64` (`Scalar` is sealed to
+/// the four types), whose `Debug` form is the shortest decimal that reads back as the same
+/// number: exact for `f64`, the `f32`'s own decimal for `f32`.
+pub(crate) fn real_to_f64<T: Field>(x: &T::Real) -> f64 {
+    format!("{x:?}").parse().unwrap_or(f64::NAN)
+}
+
 /// Options of one call: a threshold per kernel family, which wins over the pool's
 /// (`PoolBuilder::threshold`) and the environment's (`TEAMALG_THRESHOLDS`), families it does
 /// not set keeping theirs; and whether the inputs are checked for NaN and infinities (yes by
@@ -140,17 +151,24 @@ impl<T: ComplexField + Scalar + Send + Sync> Field for T {}
 /// assert_eq!((why[0].width, why[0].reason), (1, Reason::Never));
 /// # Ok::<(), teamalg::Error>(())
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Options {
     thresholds: Thresholds,
     check_finite: bool,
+    /// The solves' floor on the estimated reciprocal condition number; never NaN.
+    min_rcond: Option<f64>,
 }
+
+// Equality is reflexive: the one float, `min_rcond`, is never NaN (`Options::min_rcond`
+// refuses it).
+impl Eq for Options {}
 
 impl Default for Options {
     fn default() -> Self {
         Options {
             thresholds: Thresholds::default(),
             check_finite: true,
+            min_rcond: None,
         }
     }
 }
@@ -202,5 +220,60 @@ impl Options {
     /// Whether the inputs are checked for finiteness.
     pub fn checks_finite(&self) -> bool {
         self.check_finite
+    }
+
+    /// Makes the solves of an [`Lu`] or a [`Cholesky`] factored with these options refuse a
+    /// system whose estimated reciprocal condition number (their `rcond`, in the 1-norm) is
+    /// below `limit`, with [`LinalgError::IllConditioned`] carrying the estimate, instead of
+    /// returning a solution that may have no correct digit. Off by default. The factorization
+    /// then measures `||A||_1` before it factors (one read of `A`), and the first solve makes
+    /// the estimate (a few triangular solves, `O(n^2)`), which the others reuse. The
+    /// estimate is almost always within a factor of 3 above the true value, so a limit of
+    /// `1e-12` refuses the systems whose condition number exceeds about `1e12` (a few digits
+    /// left in `f64`), and lets through some up to about `3e12`.
+    ///
+    /// ```
+    /// use faer::Mat;
+    /// use teamalg::{linalg::{self, LinalgError}, Exec};
+    ///
+    /// // Hilbert's matrix of order 12: condition number about 1.7e16.
+    /// let a = Mat::<f64>::from_fn(12, 12, |i, j| 1.0 / (i + j + 1) as f64);
+    /// let guarded = linalg::Options::new().min_rcond(1e-12);
+    /// let lu = linalg::Lu::new_with(&a, &Exec::serial(), &guarded)?;
+    /// let err = lu.solve(&Mat::<f64>::ones(12, 1), &Exec::serial()).unwrap_err();
+    /// let LinalgError::IllConditioned { rcond, limit, .. } = err else { panic!("{err}") };
+    /// assert!(rcond < 1e-15 && limit == 1e-12);
+    /// # Ok::<(), teamalg::linalg::LinalgError>(())
+    /// ```
+    ///
+    /// # Panics
+    /// When `limit` is NaN or outside `[0, 1]` (no reciprocal condition number is).
+    pub fn min_rcond(mut self, limit: f64) -> Self {
+        assert!(
+            (0.0..=1.0).contains(&limit),
+            "Options::min_rcond: the limit {limit} is not in [0, 1]"
+        );
+        self.min_rcond = Some(limit);
+        self
+    }
+
+    /// The floor [`Options::min_rcond`] set, if any.
+    pub fn rcond_limit(&self) -> Option<f64> {
+        self.min_rcond
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::real_to_f64;
+
+    #[test]
+    fn real_to_f64_is_exact() {
+        for x in [0.0, 1.0, 1e-17, 0.1, f64::MIN_POSITIVE, 5e-324, 1.0 / 3.0] {
+            assert_eq!(real_to_f64::<f64>(&x).to_bits(), x.to_bits());
+        }
+        for x in [0.1f32, 1e-7, f32::MIN_POSITIVE, 1.0 / 3.0] {
+            assert_eq!(real_to_f64::<faer::c32>(&x) as f32, x);
+        }
     }
 }

@@ -384,3 +384,112 @@ fn qr_solves_refuse_numerically_rank_deficient_input() {
     let qr = Qr::new(&well, &Exec::serial()).unwrap();
     assert!(qr.lstsq(&mat::<c64>(30, 2, 0.1), &Exec::serial()).is_ok());
 }
+
+/// `Options::min_rcond`: every solve of an LU (plain, transposed, adjoint, inverse) refuses an
+/// ill-conditioned system with the estimate `rcond` gives, leaves `B` as it was, and lets a
+/// well-conditioned one through; without the option the same system is solved.
+#[test]
+fn lu_solves_refuse_an_ill_conditioned_system_when_asked() {
+    use teamalg::linalg::{LinalgError, Options};
+    let guarded = Options::new().min_rcond(1e-10);
+    for exec in [&Exec::serial() as &dyn Executor, &team(2)] {
+        let h = hilbert::<c64>(9); // condition number about 1e12 (rcond about 1e-12)
+        let lu = Lu::new_with(&h, exec, &guarded).unwrap();
+        let expected = lu.rcond(norm_l1(&h)).unwrap();
+        let b = mat::<c64>(9, 2, 0.3);
+        let mut x = b.clone();
+        for (op, err) in [
+            ("solve", lu.solve_in_place(x.as_mut(), exec).unwrap_err()),
+            (
+                "solve_transpose",
+                lu.solve_transpose_in_place(x.as_mut(), exec).unwrap_err(),
+            ),
+            (
+                "solve_adjoint",
+                lu.solve_adjoint_in_place(x.as_mut(), exec).unwrap_err(),
+            ),
+            ("inverse", lu.inverse(exec).unwrap_err()),
+        ] {
+            assert_eq!(
+                err,
+                LinalgError::IllConditioned {
+                    op,
+                    rcond: expected,
+                    limit: 1e-10
+                },
+                "{op}"
+            );
+        }
+        assert!(
+            x.as_ref() == b.as_ref(),
+            "a refused solve leaves B as it was"
+        );
+        assert!(expected < 1e-10);
+        // Unguarded, the same system is solved.
+        assert!(Lu::new(&h, exec).unwrap().solve(&b, exec).is_ok());
+        // Well-conditioned: solved, the estimate made once.
+        let w = general::<c64>(30).remove(0).1;
+        let lu = Lu::new_with(&w, exec, &guarded).unwrap();
+        assert!(lu.solve(&mat::<c64>(30, 2, 0.3), exec).is_ok());
+    }
+    let err = Lu::new_with(&hilbert::<f64>(12), &Exec::serial(), &guarded)
+        .unwrap()
+        .solve(&Mat::<f64>::ones(12, 1), &Exec::serial())
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("solve: A is ill-conditioned (estimated reciprocal condition number"),
+        "{err}"
+    );
+}
+
+/// The Cholesky's guard measures `||A||_1` of the full Hermitian matrix from its lower
+/// triangle: its estimate is the one `rcond(norm_l1(A))` gives.
+#[test]
+fn cholesky_solves_refuse_an_ill_conditioned_system_when_asked() {
+    use teamalg::linalg::{LinalgError, Options};
+    let guarded = Options::new().min_rcond(1e-9);
+    // Hilbert's matrix in reverse order (still positive definite): its largest column is the
+    // last, whose lower triangle holds one entry, so a norm of the triangle alone is wrong.
+    let h = Mat::<c64>::from_fn(9, 9, |i, j| c64::new(1.0 / (17 - i - j) as f64, 0.0));
+    let chol = Cholesky::new_with(&h, &team(2), &guarded).unwrap();
+    let expected = chol.rcond(norm_l1(&h));
+    // The guard sums the triangle in another order than `norm_l1`: equal to rounding.
+    let close = |err: LinalgError| match err {
+        LinalgError::IllConditioned {
+            op: "solve",
+            rcond,
+            limit,
+        } => (rcond - expected).abs() <= 1e-12 * expected && limit == 1e-9,
+        _ => false,
+    };
+    let err = chol
+        .solve(&mat::<c64>(9, 1, 0.1), &Exec::serial())
+        .unwrap_err();
+    assert!(close(err), "{err:?} against {expected:e}");
+    assert!(matches!(
+        chol.inverse(&Exec::serial()),
+        Err(LinalgError::IllConditioned { op: "inverse", .. })
+    ));
+    // The upper triangle is not read: garbage there changes nothing.
+    let mut junk = h.clone();
+    for j in 1..9 {
+        for i in 0..j {
+            junk[(i, j)] = c64::new(1e6, -3.0);
+        }
+    }
+    let chol = Cholesky::new_with(&junk, &Exec::serial(), &guarded).unwrap();
+    let err = chol
+        .solve(&mat::<c64>(9, 1, 0.1), &Exec::serial())
+        .unwrap_err();
+    assert!(close(err), "{err:?} against {expected:e}");
+    let spd = spd::<c64>(20, 0.4);
+    let chol = Cholesky::new_with(&spd, &Exec::serial(), &guarded).unwrap();
+    assert!(chol.solve(&mat::<c64>(20, 1, 0.1), &Exec::serial()).is_ok());
+}
+
+#[test]
+#[should_panic(expected = "is not in [0, 1]")]
+fn a_nan_floor_is_refused() {
+    let _ = teamalg::linalg::Options::new().min_rcond(f64::NAN);
+}
