@@ -1,6 +1,6 @@
 //! Cholesky, `A = L L^H`: owned ([`Cholesky::new`]) or in place ([`cholesky`]), and its solves.
 
-use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
+use faer::dyn_stack::{MemStack, StackReq};
 use faer::mat::AsMatRef;
 use faer::traits::math_utils::{abs2, from_real, mul, one};
 use faer::traits::{ComplexField, Conjugate};
@@ -12,6 +12,7 @@ use teamalg_kernels::cholesky::{
 use teamalg_kernels::par::{Executor, Seq};
 use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
 
+use super::scratch;
 use super::check::{self, Stored};
 use super::condition::{self, Guard};
 use super::factors::{conjugate, identity, owned_constructors, Store};
@@ -72,8 +73,10 @@ pub fn cholesky_with<'a, T: Field>(
     exec: &(impl Executor + ?Sized),
     options: &Options,
 ) -> Result<Cholesky<'a, T>, LinalgError> {
-    let mut buf = MemBuffer::new(cholesky_scratch::<T>(a.nrows()));
-    cholesky_with_scratch(a, exec, options, MemStack::new(&mut buf))
+    let req = cholesky_scratch::<T>(a.nrows());
+    scratch::with("cholesky", req, |stack| {
+        cholesky_with_scratch(a, exec, options, stack)
+    })?
 }
 
 /// [`cholesky_with`] taking its scratch from `stack` (at least [`cholesky_scratch`] of the
@@ -154,8 +157,10 @@ impl<T: Field> Cholesky<'_, T> {
         exec: &(impl Executor + ?Sized),
         options: &Options,
     ) -> Result<Self, LinalgError> {
-        let mut buf = MemBuffer::new(cholesky_scratch::<T>(a.nrows()));
-        factor(Store::Owned(a), exec, options, MemStack::new(&mut buf))
+        let req = cholesky_scratch::<T>(a.nrows());
+        scratch::with("cholesky", req, |stack| {
+            factor(Store::Owned(a), exec, options, stack)
+        })?
     }
 }
 

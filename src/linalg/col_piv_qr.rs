@@ -2,7 +2,7 @@
 //! ([`col_piv_qr`]), with the numerical rank and the minimum-norm least squares of any shape
 //! and rank through a complete orthogonal decomposition (LAPACK's `gelsy`).
 
-use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
+use faer::dyn_stack::{MemStack, StackReq};
 use faer::mat::AsMatRef;
 use faer::perm::PermRef;
 use faer::traits::math_utils::{conj, eps, from_f64, zero};
@@ -14,6 +14,7 @@ use teamalg_kernels::par::{Executor, Seq};
 use teamalg_kernels::qr as plain;
 use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
 
+use super::scratch;
 use super::check::{self, Stored};
 use super::condition;
 use super::factors::{owned_constructors, Store};
@@ -86,8 +87,10 @@ pub fn col_piv_qr_with<'a, T: Field>(
     exec: &(impl Executor + ?Sized),
     options: &Options,
 ) -> Result<ColPivQr<'a, T>, LinalgError> {
-    let mut buf = MemBuffer::new(col_piv_qr_scratch::<T>(a.nrows(), a.ncols()));
-    col_piv_qr_with_scratch(a, exec, options, MemStack::new(&mut buf))
+    let req = col_piv_qr_scratch::<T>(a.nrows(), a.ncols());
+    scratch::with("col_piv_qr", req, |stack| {
+        col_piv_qr_with_scratch(a, exec, options, stack)
+    })?
 }
 
 /// [`col_piv_qr_with`] taking its scratch from `stack` (at least [`col_piv_qr_scratch`] of
@@ -155,8 +158,10 @@ impl<T: Field> ColPivQr<'_, T> {
         exec: &(impl Executor + ?Sized),
         options: &Options,
     ) -> Result<Self, LinalgError> {
-        let mut buf = MemBuffer::new(col_piv_qr_scratch::<T>(a.nrows(), a.ncols()));
-        Ok(factor(Store::Owned(a), exec, options, MemStack::new(&mut buf)))
+        let req = col_piv_qr_scratch::<T>(a.nrows(), a.ncols());
+        scratch::with("col_piv_qr", req, |stack| {
+            factor(Store::Owned(a), exec, options, stack)
+        })
     }
 }
 

@@ -2,7 +2,7 @@
 //! ([`SelfAdjointEigen::new`], [`self_adjoint_eigenvalues`]) or into the caller's storage
 //! ([`self_adjoint_eigen_into`], with scratch [`self_adjoint_eigen_into_with_scratch`]).
 
-use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
+use faer::dyn_stack::{MemStack, StackReq};
 use faer::mat::AsMatRef;
 use faer::traits::{ComplexField, Conjugate};
 use faer::{Mat, MatMut, MatRef};
@@ -13,6 +13,8 @@ use teamalg_kernels::evd::{
 };
 use teamalg_kernels::par::Executor;
 
+use super::factors::canonical;
+use super::scratch;
 use super::check::{self, Stored};
 use super::svd::RealOf;
 use super::{Dim, Field, LinalgError, Options};
@@ -69,12 +71,14 @@ impl<T: Field + Rotate> SelfAdjointEigen<T> {
     ) -> Result<Self, LinalgError> {
         let a = a.as_mat_ref();
         let n = check(a.canonical())?;
-        let a = a.to_owned();
+        let mut copy = None;
+        let a = canonical(a, &mut copy);
         let mut w = vec![RealOf::<T>::ZERO; n];
         let mut u = Mat::<T>::zeros(n, n);
-        let mut buf = MemBuffer::new(self_adjoint_evd_scratch::<T>(n, true));
-        let stack = MemStack::new(&mut buf);
-        run(a.as_ref(), &mut w, Some(u.as_mut()), exec, options, stack)?;
+        let req = self_adjoint_evd_scratch::<T>(n, true);
+        scratch::with("self_adjoint_eigen", req, |stack| {
+            run(a.as_ref(), &mut w, Some(u.as_mut()), exec, options, stack)
+        })??;
         Ok(SelfAdjointEigen { w, u })
     }
 
@@ -109,17 +113,13 @@ pub fn self_adjoint_eigenvalues<T: Field + Rotate, A: Conjugate<Canonical = T>>(
     let a = a.as_mat_ref();
     let options = Options::new();
     let n = check(a.canonical())?;
-    let a = a.to_owned();
+    let mut copy = None;
+    let a = canonical(a, &mut copy);
     let mut w = vec![RealOf::<T>::ZERO; n];
-    let mut buf = MemBuffer::new(self_adjoint_evd_scratch::<T>(n, false));
-    run(
-        a.as_ref(),
-        &mut w,
-        None,
-        exec,
-        &options,
-        MemStack::new(&mut buf),
-    )?;
+    let req = self_adjoint_evd_scratch::<T>(n, false);
+    scratch::with("self_adjoint_eigenvalues", req, |stack| {
+        run(a.as_ref(), &mut w, None, exec, &options, stack)
+    })??;
     Ok(w)
 }
 
@@ -143,8 +143,10 @@ pub fn self_adjoint_eigen_into<T: Field + Rotate>(
     exec: &(impl Executor + ?Sized),
     options: &Options,
 ) -> Result<(), LinalgError> {
-    let mut buf = MemBuffer::new(self_adjoint_evd_scratch::<T>(a.nrows(), u.is_some()));
-    self_adjoint_eigen_into_with_scratch(a, w, u, exec, options, MemStack::new(&mut buf))
+    let req = self_adjoint_evd_scratch::<T>(a.nrows(), u.is_some());
+    scratch::with("self_adjoint_eigen", req, |stack| {
+        self_adjoint_eigen_into_with_scratch(a, w, u, exec, options, stack)
+    })?
 }
 
 /// [`self_adjoint_eigen_into`] taking its scratch from `stack` (at least

@@ -2,7 +2,7 @@
 //! (owned), and the small helpers the factorizations share.
 
 use faer::traits::math_utils::{conj, one, zero};
-use faer::traits::ComplexField;
+use faer::traits::{ComplexField, Conjugate};
 use faer::{Mat, MatMut, MatRef};
 
 /// The storage of a factorization's factors.
@@ -40,6 +40,19 @@ pub(crate) fn conjugate<T: ComplexField>(mut m: MatMut<'_, T>) {
         for i in 0..m.nrows() {
             m[(i, j)] = conj(&m[(i, j)]);
         }
+    }
+}
+
+/// `a` as a view of `T`: itself when it is not a conjugated view, else a conjugated copy, made
+/// in `copy` (an owned form then reads the caller's matrix without copying it).
+pub(crate) fn canonical<'a, T: ComplexField, A: Conjugate<Canonical = T>>(
+    a: MatRef<'a, A>,
+    copy: &'a mut Option<Mat<T>>,
+) -> MatRef<'a, T> {
+    if A::IS_CANONICAL {
+        a.canonical()
+    } else {
+        copy.insert(a.to_owned()).as_ref()
     }
 }
 

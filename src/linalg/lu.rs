@@ -1,6 +1,6 @@
 //! LU with partial pivoting: owned ([`Lu::new`]) or in place ([`lu`]), and its solves.
 
-use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
+use faer::dyn_stack::{MemStack, StackReq};
 use faer::mat::AsMatRef;
 use faer::traits::math_utils::{mul, neg, one, zero};
 use faer::traits::{ComplexField, Conjugate};
@@ -10,6 +10,7 @@ use teamalg_kernels::lu::{apply_swaps, lu_in_place, lu_in_place_scratch, LuInfo,
 use teamalg_kernels::par::{Executor, Seq};
 use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
 
+use super::scratch;
 use super::check::{self, Stored};
 use super::condition::{self, Guard};
 use super::factors::{conjugate, identity, owned_constructors, Store};
@@ -76,8 +77,8 @@ pub fn lu_with<'a, T: Field>(
     exec: &(impl Executor + ?Sized),
     options: &Options,
 ) -> Result<Lu<'a, T>, LinalgError> {
-    let mut buf = MemBuffer::new(lu_scratch::<T>(a.nrows(), a.ncols()));
-    lu_with_scratch(a, exec, options, MemStack::new(&mut buf))
+    let req = lu_scratch::<T>(a.nrows(), a.ncols());
+    scratch::with("lu", req, |stack| lu_with_scratch(a, exec, options, stack))?
 }
 
 /// [`lu_with`] taking its scratch from `stack` (at least [`lu_scratch`] of the shape): it
@@ -155,8 +156,10 @@ impl<T: Field> Lu<'_, T> {
         exec: &(impl Executor + ?Sized),
         options: &Options,
     ) -> Result<Self, LinalgError> {
-        let mut buf = MemBuffer::new(lu_scratch::<T>(a.nrows(), a.ncols()));
-        Ok(factor(Store::Owned(a), exec, options, MemStack::new(&mut buf)))
+        let req = lu_scratch::<T>(a.nrows(), a.ncols());
+        scratch::with("lu", req, |stack| {
+            factor(Store::Owned(a), exec, options, stack)
+        })
     }
 }
 

@@ -34,7 +34,11 @@
 //! in-place factorizations also have a `_with_scratch` variant taking a `MemStack`, sized by
 //! [`lu_scratch`], [`cholesky_scratch`] and [`qr_scratch`]: with them a Cholesky allocates
 //! nothing, an LU only its two pivot vectors and a QR only its block factors, and `matmul` and `solve_triangular` allocate nothing at all
-//! (`tests/executor/alloc_free.rs` counts).
+//! (`tests/executor/alloc_free.rs` counts). The owned forms, and the forms without a
+//! `MemStack`, take their scratch from a process-wide keep of buffers given back by earlier
+//! calls ([`set_scratch_limit`], 256 MiB in all by default; [`release_scratch`]), so once warm
+//! they allocate only their results: from order 256 they run within a few percent of the
+//! `_with_scratch` forms (`docs/perf/runs/kernels-log.md`).
 //!
 //! # Errors and the NaN policy
 //!
@@ -85,6 +89,7 @@ mod lu;
 mod matmul;
 mod qr;
 mod scan;
+mod scratch;
 mod sparse;
 mod svd;
 mod triangular;
@@ -102,6 +107,7 @@ pub use evd::{
 pub use lu::{lu, lu_scratch, lu_with, lu_with_scratch, Lu};
 pub use matmul::{matmul, matmul_with};
 pub use qr::{qr, qr_scratch, qr_with, qr_with_scratch, Qr};
+pub use scratch::{kept_scratch, release_scratch, scratch_limit, set_scratch_limit};
 pub use sparse::{
     sparse_dense_matmul, sparse_dense_matmul_with, sparse_sparse_matmul, sparse_sparse_matmul_with,
 };

@@ -3,7 +3,7 @@
 
 use std::sync::OnceLock;
 
-use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
+use faer::dyn_stack::{MemStack, StackReq};
 use faer::mat::AsMatRef;
 use faer::traits::math_utils::{abs, eps, from_f64, zero};
 use faer::traits::{ComplexField, Conjugate};
@@ -13,6 +13,7 @@ use teamalg_kernels::par::Executor;
 use teamalg_kernels::qr::{self as kernel, QrParams};
 use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
 
+use super::scratch;
 use super::check::{self, Stored};
 use super::condition;
 use super::factors::{conjugate, owned_constructors, Store};
@@ -80,8 +81,7 @@ pub fn qr_with<'a, T: Field>(
     options: &Options,
 ) -> Result<Qr<'a, T>, LinalgError> {
     let req = qr_scratch::<T>(a.nrows(), a.ncols(), exec.width());
-    let mut buf = MemBuffer::new(req);
-    qr_with_scratch(a, exec, options, MemStack::new(&mut buf))
+    scratch::with("qr", req, |stack| qr_with_scratch(a, exec, options, stack))?
 }
 
 /// [`qr_with`] taking its scratch from `stack` (at least [`qr_scratch`] of the shape at width
@@ -161,8 +161,9 @@ impl<T: Field> Qr<'_, T> {
         options: &Options,
     ) -> Result<Self, LinalgError> {
         let req = qr_scratch::<T>(a.nrows(), a.ncols(), exec.width());
-        let mut buf = MemBuffer::new(req);
-        Ok(factor(Store::Owned(a), exec, options, MemStack::new(&mut buf)))
+        scratch::with("qr", req, |stack| {
+            factor(Store::Owned(a), exec, options, stack)
+        })
     }
 }
 

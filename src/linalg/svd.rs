@@ -2,7 +2,7 @@
 //! [`Svd::new_full`], [`singular_values`]) or into the caller's storage ([`svd_into`], and
 //! [`svd_into_with_scratch`] with the caller's scratch too).
 
-use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
+use faer::dyn_stack::{MemStack, StackReq};
 use faer::mat::AsMatRef;
 use faer::traits::{ComplexField, Conjugate};
 use faer::{Mat, MatMut, MatRef};
@@ -13,6 +13,8 @@ use teamalg_kernels::svd::{
     svd_scratch as kernel_svd_scratch, svd_with_scratch, SvdParams, SvdPath,
 };
 
+use super::factors::canonical;
+use super::scratch;
 use super::check::{self, Stored};
 use super::{Dim, Field, LinalgError, Options};
 
@@ -95,7 +97,8 @@ impl<T: Field + Rotate> Svd<T> {
         options: &Options,
     ) -> Result<Self, LinalgError> {
         let a = a.as_mat_ref();
-        let a = a.to_owned();
+        let mut copy = None;
+        let a = canonical(a, &mut copy);
         let (m, n) = (a.nrows(), a.ncols());
         let k = m.min(n);
         let (uc, vc) = match vectors {
@@ -104,16 +107,10 @@ impl<T: Field + Rotate> Svd<T> {
         };
         let mut s = vec![RealOf::<T>::ZERO; k];
         let (mut u, mut v) = (Mat::<T>::zeros(m, uc), Mat::<T>::zeros(n, vc));
-        let mut buf = MemBuffer::new(svd_scratch::<T>(m, n, true));
-        run(
-            a.as_ref(),
-            &mut s,
-            Some(u.as_mut()),
-            Some(v.as_mut()),
-            exec,
-            options,
-            MemStack::new(&mut buf),
-        )?;
+        scratch::with("svd", svd_scratch::<T>(m, n, true), |stack| {
+            let (u, v) = (Some(u.as_mut()), Some(v.as_mut()));
+            run(a.as_ref(), &mut s, u, v, exec, options, stack)
+        })??;
         Ok(Svd { s, u, v })
     }
 
@@ -258,17 +255,12 @@ pub fn singular_values<T: Field + Rotate, A: Conjugate<Canonical = T>>(
     let a = a.as_mat_ref();
     let mut s = vec![RealOf::<T>::ZERO; a.nrows().min(a.ncols())];
     let options = Options::new();
-    let a = a.to_owned();
-    let mut buf = MemBuffer::new(svd_scratch::<T>(a.nrows(), a.ncols(), false));
-    run(
-        a.as_ref(),
-        &mut s,
-        None,
-        None,
-        exec,
-        &options,
-        MemStack::new(&mut buf),
-    )?;
+    let mut copy = None;
+    let a = canonical(a, &mut copy);
+    let req = svd_scratch::<T>(a.nrows(), a.ncols(), false);
+    scratch::with("singular_values", req, |stack| {
+        run(a.as_ref(), &mut s, None, None, exec, &options, stack)
+    })??;
     Ok(s)
 }
 
@@ -305,8 +297,10 @@ pub fn svd_into<T: Field + Rotate>(
     options: &Options,
 ) -> Result<(), LinalgError> {
     let vectors = u.is_some() || v.is_some();
-    let mut buf = MemBuffer::new(svd_scratch::<T>(a.nrows(), a.ncols(), vectors));
-    svd_into_with_scratch(a, s, u, v, exec, options, MemStack::new(&mut buf))
+    let req = svd_scratch::<T>(a.nrows(), a.ncols(), vectors);
+    scratch::with("svd", req, |stack| {
+        svd_into_with_scratch(a, s, u, v, exec, options, stack)
+    })?
 }
 
 /// The scratch [`svd_into_with_scratch`] needs for an `m x n` matrix, with or without vectors

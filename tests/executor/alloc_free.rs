@@ -9,6 +9,7 @@ use teamalg::{Exec, Pool, Team};
 
 struct Counting;
 static ALLOCS: AtomicUsize = AtomicUsize::new(0);
+static BYTES: AtomicUsize = AtomicUsize::new(0);
 static COUNTING: AtomicBool = AtomicBool::new(false);
 /// The tests of this binary count one at a time.
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -19,6 +20,7 @@ static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 fn count(mut calls: impl FnMut()) -> usize {
     calls();
     ALLOCS.store(0, SeqCst);
+    BYTES.store(0, SeqCst);
     COUNTING.store(true, SeqCst);
     calls();
     COUNTING.store(false, SeqCst);
@@ -30,6 +32,7 @@ unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
         if COUNTING.load(Relaxed) {
             ALLOCS.fetch_add(1, Relaxed);
+            BYTES.fetch_add(l.size(), Relaxed);
         }
         // SAFETY: same contract as ours.
         unsafe { System.alloc(l) }
@@ -41,6 +44,7 @@ unsafe impl GlobalAlloc for Counting {
     unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
         if COUNTING.load(Relaxed) {
             ALLOCS.fetch_add(1, Relaxed);
+            BYTES.fetch_add(n, Relaxed);
         }
         // SAFETY: same contract as ours.
         unsafe { System.realloc(p, l, n) }
@@ -132,6 +136,86 @@ fn warm_entries_allocate_nothing() {
     let allocs = count(|| calls(&pool, &sink));
     assert_eq!(allocs, 0, "allocations in warm entries");
     assert!(sink.load(Relaxed) > 0);
+}
+
+/// Once warm, the owned forms take their scratch from the keep (`linalg::kept_scratch`): a
+/// factorization allocates its copy of `A` and its own vectors, nothing else; an SVD or EVD
+/// its results and `O(n)` vectors, never its scratch (several times the results' size).
+#[test]
+fn owned_forms_allocate_only_their_results_once_warm() {
+    use faer::Mat;
+    use teamalg::linalg::{self, ColPivQr, Qr, SelfAdjointEigen, Svd};
+
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let team = Pool::builder()
+        .threads(2)
+        .build()
+        .unwrap()
+        .into_team(2)
+        .unwrap();
+    let n = 200;
+    let a = Mat::<f64>::from_fn(n, n, |i, j| {
+        if i == j {
+            2.0 * n as f64
+        } else {
+            1.0 / (1 + i + j) as f64
+        }
+    });
+    // Warm faer's per-thread GEMM workspaces on both threads, as above.
+    let big = Mat::<f64>::from_fn(
+        2 * n,
+        2 * n,
+        |i, j| if i == j { 4.0 * n as f64 } else { 1.0 },
+    );
+    for _ in 0..3 {
+        linalg::Lu::new(&big, &team).unwrap();
+        linalg::Cholesky::new(&big, &team).unwrap();
+        Qr::new(&big, &team).unwrap();
+    }
+    let lu = count(|| drop(linalg::Lu::new(&a, &team).unwrap()));
+    assert_eq!(
+        lu, 3,
+        "Lu::new allocates its copy of A, its swaps and its row order"
+    );
+    let cholesky = count(|| drop(linalg::Cholesky::new(&a, &team).unwrap()));
+    assert_eq!(cholesky, 1, "Cholesky::new allocates its copy of A");
+    let qr = count(|| drop(Qr::new(&a, &team).unwrap()));
+    assert_eq!(
+        qr, 2,
+        "Qr::new allocates its copy of A and its block factors"
+    );
+    let cp = count(|| drop(ColPivQr::new(&a, &team).unwrap()));
+    assert_eq!(
+        cp, 4,
+        "ColPivQr::new allocates its copy, block factors and permutation"
+    );
+    let results = 2 * n * n * 8;
+    for (name, bytes, scratch) in [
+        (
+            "Svd::new",
+            {
+                count(|| drop(Svd::new(&a, &team).unwrap()));
+                BYTES.load(SeqCst)
+            },
+            linalg::svd_scratch::<f64>(n, n, true),
+        ),
+        (
+            "SelfAdjointEigen::new",
+            {
+                count(|| drop(SelfAdjointEigen::new(&a, &team).unwrap()));
+                BYTES.load(SeqCst)
+            },
+            linalg::self_adjoint_eigen_scratch::<f64>(n, true),
+        ),
+    ] {
+        let scratch = scratch.unaligned_bytes_required();
+        assert!(scratch > results, "{name}: the scratch is the larger");
+        assert!(
+            bytes < results + results / 4,
+            "{name} allocated {bytes} bytes once warm (results {results}, scratch {scratch})"
+        );
+    }
+    assert!(linalg::kept_scratch() > 0);
 }
 
 /// The facade's calls allocate only what their documentation says: `matmul` and

@@ -8,7 +8,8 @@
 //! ```
 //!
 //! Modes: the table (the default, `table.rs`), `--sections` (`sections.rs`), `--audit`
-//! (`audit.rs`), `--finite-check` (`finite_check.rs`) and `--inside-rayon` (`inside_rayon.rs`).
+//! (`audit.rs`), `--finite-check` (`finite_check.rs`), `--owned-cost` (`owned_cost.rs`) and
+//! `--inside-rayon` (`inside_rayon.rs`).
 //! The cases, one kernel at one size with its faer call and its teamalg call, are in `cases/`,
 //! one file per family; how the arms are timed, and why in interleaved rounds, in `rounds.rs`;
 //! the load beside the run in `load.rs`. `--help` describes every option.
@@ -25,6 +26,7 @@ mod cases;
 mod finite_check;
 mod inside_rayon;
 mod load;
+mod owned_cost;
 mod rounds;
 mod sections;
 mod table;
@@ -49,7 +51,7 @@ use table::{Pattern, Table};
 /// column, times itself), not in the default list. The factorizations work in place: each call
 /// gets its input back first, outside the timed part.
 #[derive(Debug, Parser)]
-#[command(name = "kernels", group(ArgGroup::new("mode").args(["sections", "audit", "finite_check", "inside_rayon"])))]
+#[command(name = "kernels", group(ArgGroup::new("mode").args(["sections", "audit", "finite_check", "owned_cost", "inside_rayon"])))]
 struct Config {
     /// The kernels, comma-separated [default: gemm,lu,cholesky,qr; with --audit:
     /// gemm,trsm,lu,cholesky].
@@ -75,6 +77,11 @@ struct Config {
     /// unchecked, alternated).
     #[arg(long)]
     finite_check: bool,
+    /// Mode: what the owned facade forms cost beside the scratch forms (LU, Cholesky, QR,
+    /// pivoted QR, SVD and EVD with vectors and values only; f64; owned against scratch,
+    /// alternated).
+    #[arg(long)]
+    owned_cost: bool,
     /// Mode: four rayon workers each call GEMM 256 through plain tokens of one shared pool,
     /// against the same loop with serial tokens.
     #[arg(long)]
@@ -162,6 +169,9 @@ fn main() {
     }
     if config.finite_check {
         return finite_check::run(w, &config.sizes);
+    }
+    if config.owned_cost {
+        return owned_cost::run(w, &config.sizes);
     }
     if config.audit {
         return audit::run(
