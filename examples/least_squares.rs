@@ -1,12 +1,13 @@
 //! Least squares on rank-deficient data, with the condition estimates that tell when a plain
-//! solve is meaningless: QR refuses, the SVD gives the minimum-norm answer.
+//! solve is meaningless: QR refuses, the pivoted QR and the SVD give the minimum-norm answer,
+//! and an LU asked to refuse an ill-conditioned system does.
 //!
 //! ```text
 //! cargo run --release --example least_squares
 //! ```
 
 use faer::Mat;
-use teamalg::linalg::{self, LinalgError, Lu, Qr, Svd};
+use teamalg::linalg::{self, ColPivQr, LinalgError, Lu, Options, Qr, Svd};
 use teamalg::Pool;
 
 /// Runs the example (also from the tests: it checks its own results).
@@ -55,6 +56,18 @@ pub fn main() -> Result<(), teamalg::Error> {
     let p = svd.pseudoinverse(None);
     assert!((&p * &b - &x).norm_max() < 1e-10);
 
+    // The pivoted QR finds the same rank and the same minimum-norm solution at about the cost
+    // of a QR (a complete orthogonal decomposition, as LAPACK's gelsy).
+    let cp = ColPivQr::new(&a, &team)?;
+    let y = cp.lstsq(&b, None, &team)?;
+    println!(
+        "pivoted QR: rank {}, |x - x_svd| = {:.1e}",
+        cp.rank(None),
+        (&y - &x).norm_max()
+    );
+    assert_eq!(cp.rank(None), 2);
+    assert!((&y - &x).norm_max() < 1e-10);
+
     // A square system: the LU's condition estimate warns before a solve loses digits.
     let hilbert = Mat::<f64>::from_fn(10, 10, |i, j| 1.0 / (i + j + 1) as f64);
     let lu = Lu::new(&hilbert, &team)?;
@@ -62,5 +75,13 @@ pub fn main() -> Result<(), teamalg::Error> {
     let digits = (-rcond.log10()).ceil();
     println!("Hilbert 10: rcond {rcond:.1e}: a solve may lose about {digits} digits");
     assert!(rcond < 1e-12);
+
+    // Asked to, the LU's solves refuse such a system, with the estimate.
+    let guarded = Options::new().min_rcond(1e-10);
+    let lu = Lu::new_with(&hilbert, &team, &guarded)?;
+    match lu.solve(&Mat::<f64>::ones(10, 1), &team) {
+        Err(e @ LinalgError::IllConditioned { .. }) => println!("guarded LU: {e}"),
+        other => panic!("an ill-conditioned system must be refused, got {other:?}"),
+    }
     Ok(())
 }

@@ -252,3 +252,102 @@ fn bad_input_is_refused_and_kept() {
         "lstsq: B[(4, 0)] is not finite"
     );
 }
+
+/// `U diag(sigma) V^H` (`m x n`, `m >= n`) with `U` and `V` the orthonormal factors of QRs of
+/// reproducible matrices: a matrix with the singular values asked for.
+fn with_values<T: Sample>(m: usize, n: usize, sigma: &[f64]) -> Mat<T> {
+    let u = Qr::new(&mat::<T>(m, n, 0.31), &Exec::serial())
+        .unwrap()
+        .q_thin(&Exec::serial());
+    let v = Qr::new(&mat::<T>(n, n, 0.77), &Exec::serial())
+        .unwrap()
+        .q_thin(&Exec::serial());
+    let s = Mat::<T>::from_fn(n, n, |i, j| {
+        if i == j {
+            faer::traits::math_utils::from_f64(sigma[i])
+        } else {
+            zero()
+        }
+    });
+    &u * &s * v.adjoint()
+}
+
+/// The rank against the SVD's on graded, clustered, Hilbert and Kahan matrices, and `rcond`
+/// against the true reciprocal condition number of `R` (from its explicit inverse), within
+/// a factor of 10.
+fn families<T: Sample + Rotate>(exec: &dyn Executor, forced: bool) {
+    let o = options(forced);
+    let graded: Vec<f64> = (0..30)
+        .map(|i| {
+            if i < 20 {
+                10f64.powf(-(i as f64) / 2.0)
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let clustered: Vec<f64> = (0..30)
+        .map(|i| [1.0, 1e-3, 0.0][(i >= 15) as usize + (i >= 20) as usize])
+        .collect();
+    let full: Vec<f64> = (0..30).map(|i| 10f64.powf(-(i as f64) / 6.0)).collect();
+    let kahan = Mat::<T>::from_fn(40, 40, |i, j| {
+        let (s, c) = 1.2f64.sin_cos();
+        let x = s.powi(i as i32)
+            * if i == j {
+                1.0
+            } else if i < j {
+                -c
+            } else {
+                0.0
+            };
+        faer::traits::math_utils::from_f64(x)
+    });
+    let hilbert = Mat::<T>::from_fn(8, 8, |i, j| {
+        faer::traits::math_utils::from_f64(1.0 / (i + j + 1) as f64)
+    });
+    for (name, a, rank) in [
+        ("graded", with_values::<T>(50, 30, &graded), 20),
+        ("clustered", with_values::<T>(50, 30, &clustered), 20),
+        ("graded, full rank", with_values::<T>(50, 30, &full), 30),
+        ("Kahan", kahan, 40),
+        ("Hilbert", hilbert, 8),
+    ] {
+        let qr = ColPivQr::new_with(&a, exec, &o).unwrap();
+        assert_eq!(qr.rank(None), rank, "{name}");
+        assert_eq!(
+            Svd::new(&a, &Exec::serial()).unwrap().rank(None),
+            rank,
+            "{name}: the SVD's"
+        );
+        if rank == a.ncols() {
+            let r = qr.r().to_mat();
+            let inv = linalg::Lu::new(&r, &Exec::serial())
+                .unwrap()
+                .inverse(&Exec::serial())
+                .unwrap();
+            let n1 = |x: MatRef<'_, T>| {
+                (0..x.ncols())
+                    .map(|j| {
+                        (0..x.nrows())
+                            .map(|i| to_f64::<T>(abs(&x[(i, j)])))
+                            .sum::<f64>()
+                    })
+                    .fold(0.0, f64::max)
+            };
+            let truth = 1.0 / (n1(r.as_ref()) * n1(inv.as_ref()));
+            let est = to_f64::<T>(qr.rcond());
+            // faer measures ||R||_1 with |re| + |im|, within sqrt 2 of the moduli's.
+            assert!(
+                est >= truth / 1.5 && est <= 10.0 * truth,
+                "{name}: rcond {est:e} against {truth:e}"
+            );
+        }
+    }
+}
+
+#[test]
+fn rank_and_rcond_on_hard_families() {
+    families::<f64>(&Exec::serial(), false);
+    families::<f64>(&team(2), true);
+    families::<c64>(&team(2), true);
+}
