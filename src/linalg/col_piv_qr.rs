@@ -18,6 +18,7 @@ use super::scratch;
 use super::check::{self, Stored};
 use super::condition;
 use super::factors::{owned_constructors, Store};
+use super::reflectors::Reflectors;
 use super::{Dim, Field, LinalgError, Options, Qr, TriangularView};
 
 /// The factorization `A P = Q R` of an `m x n` matrix with column pivoting: at each step the
@@ -59,8 +60,7 @@ use super::{Dim, Field, LinalgError, Options, Qr, TriangularView};
 // permutation's two vectors and the options; a shared `&ColPivQr` only reads them.
 #[derive(Debug)]
 pub struct ColPivQr<'a, T> {
-    factors: Store<'a, T>,
-    h: Mat<T>,
+    qr: Reflectors<'a, T>,
     perm: Vec<usize>,
     perm_inv: Vec<usize>,
     transpositions: usize,
@@ -131,8 +131,7 @@ fn factor<'a, T: Field>(
         stack,
     );
     ColPivQr {
-        factors: store,
-        h,
+        qr: Reflectors { factors: store, h },
         perm,
         perm_inv,
         transpositions,
@@ -168,19 +167,17 @@ impl<T: Field> ColPivQr<'_, T> {
 impl<T: Field> ColPivQr<'_, T> {
     /// The factored matrix: `R` on and above the diagonal, the Householder vectors below it.
     pub fn factors(&self) -> MatRef<'_, T> {
-        self.factors.as_ref()
+        self.qr.factors()
     }
 
     /// The reflectors' block factors, `bs x min(m, n)` in faer's layout (as [`Qr`]'s).
     pub fn householder_factor(&self) -> MatRef<'_, T> {
-        self.h.as_ref()
+        self.qr.h.as_ref()
     }
 
     /// `R`, `min(m, n) x n`, upper trapezoidal, its diagonal non-increasing in magnitude.
     pub fn r(&self) -> TriangularView<'_, T> {
-        let f = self.factors();
-        let s = f.nrows().min(f.ncols());
-        TriangularView::new(f.subrows(0, s), Triangle::Upper, Diag::NonUnit)
+        self.qr.r()
     }
 
     /// The column permutation `P` as faer's permutation: its forward array names, for each
@@ -195,10 +192,7 @@ impl<T: Field> ColPivQr<'_, T> {
     }
 
     fn q_on(&self, b: MatMut<'_, T>, adjoint: bool, exec: &(impl Executor + ?Sized)) {
-        let f = self.factors();
-        let basis = f.subcols(0, f.nrows().min(f.ncols()));
-        let threshold = self.options.get(Family::Qr);
-        plain::apply_q_in_place(basis, self.h.as_ref(), b, adjoint, exec, threshold);
+        self.qr.q_on(b, adjoint, exec, &self.options);
     }
 
     /// `Q^H B` (`B`: `m` rows, may be a conjugated view), on `exec`, without forming `Q`.
@@ -226,20 +220,13 @@ impl<T: Field> ColPivQr<'_, T> {
         adjoint: bool,
         exec: &(impl Executor + ?Sized),
     ) -> Result<Mat<T>, LinalgError> {
-        check::dim(op, "B", Dim::Rows, self.factors().nrows(), b.nrows())?;
-        if self.options.checks_finite() {
-            check::finite(op, "B", b.as_ref(), Stored::All)?;
-        }
-        self.q_on(b.as_mut(), adjoint, exec);
+        self.qr.apply(op, b.as_mut(), adjoint, exec, &self.options)?;
         Ok(b)
     }
 
     /// The thin `Q`: its first `min(m, n)` columns, with `A P = Q_thin R`; formed on `exec`.
     pub fn q_thin(&self, exec: &(impl Executor + ?Sized)) -> Mat<T> {
-        let f = self.factors();
-        let mut q = Mat::<T>::identity(f.nrows(), f.nrows().min(f.ncols()));
-        self.q_on(q.as_mut(), false, exec);
-        q
+        self.qr.q_cols(self.qr.size(), exec, &self.options)
     }
 
     /// An estimate of the reciprocal condition number of `R`'s leading `k x k` block

@@ -88,6 +88,7 @@ mod factors;
 mod lu;
 mod matmul;
 mod qr;
+mod reflectors;
 mod scan;
 mod scratch;
 mod sparse;

@@ -17,6 +17,7 @@ use super::scratch;
 use super::check::{self, Stored};
 use super::condition;
 use super::factors::{conjugate, owned_constructors, Store};
+use super::reflectors::Reflectors;
 use super::{Dim, Field, LinalgError, Options, TriangularView};
 
 /// The factorization `A = Q R` of an `m x n` matrix by Householder reflections: `R`
@@ -51,8 +52,7 @@ use super::{Dim, Field, LinalgError, Options, TriangularView};
 // factors (a `Mat`) and the options; a shared `&Qr` only reads them.
 #[derive(Debug)]
 pub struct Qr<'a, T> {
-    factors: Store<'a, T>,
-    h: Mat<T>,
+    qr: Reflectors<'a, T>,
     options: Options,
     /// Whether `R` is numerically singular, and then the estimated rank: found by the first
     /// solve (a condition estimate, `O(k^2)`) and kept for the others.
@@ -133,8 +133,7 @@ fn factor<'a, T: Field>(
     };
     kernel::qr_in_place(store.as_mut(), h.as_mut(), exec, params, width, stack);
     Qr {
-        factors: store,
-        h,
+        qr: Reflectors { factors: store, h },
         options: *options,
         deficient: OnceLock::new(),
     }
@@ -170,33 +169,24 @@ impl<T: Field> Qr<'_, T> {
 impl<T: Field> Qr<'_, T> {
     /// The factored matrix: `R` on and above the diagonal, the Householder vectors below it.
     pub fn factors(&self) -> MatRef<'_, T> {
-        self.factors.as_ref()
+        self.qr.factors()
     }
 
     /// The reflectors' block factors, `bs x min(m, n)` in faer's layout: with the first
     /// `min(m, n)` columns of [`Qr::factors`] they are the Householder sequence faer's
     /// `linalg::householder` functions take.
     pub fn householder_factor(&self) -> MatRef<'_, T> {
-        self.h.as_ref()
+        self.qr.h.as_ref()
     }
 
     /// `R`, `min(m, n) x n`, upper trapezoidal: a view into the factors.
     pub fn r(&self) -> TriangularView<'_, T> {
-        let f = self.factors();
-        let s = f.nrows().min(f.ncols());
-        TriangularView::new(f.subrows(0, s), Triangle::Upper, Diag::NonUnit)
-    }
-
-    /// The vectors of the reflectors, `m x min(m, n)`.
-    fn basis(&self) -> MatRef<'_, T> {
-        let f = self.factors();
-        f.subcols(0, f.nrows().min(f.ncols()))
+        self.qr.r()
     }
 
     /// `Q B` or `Q^H B` in place on `exec`, unchecked (the callers checked `b`).
     fn q_on(&self, b: MatMut<'_, T>, adjoint: bool, exec: &(impl Executor + ?Sized)) {
-        let threshold = self.options.get(Family::Qr);
-        kernel::apply_q_in_place(self.basis(), self.h.as_ref(), b, adjoint, exec, threshold);
+        self.qr.q_on(b, adjoint, exec, &self.options);
     }
 
     /// `Some(estimated rank)` when `R` is numerically singular: [`Qr::rcond`] at most `k`
@@ -247,28 +237,13 @@ impl<T: Field> Qr<'_, T> {
         condition::triangular_rcond(f.submatrix(0, 0, k, k))
     }
 
-    fn apply(
-        &self,
-        op: &'static str,
-        b: MatMut<'_, T>,
-        adjoint: bool,
-        exec: &(impl Executor + ?Sized),
-    ) -> Result<(), LinalgError> {
-        check::dim(op, "B", Dim::Rows, self.factors().nrows(), b.nrows())?;
-        if self.options.checks_finite() {
-            check::finite(op, "B", b.as_ref(), Stored::All)?;
-        }
-        self.q_on(b, adjoint, exec);
-        Ok(())
-    }
-
     /// Overwrites `b` (`m` rows) with `Q B`, on `exec`, without forming `Q`.
     pub fn apply_q_in_place(
         &self,
         b: MatMut<'_, T>,
         exec: &(impl Executor + ?Sized),
     ) -> Result<(), LinalgError> {
-        self.apply("apply_q", b, false, exec)
+        self.qr.apply("apply_q", b, false, exec, &self.options)
     }
 
     /// Overwrites `b` (`m` rows) with `Q^H B`, on `exec`, without forming `Q`.
@@ -290,7 +265,7 @@ impl<T: Field> Qr<'_, T> {
         b: MatMut<'_, T>,
         exec: &(impl Executor + ?Sized),
     ) -> Result<(), LinalgError> {
-        self.apply("apply_q_adjoint", b, true, exec)
+        self.qr.apply("apply_q_adjoint", b, true, exec, &self.options)
     }
 
     /// `Q B` (`B` may be a conjugated view), on `exec`.
@@ -315,24 +290,16 @@ impl<T: Field> Qr<'_, T> {
         Ok(x)
     }
 
-    /// The first `cols` columns of `Q` (`Q` applied to the first columns of the identity).
-    fn q_cols(&self, cols: usize, exec: &(impl Executor + ?Sized)) -> Mat<T> {
-        let m = self.factors().nrows();
-        let mut q = Mat::<T>::identity(m, cols);
-        self.q_on(q.as_mut(), false, exec);
-        q
-    }
-
     /// The thin `Q`: its first `min(m, n)` columns, orthonormal, with `A = Q_thin R`; formed
     /// on `exec`.
     pub fn q_thin(&self, exec: &(impl Executor + ?Sized)) -> Mat<T> {
         let f = self.factors();
-        self.q_cols(f.nrows().min(f.ncols()), exec)
+        self.qr.q_cols(f.nrows().min(f.ncols()), exec, &self.options)
     }
 
     /// The full `Q`, `m x m` and unitary; formed on `exec`.
     pub fn q_full(&self, exec: &(impl Executor + ?Sized)) -> Mat<T> {
-        self.q_cols(self.factors().nrows(), exec)
+        self.qr.q_cols(self.factors().nrows(), exec, &self.options)
     }
 
     /// The solves' checks: `b` has `m` rows and is finite, and `R`'s leading `n x n` block has
@@ -490,10 +457,6 @@ impl<T: Field> Qr<'_, T> {
 
     /// `A` again, from the factors: `Q_thin R` (serially; a check, not a kernel).
     pub fn reconstruct(&self) -> Mat<T> {
-        let q = self.q_cols(
-            self.factors().nrows().min(self.factors().ncols()),
-            &teamalg_kernels::par::Seq,
-        );
-        q * self.r().to_mat()
+        self.q_thin(&teamalg_kernels::par::Seq) * self.r().to_mat()
     }
 }
