@@ -11,8 +11,7 @@ use teamalg::kernels::par::Executor;
 use teamalg::linalg::{self, ColPivQr, LinalgError, Options, Qr, Rotate, Svd};
 use teamalg::{Exec, Pool};
 
-#[path = "../common/sample.rs"]
-mod sample;
+use super::sample;
 use sample::{assert_backward, every_executor, mat, norm, team, Sample};
 
 /// Every step forced onto the executor's full width, or left to the gate.

@@ -10,8 +10,7 @@ use teamalg::kernels::par::Executor;
 use teamalg::linalg::{norm_l1, Cholesky, Lu, Qr, Svd};
 use teamalg::Exec;
 
-#[path = "../common/sample.rs"]
-mod sample;
+use super::sample;
 use sample::{mat, spd, team, Sample};
 
 /// `||X||_1` with `|re| + |im|` per entry (how `linalg::norm_l1` measures `A`), written out.

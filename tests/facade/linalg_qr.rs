@@ -8,8 +8,7 @@ use faer::{c64, Mat};
 use teamalg::linalg::{self, Dim, LinalgError, Options, Qr};
 use teamalg::{Exec, Pool, Team};
 
-#[path = "../common/sample.rs"]
-mod sample;
+use super::sample;
 use sample::{assert_backward, mat, norm, Sample};
 
 fn team() -> Team {

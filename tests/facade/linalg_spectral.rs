@@ -9,8 +9,7 @@ use teamalg::gates::{Family, ParThreshold};
 use teamalg::linalg::{self, Dim, LinalgError, Options, SelfAdjointEigen, Svd};
 use teamalg::{Exec, Team};
 
-#[path = "../common/sample.rs"]
-mod sample;
+use super::sample;
 use sample::{assert_backward, backward_bound, mat, norm};
 
 /// Two lists of singular values or eigenvalues of a matrix of size `n` and 2-norm `top`, from

@@ -18,8 +18,7 @@ use teamalg::kernels::bidiag::{bidiag_in_place, bidiag_in_place_scratch};
 use teamalg::kernels::fused::Fused;
 use teamalg::kernels::par::Executor;
 
-#[path = "../common/sample.rs"]
-mod sample;
+use super::sample;
 use sample::{assert_backward, backward_bound, mat, norm, plain_tokens, team_executors, Sample};
 
 struct Packed<T> {

@@ -11,8 +11,7 @@ use teamalg::kernels::bidiag_svd::bidiag_svd;
 use teamalg::kernels::gemm::GemmParams;
 use teamalg::kernels::par::{Executor, Seq};
 
-#[path = "../common/sample.rs"]
-mod sample;
+use super::sample;
 use sample::{every_executor, val};
 
 fn bidiagonal(d: &[f64], e: &[f64]) -> Mat<f64> {

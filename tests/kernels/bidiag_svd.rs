@@ -8,8 +8,7 @@ use teamalg::gates::ParThreshold;
 use teamalg::kernels::bidiag_svd::{bidiag_svd, BidiagSvdError, BidiagSvdParams, Rotate};
 use teamalg::kernels::par::{Executor, Seq};
 
-#[path = "../common/sample.rs"]
-mod sample;
+use super::sample;
 use sample::{every_executor, val};
 
 /// How many eigenvalues of the Golub-Kahan tridiagonal of `(d, e)` (zero diagonal,

@@ -12,8 +12,7 @@ use teamalg::kernels::cholesky::{
 };
 use teamalg::kernels::par::{Executor, Seq};
 
-#[path = "../common/sample.rs"]
-mod sample;
+use super::sample;
 use sample::{
     assert_backward, every_executor, norm, plain_tokens, serial_executors, team, team_executors,
     Sample,

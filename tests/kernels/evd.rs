@@ -9,10 +9,8 @@ use teamalg::kernels::bidiag_svd::{Real, Rotate};
 use teamalg::kernels::evd::{self_adjoint_evd, EvdError, EvdParams};
 use teamalg::kernels::par::{Executor, Seq};
 
-#[path = "../common/parts.rs"]
-mod parts;
-#[path = "../common/sample.rs"]
-mod sample;
+use super::parts;
+use super::sample;
 use parts::{eps, from, mul, orthogonality, parts};
 use sample::{every_executor, hermitian, mat, Sample};
 

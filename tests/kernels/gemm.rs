@@ -7,8 +7,7 @@ use teamalg::kernels::gemm::{matmul, GemmParams};
 use teamalg::kernels::par::{Executor, Seq};
 use teamalg::{Exec, Pool};
 
-#[path = "../common/sample.rs"]
-mod sample;
+use super::sample;
 use sample::{mat, plain_tokens, serial_executors, team, team_executors, Sample};
 
 /// Checks `C (accum)= A B` on `exec` against faer's serial result.

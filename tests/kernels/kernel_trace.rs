@@ -5,9 +5,6 @@ use teamalg::gates::trace::{self, Reason};
 use teamalg::gates::{Family, ParThreshold, Source};
 use teamalg::linalg;
 
-#[path = "../common/sample.rs"]
-mod sample;
-
 #[test]
 fn every_region_records_its_decision() {
     // Decisions of the model alone: the live view would add what a busy test machine's

@@ -15,8 +15,7 @@ use teamalg::kernels::qr::{qr_in_place, qr_in_place_scratch, QrParams};
 use teamalg::kernels::sections;
 use teamalg::{Exec, Pool};
 
-#[path = "../common/sample.rs"]
-mod sample;
+use super::sample;
 use sample::{mat, spd, team, Sample};
 
 const FORCE: Option<ParThreshold> = Some(ParThreshold::Fixed(0));

@@ -8,8 +8,7 @@ use teamalg::gates::ParThreshold;
 use teamalg::kernels::lu::{lu_in_place, lu_in_place_scratch, LuInfo, LuParams};
 use teamalg::kernels::par::{Executor, Seq};
 
-#[path = "../common/sample.rs"]
-mod sample;
+use super::sample;
 use sample::{
     assert_backward, every_executor, mat, norm, plain_tokens, serial_executors, team,
     team_executors, Sample,

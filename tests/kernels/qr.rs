@@ -13,8 +13,7 @@ use teamalg::gates::ParThreshold;
 use teamalg::kernels::par::{Executor, Seq};
 use teamalg::kernels::qr::{block_size, qr_in_place, qr_in_place_scratch, QrParams};
 
-#[path = "../common/sample.rs"]
-mod sample;
+use super::sample;
 use sample::{
     assert_backward, backward_bound, every_executor, mat, norm, plain_tokens, serial_executors,
     team, team_executors, Sample,

@@ -12,8 +12,7 @@ use teamalg::kernels::sparse::{sparse_dense_matmul, SparseParams};
 use teamalg::linalg::{self, Dim, LinalgError};
 use teamalg::Exec;
 
-#[path = "../common/sample.rs"]
-mod sample;
+use super::sample;
 use sample::{every_executor, mat, val, Sample};
 
 /// An `m x k` sparse matrix with about `per_col` entries per column at reproducible rows

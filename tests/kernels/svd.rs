@@ -8,10 +8,8 @@ use teamalg::kernels::bidiag_svd::{BidiagSvdError, BidiagSvdParams, Real, Rotate
 use teamalg::kernels::par::{Executor, Seq};
 use teamalg::kernels::svd::{svd, SvdParams, SvdPath};
 
-#[path = "../common/parts.rs"]
-mod parts;
-#[path = "../common/sample.rs"]
-mod sample;
+use super::parts;
+use super::sample;
 use parts::{eps, mul, orthogonality, parts};
 use sample::{every_executor, mat, Sample};
 

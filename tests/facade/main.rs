@@ -1,0 +1,12 @@
+//! The facade tests (`teamalg::linalg` and the examples), one module per part, in one binary:
+//! each file would otherwise be a binary of its own that compiles the generic kernels again.
+
+#[path = "../common/sample.rs"]
+mod sample;
+
+mod col_piv_qr;
+mod condition;
+mod examples;
+mod linalg;
+mod linalg_qr;
+mod linalg_spectral;
