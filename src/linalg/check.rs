@@ -2,6 +2,7 @@
 
 use faer::traits::math_utils::is_finite;
 use faer::traits::ComplexField;
+use faer::dyn_stack::{MemStack, StackReq};
 use faer::MatRef;
 use teamalg_gates::Scalar;
 
@@ -54,6 +55,22 @@ pub(crate) fn dim(
         dim,
         expected,
         found,
+    })
+}
+
+/// `stack` must hold `req`, else a [`LinalgError::ScratchTooSmall`] naming both sizes.
+pub(crate) fn scratch(
+    op: &'static str,
+    stack: &MemStack,
+    req: StackReq,
+) -> Result<(), LinalgError> {
+    if stack.can_hold(req) {
+        return Ok(());
+    }
+    Err(LinalgError::ScratchTooSmall {
+        op,
+        needed: req.unaligned_bytes_required(),
+        held: stack.len_bytes(),
     })
 }
 

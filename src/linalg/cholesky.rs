@@ -100,12 +100,16 @@ pub fn cholesky_with<'a, T: Field>(
 /// assert!((owned.l().to_mat() - chol.l().to_mat()).norm_max() < 1e-12);
 /// # Ok::<(), teamalg::linalg::LinalgError>(())
 /// ```
+///
+/// Errors: [`LinalgError::ScratchTooSmall`] when `stack` is smaller than [`cholesky_scratch`], and
+/// those of [`cholesky`]; `a` is then unchanged.
 pub fn cholesky_with_scratch<'a, T: Field>(
     a: MatMut<'a, T>,
     exec: &(impl Executor + ?Sized),
     options: &Options,
     stack: &mut MemStack,
 ) -> Result<Cholesky<'a, T>, LinalgError> {
+    check::scratch("cholesky", stack, cholesky_scratch::<T>(a.nrows()))?;
     Cholesky::check(a.as_ref(), options)?;
     factor(Store::Borrowed(a), exec, options, stack)
 }

@@ -96,14 +96,15 @@ pub fn col_piv_qr_with<'a, T: Field>(
 /// [`col_piv_qr_with`] taking its scratch from `stack` (at least [`col_piv_qr_scratch`] of
 /// the shape): it allocates only the block factors and the permutation.
 ///
-/// # Panics
-/// When `stack` is smaller than [`col_piv_qr_scratch`] of the shape.
+/// Errors: [`LinalgError::ScratchTooSmall`] when `stack` is smaller than
+/// [`col_piv_qr_scratch`] of the shape, and those of [`col_piv_qr`]; `a` is then unchanged.
 pub fn col_piv_qr_with_scratch<'a, T: Field>(
     a: MatMut<'a, T>,
     exec: &(impl Executor + ?Sized),
     options: &Options,
     stack: &mut MemStack,
 ) -> Result<ColPivQr<'a, T>, LinalgError> {
+    check::scratch("col_piv_qr", stack, col_piv_qr_scratch::<T>(a.nrows(), a.ncols()))?;
     ColPivQr::check(a.as_ref(), options)?;
     Ok(factor(Store::Borrowed(a), exec, options, stack))
 }

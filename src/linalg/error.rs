@@ -126,6 +126,16 @@ pub enum LinalgError {
         /// The full rank, `min(m, n)`.
         of: usize,
     },
+    /// The scratch a `_with_scratch` call was given holds less than its `_scratch` function
+    /// asks for; nothing was written.
+    ScratchTooSmall {
+        /// The operation.
+        op: &'static str,
+        /// The bytes the call needs (its `_scratch` function's `unaligned_bytes_required`).
+        needed: usize,
+        /// The bytes the stack holds.
+        held: usize,
+    },
     /// The system's estimated reciprocal condition number is below the floor the call's
     /// options set ([`Options::min_rcond`](super::Options::min_rcond)): the solution could
     /// have no correct digit, so none is returned; `B` is unchanged.
@@ -171,6 +181,7 @@ impl LinalgError {
             | LinalgError::NotTall { op, .. }
             | LinalgError::RankDeficient { op, .. }
             | LinalgError::IllConditioned { op, .. }
+            | LinalgError::ScratchTooSmall { op, .. }
             | LinalgError::NoConvergence { op }
             | LinalgError::IndexOverflow { op }
             | LinalgError::OutOfMemory { op } => op,
@@ -214,6 +225,10 @@ impl fmt::Display for LinalgError {
             LinalgError::RankDeficient { op, rank, of } => write!(
                 f,
                 "{op}: A is numerically rank-deficient (estimated rank {rank} of {of}): use ColPivQr::lstsq or Svd::lstsq for the minimum-norm solution"
+            ),
+            LinalgError::ScratchTooSmall { op, needed, held } => write!(
+                f,
+                "{op}: the scratch holds {held} bytes, {needed} needed (size it with the call's _scratch function)"
             ),
             LinalgError::IllConditioned { op, rcond, limit } => write!(
                 f,

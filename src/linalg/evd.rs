@@ -177,8 +177,9 @@ pub fn self_adjoint_eigen_into<T: Field + Rotate>(
 /// # Ok::<(), teamalg::linalg::LinalgError>(())
 /// ```
 ///
-/// # Panics
-/// When `stack` is smaller than [`self_adjoint_eigen_scratch`].
+/// Errors: [`LinalgError::ScratchTooSmall`] when `stack` is smaller than
+/// [`self_adjoint_eigen_scratch`] (with vectors when `u` is given), and those of
+/// [`self_adjoint_eigen_into`]; nothing is written then.
 pub fn self_adjoint_eigen_into_with_scratch<T: Field + Rotate>(
     a: MatRef<'_, T>,
     w: &mut [RealOf<T>],
@@ -194,6 +195,7 @@ pub fn self_adjoint_eigen_into_with_scratch<T: Field + Rotate>(
         check::dim("self_adjoint_eigen", "U", Dim::Cols, n, u.ncols())?;
     }
     check(a)?;
+    check::scratch("self_adjoint_eigen", stack, self_adjoint_evd_scratch::<T>(n, u.is_some()))?;
     run(a, w, u, exec, options, stack)
 }
 

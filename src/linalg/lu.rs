@@ -97,12 +97,16 @@ pub fn lu_with<'a, T: Field>(
 /// }
 /// # Ok::<(), teamalg::linalg::LinalgError>(())
 /// ```
+///
+/// Errors: [`LinalgError::ScratchTooSmall`] when `stack` is smaller than [`lu_scratch`], and
+/// those of [`lu`]; `a` is then unchanged.
 pub fn lu_with_scratch<'a, T: Field>(
     a: MatMut<'a, T>,
     exec: &(impl Executor + ?Sized),
     options: &Options,
     stack: &mut MemStack,
 ) -> Result<Lu<'a, T>, LinalgError> {
+    check::scratch("lu", stack, lu_scratch::<T>(a.nrows(), a.ncols()))?;
     Lu::check(a.as_ref(), options)?;
     Ok(factor(Store::Borrowed(a), exec, options, stack))
 }

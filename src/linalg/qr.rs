@@ -101,14 +101,15 @@ pub fn qr_with<'a, T: Field>(
 /// # Ok::<(), teamalg::linalg::LinalgError>(())
 /// ```
 ///
-/// # Panics
-/// When `stack` is smaller than [`qr_scratch`] of the shape at width 1.
+/// Errors: [`LinalgError::ScratchTooSmall`] when `stack` is smaller than [`qr_scratch`] of the
+/// shape at width 1, and those of [`qr`]; `a` is then unchanged.
 pub fn qr_with_scratch<'a, T: Field>(
     a: MatMut<'a, T>,
     exec: &(impl Executor + ?Sized),
     options: &Options,
     stack: &mut MemStack,
 ) -> Result<Qr<'a, T>, LinalgError> {
+    check::scratch("qr", stack, qr_scratch::<T>(a.nrows(), a.ncols(), 1))?;
     Qr::check(a.as_ref(), options)?;
     Ok(factor(Store::Borrowed(a), exec, options, stack))
 }

@@ -333,9 +333,9 @@ pub fn svd_scratch<T: ComplexField>(m: usize, n: usize, vectors: bool) -> StackR
 /// # Ok::<(), teamalg::linalg::LinalgError>(())
 /// ```
 ///
-/// # Panics
-/// When `stack` is smaller than [`svd_scratch`] of the shape (with `vectors` true when `u`
-/// or `v` is given).
+/// Errors: [`LinalgError::ScratchTooSmall`] when `stack` is smaller than [`svd_scratch`] of
+/// the shape (with `vectors` true when `u` or `v` is given), and those of [`svd_into`];
+/// nothing is written then.
 pub fn svd_into_with_scratch<T: Field + Rotate>(
     a: MatRef<'_, T>,
     s: &mut [RealOf<T>],
@@ -356,6 +356,8 @@ pub fn svd_into_with_scratch<T: Field + Rotate>(
             }
         }
     }
+    let req = svd_scratch::<T>(m, n, u.is_some() || v.is_some());
+    check::scratch("svd", stack, req)?;
     run(a, s, u, v, exec, options, stack)
 }
 

@@ -8,8 +8,7 @@ use teamalg::kernels::par::Executor;
 use teamalg::linalg::{self, Dim, LinalgError};
 use teamalg::{Exec, Pool};
 
-#[path = "../common/sample.rs"]
-mod sample;
+use super::sample;
 use sample::{assert_backward, mat, norm, team, Sample};
 
 /// `A X - B`.
@@ -613,4 +612,78 @@ fn one_factorization_solves_on_many_threads() {
             });
         }
     });
+}
+
+/// Every `_with_scratch` form given too little scratch says so with a typed error naming both
+/// sizes, and writes nothing.
+#[test]
+fn undersized_scratch_is_a_typed_error() {
+    use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
+    use teamalg::linalg::Options;
+
+    let n = 96;
+    let a = mat::<f64>(n, n, 0.4);
+    let spd = spd::<f64>(n);
+    let o = Options::new();
+    let mut small = MemBuffer::new(StackReq::new::<u8>(16));
+    let held = MemStack::new(&mut small).len_bytes();
+    let expect = |op: &'static str, needed: StackReq, err: LinalgError| {
+        let needed = needed.unaligned_bytes_required();
+        assert!(needed > held, "{op}: the test's stack must be too small");
+        assert_eq!(err, LinalgError::ScratchTooSmall { op, needed, held });
+        assert!(err
+            .to_string()
+            .contains(&format!("holds {held} bytes, {needed} needed")));
+    };
+    let e = &Exec::serial();
+    let mut w = a.clone();
+    let err = linalg::lu_with_scratch(w.as_mut(), e, &o, MemStack::new(&mut small)).unwrap_err();
+    expect("lu", linalg::lu_scratch::<f64>(n, n), err);
+    let mut w2 = spd.clone();
+    let err =
+        linalg::cholesky_with_scratch(w2.as_mut(), e, &o, MemStack::new(&mut small)).unwrap_err();
+    expect("cholesky", linalg::cholesky_scratch::<f64>(n), err);
+    let err = linalg::qr_with_scratch(w.as_mut(), e, &o, MemStack::new(&mut small)).unwrap_err();
+    expect("qr", linalg::qr_scratch::<f64>(n, n, 1), err);
+    let err =
+        linalg::col_piv_qr_with_scratch(w.as_mut(), e, &o, MemStack::new(&mut small)).unwrap_err();
+    expect("col_piv_qr", linalg::col_piv_qr_scratch::<f64>(n, n), err);
+    assert!(
+        w.as_ref() == a.as_ref() && w2.as_ref() == spd.as_ref(),
+        "nothing written"
+    );
+    let (mut s, mut u, mut v) = (
+        vec![7.0; n],
+        Mat::<f64>::zeros(n, n),
+        Mat::<f64>::zeros(n, n),
+    );
+    let err = linalg::svd_into_with_scratch(
+        a.as_ref(),
+        &mut s,
+        Some(u.as_mut()),
+        Some(v.as_mut()),
+        e,
+        &o,
+        MemStack::new(&mut small),
+    )
+    .unwrap_err();
+    expect("svd", linalg::svd_scratch::<f64>(n, n, true), err);
+    let err = linalg::self_adjoint_eigen_into_with_scratch(
+        spd.as_ref(),
+        &mut s,
+        Some(u.as_mut()),
+        e,
+        &o,
+        MemStack::new(&mut small),
+    )
+    .unwrap_err();
+    expect(
+        "self_adjoint_eigen",
+        linalg::self_adjoint_eigen_scratch::<f64>(n, true),
+        err,
+    );
+    assert!(
+        s.iter().all(|&x| x == 7.0) && u.norm_max() == 0.0 && v.norm_max() == 0.0,
+        "nothing written"
+    );
 }
