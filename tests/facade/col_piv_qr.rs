@@ -350,3 +350,25 @@ fn rank_and_rcond_on_hard_families() {
     families::<f64>(&team(2), true);
     families::<c64>(&team(2), true);
 }
+
+/// One factorization may be shared by threads that solve with it at once.
+#[test]
+fn a_factorization_is_shared_between_threads() {
+    fn shareable<X: Send + Sync>() {}
+    shareable::<ColPivQr<'static, c64>>();
+    let a = low_rank::<f64>(40, 30, 20, 0.3);
+    let qr = ColPivQr::new(&a, &team(2)).unwrap();
+    let best = qr
+        .lstsq(&mat::<f64>(40, 1, 0.6), None, &Exec::serial())
+        .unwrap();
+    std::thread::scope(|s| {
+        for _ in 0..3 {
+            s.spawn(|| {
+                let x = qr
+                    .lstsq(&mat::<f64>(40, 1, 0.6), None, &Exec::serial())
+                    .unwrap();
+                assert!(x.as_ref() == best.as_ref());
+            });
+        }
+    });
+}
