@@ -58,6 +58,12 @@ pub(crate) fn assert_backward<T: Sample>(
     );
 }
 
+/// A real value of the scalar type `T` (an `f32` or `f64`), as `f64`.
+pub(crate) fn real_f64<T: Sample>(x: T::Real) -> f64 {
+    let t: T = faer::traits::math_utils::from_real(&x);
+    T::err(t, faer::traits::math_utils::zero())
+}
+
 /// A reproducible pseudo-random value in [-1, 1) for entry (i, j) (splitmix64 of the
 /// position and seed), so test matrices are full rank.
 pub(crate) fn val(i: usize, j: usize, seed: f64) -> f64 {

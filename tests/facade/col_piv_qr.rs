@@ -12,7 +12,7 @@ use teamalg::linalg::{self, ColPivQr, LinalgError, Options, Qr, Rotate, Svd};
 use teamalg::{Exec, Pool};
 
 use super::sample;
-use sample::{assert_backward, every_executor, mat, norm, team, Sample};
+use sample::{assert_backward, every_executor, mat, norm, real_f64, team, Sample};
 
 /// Every step forced onto the executor's full width, or left to the gate.
 fn options(forced: bool) -> Options {
@@ -32,11 +32,6 @@ fn low_rank<T: Sample>(m: usize, n: usize, r: usize, seed: f64) -> Mat<T> {
 fn permuted<T: Sample>(a: MatRef<'_, T>, qr: &ColPivQr<'_, T>) -> Mat<T> {
     let (fwd, _) = qr.perm().arrays();
     Mat::from_fn(a.nrows(), a.ncols(), |i, j| a[(i, fwd[j])])
-}
-
-fn to_f64<T: Sample>(x: T::Real) -> f64 {
-    let t: T = faer::traits::math_utils::from_real(&x);
-    T::err(t, zero())
 }
 
 fn factors_back<T: Sample>(exec: &dyn Executor, forced: bool) {
@@ -65,8 +60,8 @@ fn factors_back<T: Sample>(exec: &dyn Executor, forced: bool) {
             let r = qr.r().to_mat();
             for i in 1..k {
                 let (prev, next) = (
-                    to_f64::<T>(abs(&r[(i - 1, i - 1)])),
-                    to_f64::<T>(abs(&r[(i, i)])),
+                    real_f64::<T>(abs(&r[(i - 1, i - 1)])),
+                    real_f64::<T>(abs(&r[(i, i)])),
                 );
                 assert!(
                     next <= prev * (1.0 + 1e3 * T::unit()) + nrm * 1e2 * T::unit(),
@@ -328,13 +323,13 @@ fn families<T: Sample + Rotate>(exec: &dyn Executor, forced: bool) {
                 (0..x.ncols())
                     .map(|j| {
                         (0..x.nrows())
-                            .map(|i| to_f64::<T>(abs(&x[(i, j)])))
+                            .map(|i| real_f64::<T>(abs(&x[(i, j)])))
                             .sum::<f64>()
                     })
                     .fold(0.0, f64::max)
             };
             let truth = 1.0 / (n1(r.as_ref()) * n1(inv.as_ref()));
-            let est = to_f64::<T>(qr.rcond());
+            let est = real_f64::<T>(qr.rcond());
             // faer measures ||R||_1 with |re| + |im|, within sqrt 2 of the moduli's.
             assert!(
                 est >= truth / 1.5 && est <= 10.0 * truth,

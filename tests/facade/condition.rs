@@ -11,14 +11,14 @@ use teamalg::linalg::{norm_l1, Cholesky, Lu, Qr, Svd};
 use teamalg::Exec;
 
 use super::sample;
-use sample::{mat, spd, team, Sample};
+use sample::{mat, real_f64, spd, team, Sample};
 
 /// `||X||_1` with `|re| + |im|` per entry (how `linalg::norm_l1` measures `A`), written out.
 fn norm1_abs1<T: Sample>(x: MatRef<'_, T>) -> f64 {
     (0..x.ncols())
         .map(|j| {
             (0..x.nrows())
-                .map(|i| to_f64::<T>(abs1(&x[(i, j)])))
+                .map(|i| real_f64::<T>(abs1(&x[(i, j)])))
                 .sum::<f64>()
         })
         .fold(0.0, f64::max)
@@ -29,15 +29,10 @@ fn norm1_modulus<T: Sample>(x: MatRef<'_, T>) -> f64 {
     (0..x.ncols())
         .map(|j| {
             (0..x.nrows())
-                .map(|i| to_f64::<T>(abs(&x[(i, j)])))
+                .map(|i| real_f64::<T>(abs(&x[(i, j)])))
                 .sum::<f64>()
         })
         .fold(0.0, f64::max)
-}
-
-fn to_f64<T: Sample>(r: T::Real) -> f64 {
-    let t: T = faer::traits::math_utils::from_real(&r);
-    T::err(t, from_f64(0.0))
 }
 
 /// The estimate is an upper bound of `truth`, within a factor of 10.
@@ -99,7 +94,7 @@ fn lu_matches<T: Sample>(exec: &dyn Executor) {
             let truth = 1.0 / (norm1_abs1(a.as_ref()) * norm1_modulus(inv.as_ref()));
             assert_close(
                 &format!("LU, {name}, {n}"),
-                to_f64::<T>(lu.rcond(norm_l1(&a)).unwrap()),
+                real_f64::<T>(lu.rcond(norm_l1(&a)).unwrap()),
                 truth,
             );
         }
@@ -111,7 +106,7 @@ fn lu_matches<T: Sample>(exec: &dyn Executor) {
     assert!(truth < 1e-6, "Kahan is ill-conditioned: {truth:e}");
     assert_close(
         "LU, Kahan",
-        to_f64::<T>(lu.rcond(norm_l1(&k)).unwrap()),
+        real_f64::<T>(lu.rcond(norm_l1(&k)).unwrap()),
         truth,
     );
 }
@@ -230,7 +225,7 @@ fn of_rank<T: Sample>(m: usize, n: usize, r: usize) -> Mat<T> {
 fn max_abs<T: Sample>(x: MatRef<'_, T>) -> f64 {
     (0..x.ncols())
         .flat_map(|j| (0..x.nrows()).map(move |i| (i, j)))
-        .map(|(i, j)| to_f64::<T>(abs(&x[(i, j)])))
+        .map(|(i, j)| real_f64::<T>(abs(&x[(i, j)])))
         .fold(0.0, f64::max)
 }
 
