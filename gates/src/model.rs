@@ -187,7 +187,9 @@ fn epyc_curve(family: Family) -> Option<RateCurve> {
             (699051.0, [0.0866, 0.2152, 0.0673, 0.1399]),
             (5592405.0, [0.0620, 0.1864, 0.0403, 0.1032]),
         ],
-        Family::Cholesky => [
+        // LDL^H's update is the Cholesky's (the same products on the same triangle), so it
+        // takes the Cholesky's rows until it is measured on its own.
+        Family::Cholesky | Family::Ldlt => [
             (5461.0, [0.2054, 0.4547, 0.1523, 1.2010]),
             (43691.0, [0.1226, 0.3587, 0.0796, 0.8562]),
             (349525.0, [0.0780, 0.2729, 0.0479, 0.3370]),
@@ -240,23 +242,20 @@ fn apple_rate(family: Family) -> Rate {
     };
     match family {
         Family::Gemm => h(0.037, 0.165),
-        Family::TriangularSolve | Family::LuPartial | Family::Cholesky | Family::Qr => {
-            scaled(family)
-        }
+        Family::TriangularSolve
+        | Family::LuPartial
+        | Family::Cholesky
+        | Family::Ldlt
+        | Family::Qr => scaled(family),
         Family::LuFullStep => h(0.216, 0.600),
         Family::QrColPivStep => h(0.202, 0.713),
         Family::BidiagStep => h(0.480, 1.36),
-        Family::HessenbergStep => h(0.451, 1.57),
         Family::TridiagStep => h(0.339, 1.16),
-        Family::Matvec => h(0.100, 0.340),
         Family::HouseholderRank1 => h(0.212, 0.725),
         // Complex not measured: a complex multiply-add is four real ones.
         Family::BidiagSvdDc => h(53.0, 53.0 * 4.0),
         Family::TridiagEvdDc => h(31.0, 31.0 * 4.0),
-        Family::TriangularInverse => h(0.0096, 0.0344),
         Family::SparseProduct => h(1.5, 1.8),
-        // Complex not measured: a complex swap moves twice the bytes.
-        Family::RowSwap => h(0.55, 0.55 * 2.0),
     }
 }
 
@@ -280,7 +279,7 @@ pub fn builtin_split(family: Family, vendor: CpuVendor) -> Splits {
         Family::Gemm => f(s(195.0, 0.949), s(135.0, 0.982)),
         Family::TriangularSolve => f(s(560.0, 0.945), s(1090.0, 0.970)),
         Family::LuPartial => f(s(5832.0, 0.945), s(12450.0, 0.869)),
-        Family::Cholesky => f(s(1654.0, 0.847), s(7196.0, 0.836)),
+        Family::Cholesky | Family::Ldlt => f(s(1654.0, 0.847), s(7196.0, 0.836)),
         // Fitted by hand to the reductions' benchmark rows (orders 256 to 1024, every step
         // forced parallel) against the estimates of their built-in rates (docs/gates.md).
         Family::TridiagStep if amd => f(s(850.0, 0.93), s(2300.0, 1.0)),

@@ -116,34 +116,28 @@ pub enum Family {
     Cholesky,
     /// Householder QR; unit: multiply-add (`m n^2 - n^3 / 3`).
     Qr,
+    /// `LDL^H` without pivoting; unit: multiply-add (`n^3 / 6`).
+    Ldlt,
     /// One step of LU with full pivoting; unit: element of the trailing block.
     LuFullStep,
     /// One step of QR with column pivoting; unit: element of the trailing block.
     QrColPivStep,
     /// One bidiagonalization step; unit: element of the trailing block.
     BidiagStep,
-    /// One Hessenberg step; unit: element of n^2.
-    HessenbergStep,
     /// One tridiagonalization step; unit: element of rem^2 / 2.
     TridiagStep,
-    /// Matrix-vector product; unit: matrix element.
-    Matvec,
     /// Householder rank-one apply; unit: target element.
     HouseholderRank1,
     /// Bidiagonal SVD, divide and conquer; unit: m^2.
     BidiagSvdDc,
     /// Tridiagonal EVD, divide and conquer; unit: m^2.
     TridiagEvdDc,
-    /// Triangular inverse; unit: m^3.
-    TriangularInverse,
     /// Sparse times sparse, numeric phase; unit: multiply-add.
     SparseProduct,
-    /// Row swap; unit: swapped element.
-    RowSwap,
 }
 
 /// How many families there are.
-pub const FAMILIES: usize = 17;
+pub const FAMILIES: usize = 14;
 
 impl Family {
     /// Every family.
@@ -153,18 +147,15 @@ impl Family {
         Family::LuPartial,
         Family::Cholesky,
         Family::Qr,
+        Family::Ldlt,
         Family::LuFullStep,
         Family::QrColPivStep,
         Family::BidiagStep,
-        Family::HessenbergStep,
         Family::TridiagStep,
-        Family::Matvec,
         Family::HouseholderRank1,
         Family::BidiagSvdDc,
         Family::TridiagEvdDc,
-        Family::TriangularInverse,
         Family::SparseProduct,
-        Family::RowSwap,
     ];
 
     /// The family's position in [`Family::ALL`].
@@ -180,18 +171,15 @@ impl Family {
             Family::LuPartial => "lu",
             Family::Cholesky => "cholesky",
             Family::Qr => "qr",
+            Family::Ldlt => "ldlt",
             Family::LuFullStep => "lu_full_step",
             Family::QrColPivStep => "qr_col_piv_step",
             Family::BidiagStep => "bidiag_step",
-            Family::HessenbergStep => "hessenberg_step",
             Family::TridiagStep => "tridiag_step",
-            Family::Matvec => "matvec",
             Family::HouseholderRank1 => "householder_rank1",
             Family::BidiagSvdDc => "bidiag_svd_dc",
             Family::TridiagEvdDc => "tridiag_evd_dc",
-            Family::TriangularInverse => "triangular_inverse",
             Family::SparseProduct => "sparse_product",
-            Family::RowSwap => "row_swap",
         }
     }
 

@@ -4,7 +4,9 @@
 
 pub mod cholesky;
 pub mod col_piv_qr;
+pub mod full_piv_lu;
 pub mod gemm;
+pub mod ldlt;
 pub(crate) mod levels;
 pub(crate) mod lookahead;
 pub mod lu;
