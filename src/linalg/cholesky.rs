@@ -2,7 +2,7 @@
 
 use faer::dyn_stack::{MemStack, StackReq};
 use faer::mat::AsMatRef;
-use faer::traits::math_utils::{abs2, from_real, mul, one};
+use faer::traits::math_utils::{abs2, from_real};
 use faer::traits::{ComplexField, Conjugate};
 use faer::{Mat, MatMut, MatRef};
 use teamalg_gates::Family;
@@ -12,10 +12,11 @@ use teamalg_kernels::cholesky::{
 use teamalg_kernels::par::{Executor, Seq};
 use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
 
-use super::scratch;
+use super::solves::solve_forms;
+use super::{det, hermitian, scratch};
 use super::check::{self, Stored};
 use super::condition::{self, Guard};
-use super::factors::{conjugate, identity, owned_constructors, Store};
+use super::factors::{conjugate, owned_constructors, Store};
 use super::{Dim, Field, LinalgError, Options, TriangularView};
 
 /// The factorization `A = L L^H` of a Hermitian positive definite matrix, in the lower
@@ -33,7 +34,7 @@ use super::{Dim, Field, LinalgError, Options, TriangularView};
 /// let b = Mat::<f64>::from_fn(2, 1, |i, _| [6.0, 7.0][i]);
 /// let x = chol.solve(&b, &Exec::serial())?; // A x = b
 /// assert!((x[(0, 0)] - 1.0).abs() < 1e-12 && (x[(1, 0)] - 1.0).abs() < 1e-12);
-/// assert!((chol.determinant() - 16.0).abs() < 1e-12);
+/// assert!((chol.determinant()? - 16.0).abs() < 1e-12);
 /// assert!((chol.reconstruct() - &a).norm_max() < 1e-12);
 ///
 /// let not_pd = Mat::<f64>::from_fn(2, 2, |i, j| [[1.0, 2.0], [2.0, 1.0]][i][j]);
@@ -125,6 +126,7 @@ fn factor<'a, T: Field>(
         threshold: options.get(Family::Cholesky),
         ..CholeskyParams::default()
     };
+    hermitian::to_lower(store.as_mut(), options);
     let guard = Guard::measure(store.as_ref(), options, Stored::Lower);
     cholesky_in_place(store.as_mut(), exec, params, stack).map_err(
         |NonPositivePivot { index }| LinalgError::NotPositiveDefinite {
@@ -148,11 +150,7 @@ impl<T: Field> Cholesky<'_, T> {
     /// What every Cholesky checks before it writes: squareness, and the lower triangle's
     /// finiteness when the options ask.
     fn check(a: MatRef<'_, T>, options: &Options) -> Result<(), LinalgError> {
-        check::square("cholesky", "A", a)?;
-        if options.checks_finite() {
-            check::finite("cholesky", "A", a, Stored::Lower)?;
-        }
-        Ok(())
+        hermitian::check("cholesky", a, options, false)
     }
 
     /// The owned constructors' factorization of their checked copy.
@@ -180,14 +178,28 @@ impl<T: Field> Cholesky<'_, T> {
         TriangularView::new(self.factors(), Triangle::Lower, Diag::NonUnit)
     }
 
-    /// `det(A)`, the squared product of `L`'s diagonal (real and positive).
-    pub fn determinant(&self) -> T {
+    /// `det(A)`, the squared product of `L`'s diagonal (real and positive). Never an error
+    /// (the factorization is square); a `Result` as every factorization's determinant.
+    pub fn determinant(&self) -> Result<T, LinalgError> {
         let f = self.factors();
-        let mut det: T = one();
-        for i in 0..f.nrows() {
-            det = mul(&det, &from_real(&abs2(&f[(i, i)])));
-        }
-        det
+        Ok(det::product(
+            (0..f.nrows()).map(|i| from_real(&abs2(&f[(i, i)]))),
+            false,
+        ))
+    }
+
+    /// `(sign, ln|det(A)|)`, the sign 1: see [`FullPivLu::slogdet`](super::FullPivLu::slogdet).
+    pub fn slogdet(&self) -> Result<(T, T::Real), LinalgError> {
+        let f = self.factors();
+        Ok(det::slogdet(
+            (0..f.nrows()).map(|i| from_real(&abs2(&f[(i, i)]))),
+            false,
+        ))
+    }
+
+    /// `ln|det(A)|`.
+    pub fn log_abs_det(&self) -> Result<T::Real, LinalgError> {
+        self.slogdet().map(|(_, l)| l)
     }
 
     /// An estimate of the reciprocal condition number `1 / (||A||_1 ||A^{-1}||_1)`, in
@@ -214,24 +226,30 @@ impl<T: Field> Cholesky<'_, T> {
         condition::reciprocal::<T>(n, a_norm, inverse)
     }
 
-    /// Overwrites `b` with the solution `X` of `A X = B`, on `exec`.
-    pub fn solve_in_place(
-        &self,
-        b: MatMut<'_, T>,
-        exec: &(impl Executor + ?Sized),
-    ) -> Result<(), LinalgError> {
+    /// The solves' parameters once `b` is a finite right-hand side with the order's rows.
+    fn ready(&self, op: &'static str, b: &MatMut<'_, T>) -> Result<SolveParams, LinalgError> {
         let l = self.factors();
-        check::dim("solve", "B", Dim::Rows, l.nrows(), b.nrows())?;
+        check::dim(op, "B", Dim::Rows, l.nrows(), b.nrows())?;
         if self.options.checks_finite() {
-            check::finite("solve", "B", b.as_ref(), Stored::All)?;
+            check::finite(op, "B", b.as_ref(), Stored::All)?;
         }
         self.guard
-            .check::<T>("solve", &self.options, |norm| self.rcond(norm))?;
-        let p = SolveParams {
+            .check::<T>(op, &self.options, |norm| self.rcond(norm))?;
+        Ok(SolveParams {
             threshold: self.options.get(Family::TriangularSolve),
-        };
-        self.plain_solve(b, exec, p);
-        Ok(())
+        })
+    }
+
+    /// `A^T X = B`, unchecked: `A^T = conj(A)`.
+    fn transpose_solve(
+        &self,
+        mut b: MatMut<'_, T>,
+        exec: &(impl Executor + ?Sized),
+        p: SolveParams,
+    ) {
+        conjugate(b.as_mut());
+        self.plain_solve(b.as_mut(), exec, p);
+        conjugate(b);
     }
 
     /// `A X = B` in place, unchecked: `L Y = B`, then `L^H X = Y`.
@@ -246,34 +264,11 @@ impl<T: Field> Cholesky<'_, T> {
         conjugate(b);
     }
 
-    /// The solution `X` of `A X = B` (`B` may be a conjugated view), on `exec`.
-    pub fn solve<B: Conjugate<Canonical = T>>(
-        &self,
-        b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
-        exec: &(impl Executor + ?Sized),
-    ) -> Result<Mat<T>, LinalgError> {
-        let mut x = b.as_mat_ref().to_owned();
-        self.solve_in_place(x.as_mut(), exec)?;
-        Ok(x)
-    }
-
-    /// `A^-1`, solving against the identity on `exec`.
-    pub fn inverse(&self, exec: &(impl Executor + ?Sized)) -> Result<Mat<T>, LinalgError> {
-        let mut x = identity::<T>(self.factors().nrows());
-        self.solve_in_place(x.as_mut(), exec).map_err(|e| match e {
-            LinalgError::IllConditioned { rcond, limit, .. } => LinalgError::IllConditioned {
-                op: "inverse",
-                rcond,
-                limit,
-            },
-            e => e,
-        })?;
-        Ok(x)
-    }
-
     /// `A` again, from the factor: `L L^H` (serially; a check, not a kernel).
     pub fn reconstruct(&self) -> Mat<T> {
         let l = self.l().to_mat();
         &l * l.adjoint()
     }
 }
+
+solve_forms!(Cholesky<'_>);

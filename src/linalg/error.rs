@@ -147,6 +147,17 @@ pub enum LinalgError {
         /// The floor it is below.
         limit: f64,
     },
+    /// A Hermitian call checked its input ([`Options::check_hermitian`](super::Options::check_hermitian))
+    /// and `A[(row, col)]` differs from the conjugate of `A[(col, row)]` by more than rounding
+    /// (`row == col`: a diagonal entry with an imaginary part); nothing was written.
+    NotHermitian {
+        /// The operation.
+        op: &'static str,
+        /// The entry's row.
+        row: usize,
+        /// The entry's column.
+        col: usize,
+    },
     /// An iterative decomposition (SVD, self-adjoint EVD) did not converge within its
     /// documented iteration limit (`docs/svd.md`); the outputs hold no result. Not seen on any
     /// finite input so far: report the matrix.
@@ -182,6 +193,7 @@ impl LinalgError {
             | LinalgError::RankDeficient { op, .. }
             | LinalgError::IllConditioned { op, .. }
             | LinalgError::ScratchTooSmall { op, .. }
+            | LinalgError::NotHermitian { op, .. }
             | LinalgError::NoConvergence { op }
             | LinalgError::IndexOverflow { op }
             | LinalgError::OutOfMemory { op } => op,
@@ -233,6 +245,10 @@ impl fmt::Display for LinalgError {
             LinalgError::IllConditioned { op, rcond, limit } => write!(
                 f,
                 "{op}: A is ill-conditioned (estimated reciprocal condition number {rcond:.1e}, below the limit {limit:.1e})"
+            ),
+            LinalgError::NotHermitian { op, row, col } => write!(
+                f,
+                "{op}: A is not Hermitian: A[({row}, {col})] differs from the conjugate of A[({col}, {row})]"
             ),
             LinalgError::NoConvergence { op } => {
                 write!(f, "{op}: the iteration did not converge")

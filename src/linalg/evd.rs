@@ -14,7 +14,7 @@ use teamalg_kernels::evd::{
 use teamalg_kernels::par::Executor;
 
 use super::factors::canonical;
-use super::scratch;
+use super::{hermitian, scratch};
 use super::check::{self, Stored};
 use super::svd::RealOf;
 use super::{Dim, Field, LinalgError, Options};
@@ -110,15 +110,24 @@ pub fn self_adjoint_eigenvalues<T: Field + Rotate, A: Conjugate<Canonical = T>>(
     a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
     exec: &(impl Executor + ?Sized),
 ) -> Result<Vec<RealOf<T>>, LinalgError> {
+    self_adjoint_eigenvalues_with(a, exec, &Options::new())
+}
+
+/// [`self_adjoint_eigenvalues`] with the call's [`Options`] (the triangle read, the Hermitian
+/// check, thresholds).
+pub fn self_adjoint_eigenvalues_with<T: Field + Rotate, A: Conjugate<Canonical = T>>(
+    a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
+    exec: &(impl Executor + ?Sized),
+    options: &Options,
+) -> Result<Vec<RealOf<T>>, LinalgError> {
     let a = a.as_mat_ref();
-    let options = Options::new();
     let n = check(a.canonical())?;
     let mut copy = None;
     let a = canonical(a, &mut copy);
     let mut w = vec![RealOf::<T>::ZERO; n];
     let req = self_adjoint_evd_scratch::<T>(n, false);
     scratch::with("self_adjoint_eigenvalues", req, |stack| {
-        run(a.as_ref(), &mut w, None, exec, &options, stack)
+        run(a.as_ref(), &mut w, None, exec, options, stack)
     })??;
     Ok(w)
 }
@@ -215,6 +224,18 @@ fn run<T: Field + Rotate>(
     options: &Options,
     stack: &mut MemStack,
 ) -> Result<(), LinalgError> {
+    if options.checks_hermitian() {
+        hermitian::check("self_adjoint_eigen", a, options, true)?;
+    }
+    // The upper triangle, when the options read it, mirrored into a lower one the kernel reads.
+    let mut mirrored = None;
+    let a = if options.read_side() == faer::Side::Upper {
+        let m = mirrored.insert(a.to_owned());
+        hermitian::to_lower(m.as_mut(), options);
+        m.as_ref()
+    } else {
+        a
+    };
     let params = EvdParams {
         tridiag: options.get(Family::TridiagStep),
         threshold: options.get(Family::Qr),

@@ -2,6 +2,7 @@
 
 use faer::dyn_stack::{MemStack, StackReq};
 use faer::mat::AsMatRef;
+use faer::perm::PermRef;
 use faer::traits::math_utils::{mul, neg, one, zero};
 use faer::traits::{ComplexField, Conjugate};
 use faer::{Mat, MatMut, MatRef};
@@ -10,10 +11,12 @@ use teamalg_kernels::lu::{apply_swaps, lu_in_place, lu_in_place_scratch, LuInfo,
 use teamalg_kernels::par::{Executor, Seq};
 use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
 
-use super::scratch;
+use super::perm::Perm;
+use super::solves::solve_forms;
+use super::{det, scratch};
 use super::check::{self, Stored};
 use super::condition::{self, Guard};
-use super::factors::{conjugate, identity, owned_constructors, Store};
+use super::factors::{conjugate, owned_constructors, Store};
 use super::{Dim, Field, LinalgError, Options, TriangularView};
 
 /// The factorization `P A = L U` of an `m x n` matrix with partial pivoting: `L` below the
@@ -34,7 +37,7 @@ use super::{Dim, Field, LinalgError, Options, TriangularView};
 /// let x = lu.solve(&b, &team)?; // A x = b
 /// assert!((x[(0, 0)] - 1.0).abs() < 1e-12 && (x[(1, 0)] - 1.0).abs() < 1e-12);
 /// // P A = L U, with P given as a row order: row i of P A is row p[i] of A.
-/// assert_eq!(lu.p(), &[2, 0, 1]);
+/// assert_eq!(lu.p().arrays().0, &[2, 0, 1]);
 /// assert_eq!(lu.l().get(1, 0), 0.25); // L and U are views into the factors
 /// assert!((lu.reconstruct() - &a).norm_max() < 1e-12);
 /// # Ok::<(), teamalg::Error>(())
@@ -48,7 +51,7 @@ use super::{Dim, Field, LinalgError, Options, TriangularView};
 pub struct Lu<'a, T> {
     factors: Store<'a, T>,
     swaps: Vec<usize>,
-    perm: Vec<usize>,
+    perm: Perm,
     info: LuInfo,
     options: Options,
     /// The solves' guard ([`Options::min_rcond`]): `||A||_1`, measured before factoring, and
@@ -126,10 +129,7 @@ fn factor<'a, T: Field>(
     };
     let guard = Guard::measure(store.as_ref(), options, Stored::All);
     let info = lu_in_place(store.as_mut(), &mut swaps, exec, params, stack);
-    let mut perm: Vec<usize> = (0..m).collect();
-    for (j, &s) in swaps.iter().enumerate() {
-        perm.swap(j, s);
-    }
+    let perm = Perm::from_swaps(&swaps, m);
     Lu {
         factors: store,
         swaps,
@@ -187,9 +187,9 @@ impl<T: Field> Lu<'_, T> {
         TriangularView::new(f.subrows(0, s), Triangle::Upper, Diag::NonUnit)
     }
 
-    /// `P` as a row order: row `i` of `P A` is row `p()[i]` of `A`.
-    pub fn p(&self) -> &[usize] {
-        &self.perm
+    /// `P`, as faer's permutation: row `i` of `P A` is row `p().arrays().0[i]` of `A`.
+    pub fn p(&self) -> PermRef<'_, usize> {
+        self.perm.as_ref()
     }
 
     /// The row swaps, in order: at step `j` rows `j` and `swaps()[j]` were exchanged (LAPACK's
@@ -225,6 +225,36 @@ impl<T: Field> Lu<'_, T> {
             det = neg(&det);
         }
         Ok(det)
+    }
+
+    /// `(sign, ln|det(A)|)`: see [`FullPivLu::slogdet`](super::FullPivLu::slogdet).
+    /// Errors: [`LinalgError::NotSquare`].
+    ///
+    /// ```
+    /// use faer::Mat;
+    /// use teamalg::{linalg::Lu, Exec};
+    ///
+    /// // det(1e3 I) of order 200 is 1e600, past f64's range; its logarithm is not.
+    /// let a = Mat::<f64>::from_fn(200, 200, |i, j| if i == j { 1e3 } else { 0.0 });
+    /// let lu = Lu::new(&a, &Exec::serial())?;
+    /// assert_eq!(lu.determinant()?, f64::INFINITY);
+    /// let (sign, log) = lu.slogdet()?;
+    /// assert_eq!(sign, 1.0);
+    /// assert!((log - 600.0 * 10f64.ln()).abs() < 1e-9);
+    /// # Ok::<(), teamalg::linalg::LinalgError>(())
+    /// ```
+    pub fn slogdet(&self) -> Result<(T, T::Real), LinalgError> {
+        let n = check::square("slogdet", "A", self.factors())?;
+        let f = self.factors();
+        Ok(det::slogdet(
+            (0..n).map(|i| f[(i, i)].clone()),
+            self.info.transpositions % 2 == 1,
+        ))
+    }
+
+    /// `ln|det(A)|` ([`Lu::slogdet`]'s second part).
+    pub fn log_abs_det(&self) -> Result<T::Real, LinalgError> {
+        self.slogdet().map(|(_, l)| l)
     }
 
     /// An estimate of the reciprocal condition number `1 / (||A||_1 ||A^{-1}||_1)`, in
@@ -274,7 +304,7 @@ impl<T: Field> Lu<'_, T> {
         &self,
         op: &'static str,
         b: &MatMut<'_, T>,
-    ) -> Result<(MatRef<'_, T>, SolveParams), LinalgError> {
+    ) -> Result<SolveParams, LinalgError> {
         let f = self.factors();
         let n = check::square(op, "A", f)?;
         check::dim(op, "B", Dim::Rows, n, b.nrows())?;
@@ -287,10 +317,9 @@ impl<T: Field> Lu<'_, T> {
         self.guard.check::<T>(op, &self.options, |norm| {
             self.rcond(norm).unwrap_or_else(|_| zero())
         })?;
-        let p = SolveParams {
+        Ok(SolveParams {
             threshold: self.options.get(Family::TriangularSolve),
-        };
-        Ok((f, p))
+        })
     }
 
     /// `A X = B` in place, unchecked: the swaps, then `L` and `U`.
@@ -326,128 +355,11 @@ impl<T: Field> Lu<'_, T> {
         }
     }
 
-    /// Overwrites `b` with the solution `X` of `A X = B`, on `exec`.
-    pub fn solve_in_place(
-        &self,
-        b: MatMut<'_, T>,
-        exec: &(impl Executor + ?Sized),
-    ) -> Result<(), LinalgError> {
-        let (_, p) = self.ready("solve", &b)?;
-        self.plain_solve(b, exec, p);
-        Ok(())
-    }
-
-    /// The solution `X` of `A X = B` (`B` may be a conjugated view), on `exec`.
-    pub fn solve<B: Conjugate<Canonical = T>>(
-        &self,
-        b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
-        exec: &(impl Executor + ?Sized),
-    ) -> Result<Mat<T>, LinalgError> {
-        let mut x = b.as_mat_ref().to_owned();
-        self.solve_in_place(x.as_mut(), exec)?;
-        Ok(x)
-    }
-
-    /// Overwrites `b` with the solution `X` of `A^T X = B`, on `exec`: with `A = P^T L U`,
-    /// `U^T Y = B`, then `L^T Z = Y`, then `X = P^T Z`.
-    ///
-    /// ```
-    /// use faer::Mat;
-    /// use teamalg::{linalg::Lu, Exec};
-    ///
-    /// let a = Mat::<f64>::from_fn(3, 3, |i, j| [[2.0, 1.0, 1.0], [4.0, 3.0, 3.0], [8.0, 7.0, 9.0]][i][j]);
-    /// let lu = Lu::new(&a, &Exec::serial())?;
-    /// let b = Mat::<f64>::from_fn(3, 1, |i, _| [1.0, 2.0, 3.0][i]);
-    /// let x = lu.solve_transpose(&b, &Exec::serial())?;
-    /// assert!((a.transpose() * &x - &b).norm_max() < 1e-12);
-    /// let inv = lu.inverse(&Exec::serial())?;
-    /// assert!((&a * &inv - Mat::<f64>::identity(3, 3)).norm_max() < 1e-12);
-    /// # Ok::<(), teamalg::linalg::LinalgError>(())
-    /// ```
-    pub fn solve_transpose_in_place(
-        &self,
-        b: MatMut<'_, T>,
-        exec: &(impl Executor + ?Sized),
-    ) -> Result<(), LinalgError> {
-        let (_, p) = self.ready("solve_transpose", &b)?;
-        self.transpose_solve(b, exec, p);
-        Ok(())
-    }
-
-    /// The solution `X` of `A^T X = B`, on `exec`.
-    pub fn solve_transpose<B: Conjugate<Canonical = T>>(
-        &self,
-        b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
-        exec: &(impl Executor + ?Sized),
-    ) -> Result<Mat<T>, LinalgError> {
-        let mut x = b.as_mat_ref().to_owned();
-        self.solve_transpose_in_place(x.as_mut(), exec)?;
-        Ok(x)
-    }
-
-    /// Overwrites `b` with the solution `X` of `A^H X = B` (the conjugate of the transposed
-    /// solve of the conjugate: `A^T conj(X) = conj(B)`), on `exec`.
-    ///
-    /// ```
-    /// use faer::{c64, Mat};
-    /// use teamalg::{linalg::Lu, Exec};
-    ///
-    /// let a = Mat::<c64>::from_fn(3, 3, |i, j| c64::new((i + 2 * j) as f64, if i == j { 4.0 } else { 0.5 }));
-    /// let lu = Lu::new(&a, &Exec::serial())?;
-    /// let b = Mat::<c64>::from_fn(3, 2, |i, j| c64::new(i as f64, j as f64));
-    /// let x = lu.solve_adjoint(&b, &Exec::serial())?;
-    /// assert!((a.adjoint() * &x - &b).norm_max() < 1e-12);
-    /// # Ok::<(), teamalg::linalg::LinalgError>(())
-    /// ```
-    pub fn solve_adjoint_in_place(
-        &self,
-        b: MatMut<'_, T>,
-        exec: &(impl Executor + ?Sized),
-    ) -> Result<(), LinalgError> {
-        let mut b = b;
-        // Checked before the conjugation, so a refused call leaves `b` as it was.
-        let (_, p) = self.ready("solve_adjoint", &b)?;
-        conjugate(b.as_mut());
-        self.transpose_solve(b.as_mut(), exec, p);
-        conjugate(b);
-        Ok(())
-    }
-
-    /// The solution `X` of `A^H X = B`, on `exec`.
-    pub fn solve_adjoint<B: Conjugate<Canonical = T>>(
-        &self,
-        b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
-        exec: &(impl Executor + ?Sized),
-    ) -> Result<Mat<T>, LinalgError> {
-        let mut x = b.as_mat_ref().to_owned();
-        self.solve_adjoint_in_place(x.as_mut(), exec)?;
-        Ok(x)
-    }
-
-    /// `A^-1`, solving against the identity on `exec` (`NotSquare`, `Singular`).
-    pub fn inverse(&self, exec: &(impl Executor + ?Sized)) -> Result<Mat<T>, LinalgError> {
-        let n = check::square("inverse", "A", self.factors())?;
-        let mut x = identity::<T>(n);
-        self.solve_in_place(x.as_mut(), exec).map_err(|e| match e {
-            LinalgError::Singular { index, .. } => LinalgError::Singular {
-                op: "inverse",
-                index,
-            },
-            LinalgError::IllConditioned { rcond, limit, .. } => LinalgError::IllConditioned {
-                op: "inverse",
-                rcond,
-                limit,
-            },
-            e => e,
-        })?;
-        Ok(x)
-    }
-
     /// `A` again, from the factors: `P^T L U` (serially; a check, not a kernel).
     pub fn reconstruct(&self) -> Mat<T> {
         let lu = self.l().to_mat() * self.u().to_mat();
         let mut a = Mat::<T>::zeros(lu.nrows(), lu.ncols());
-        for (i, &pi) in self.perm.iter().enumerate() {
+        for (i, &pi) in self.perm.forward().iter().enumerate() {
             for j in 0..lu.ncols() {
                 a[(pi, j)] = lu[(i, j)].clone();
             }
@@ -455,3 +367,5 @@ impl<T: Field> Lu<'_, T> {
         a
     }
 }
+
+solve_forms!(Lu<'_>);

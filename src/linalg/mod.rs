@@ -20,6 +20,16 @@
 //! - [`ColPivQr`] (owned, [`ColPivQr::new`]) and [`col_piv_qr`] (in place): `A P = Q R` with
 //!   column pivoting, with `rank` and the minimum-norm least squares `lstsq` of any shape and
 //!   rank (LAPACK's `gelsy`), `rcond`, `Q` applied or formed, `reconstruct`;
+//! - [`Ldlt`] (`A = L D L^H` without pivoting, on the team) and [`Lblt`] (Bunch-Kaufman,
+//!   `P A P^T = L B L^H`) for Hermitian indefinite systems, with solves, `inverse`,
+//!   determinants, `rcond` and the [`Inertia`]; [`FullPivLu`] (`P A Q = L U`, full pivoting,
+//!   with `rank`); [`Eigen`] and [`eigenvalues`]: the general (non-Hermitian) EVD with complex
+//!   results;
+//! - every square factorization has `solve`, `solve_transpose`, `solve_adjoint`, the right
+//!   solves `rsolve` and `rsolve_adjoint` (each also `_in_place`, taking any `AsMatMut`),
+//!   `inverse`, `determinant` and `slogdet`/`log_abs_det`; permutations are faer's
+//!   `PermRef`; the Hermitian calls read the triangle [`Options::side`] names, and check the
+//!   symmetry when [`Options::check_hermitian`] asks;
 //! - [`Svd`] (owned, thin [`Svd::new`] or full [`Svd::new_full`]), [`singular_values`] and
 //!   [`svd_into`] (into the caller's storage): `A = U diag(s) V^H`, any shape, with `rank`,
 //!   `cond`, the minimum-norm least squares `lstsq` and `pseudoinverse`;
@@ -76,21 +86,31 @@
 //! ```
 
 use faer::traits::ComplexField;
+pub use faer::Side;
 use teamalg_gates::{Family, ParThreshold, Scalar, Source, Thresholds};
 
 mod check;
 mod cholesky;
 mod col_piv_qr;
 mod condition;
+mod det;
+mod eigen;
 mod error;
 mod evd;
 mod factors;
+mod full_piv_lu;
+mod hermitian;
+mod inertia;
+mod lblt;
+mod ldlt;
 mod lu;
 mod matmul;
+mod perm;
 mod qr;
 mod reflectors;
 mod scan;
 mod scratch;
+mod solves;
 mod sparse;
 mod svd;
 mod triangular;
@@ -103,8 +123,13 @@ pub use condition::norm_l1;
 pub use error::{Dim, LinalgError};
 pub use evd::{
     self_adjoint_eigen_into, self_adjoint_eigen_into_with_scratch, self_adjoint_eigen_scratch,
-    self_adjoint_eigenvalues, SelfAdjointEigen,
+    self_adjoint_eigenvalues, self_adjoint_eigenvalues_with, SelfAdjointEigen,
 };
+pub use eigen::{eigenvalues, eigenvalues_with, Eigen};
+pub use full_piv_lu::FullPivLu;
+pub use inertia::Inertia;
+pub use lblt::Lblt;
+pub use ldlt::Ldlt;
 pub use lu::{lu, lu_scratch, lu_with, lu_with_scratch, Lu};
 pub use matmul::{matmul, matmul_with};
 pub use qr::{qr, qr_scratch, qr_with, qr_with_scratch, Qr};
@@ -113,7 +138,7 @@ pub use sparse::{
     sparse_dense_matmul, sparse_dense_matmul_with, sparse_sparse_matmul, sparse_sparse_matmul_with,
 };
 pub use svd::{
-    singular_values, svd_into, svd_into_with_scratch, svd_scratch, RealOf, Svd, SvdVectors,
+    singular_values, singular_values_with, svd_into, svd_into_with_scratch, svd_scratch, RealOf, Svd, SvdVectors,
 };
 pub use teamalg_kernels::bidiag_svd::Rotate;
 pub use teamalg_kernels::triangular::{Diag, SolveSide, Triangle};
@@ -164,6 +189,10 @@ pub struct Options {
     check_finite: bool,
     /// The solves' floor on the estimated reciprocal condition number; never NaN.
     min_rcond: Option<f64>,
+    /// The triangle a Hermitian input is read from.
+    side: Side,
+    /// Whether a Hermitian input is checked to be Hermitian.
+    check_hermitian: bool,
 }
 
 // Equality is reflexive: the one float, `min_rcond`, is never NaN (`Options::min_rcond`
@@ -176,6 +205,8 @@ impl Default for Options {
             thresholds: Thresholds::default(),
             check_finite: true,
             min_rcond: None,
+            side: Side::Lower,
+            check_hermitian: false,
         }
     }
 }
@@ -267,6 +298,60 @@ impl Options {
     /// The floor [`Options::min_rcond`] set, if any.
     pub fn rcond_limit(&self) -> Option<f64> {
         self.min_rcond
+    }
+
+    /// The triangle the Hermitian calls ([`Cholesky`], [`Ldlt`], [`Lblt`],
+    /// [`SelfAdjointEigen`] and their free forms) read their input from, with the diagonal:
+    /// [`Side::Lower`] by default, as faer's `Side`. With [`Side::Upper`] an in-place call
+    /// first writes the conjugate of the upper triangle into the strict lower one (where its
+    /// factor goes), so both triangles of the caller's matrix change; owned calls read the
+    /// caller's matrix and change nothing.
+    ///
+    /// ```
+    /// use faer::{Mat, Side};
+    /// use teamalg::{linalg, Exec};
+    ///
+    /// // Only the upper triangle is filled in.
+    /// let a = Mat::<f64>::from_fn(2, 2, |i, j| [[4.0, 2.0], [0.0, 5.0]][i][j]);
+    /// let upper = linalg::Options::new().side(Side::Upper);
+    /// let chol = linalg::Cholesky::new_with(&a, &Exec::serial(), &upper)?;
+    /// assert_eq!(chol.l().get(1, 0), 1.0);
+    /// # Ok::<(), teamalg::linalg::LinalgError>(())
+    /// ```
+    pub fn side(mut self, side: Side) -> Self {
+        self.side = side;
+        self
+    }
+
+    /// The triangle [`Options::side`] set.
+    pub fn read_side(&self) -> Side {
+        self.side
+    }
+
+    /// Makes the Hermitian calls check that their input is Hermitian before they write,
+    /// returning [`LinalgError::NotHermitian`] with the first pair of entries that differ,
+    /// instead of silently reading one triangle (off by default: the check reads the whole
+    /// matrix). An entry `a_ij` and `conj(a_ji)` may differ by rounding: by at most `n eps
+    /// max|a|` in the real type's `eps`; a diagonal entry's imaginary part likewise.
+    ///
+    /// ```
+    /// use faer::Mat;
+    /// use teamalg::{linalg::{self, LinalgError}, Exec};
+    ///
+    /// let a = Mat::<f64>::from_fn(3, 3, |i, j| if i == j { 4.0 } else { (i + 2 * j) as f64 });
+    /// let checked = linalg::Options::new().check_hermitian(true);
+    /// let err = linalg::Cholesky::new_with(&a, &Exec::serial(), &checked).unwrap_err();
+    /// assert_eq!(err, LinalgError::NotHermitian { op: "cholesky", row: 1, col: 0 });
+    /// # Ok::<(), teamalg::linalg::LinalgError>(())
+    /// ```
+    pub fn check_hermitian(mut self, check: bool) -> Self {
+        self.check_hermitian = check;
+        self
+    }
+
+    /// Whether Hermitian inputs are checked to be Hermitian.
+    pub fn checks_hermitian(&self) -> bool {
+        self.check_hermitian
     }
 }
 

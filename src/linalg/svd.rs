@@ -252,14 +252,22 @@ pub fn singular_values<T: Field + Rotate, A: Conjugate<Canonical = T>>(
     a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
     exec: &(impl Executor + ?Sized),
 ) -> Result<Vec<RealOf<T>>, LinalgError> {
+    singular_values_with(a, exec, &Options::new())
+}
+
+/// [`singular_values`] with the call's [`Options`] (thresholds).
+pub fn singular_values_with<T: Field + Rotate, A: Conjugate<Canonical = T>>(
+    a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
+    exec: &(impl Executor + ?Sized),
+    options: &Options,
+) -> Result<Vec<RealOf<T>>, LinalgError> {
     let a = a.as_mat_ref();
     let mut s = vec![RealOf::<T>::ZERO; a.nrows().min(a.ncols())];
-    let options = Options::new();
     let mut copy = None;
     let a = canonical(a, &mut copy);
     let req = svd_scratch::<T>(a.nrows(), a.ncols(), false);
     scratch::with("singular_values", req, |stack| {
-        run(a.as_ref(), &mut s, None, None, exec, &options, stack)
+        run(a.as_ref(), &mut s, None, None, exec, options, stack)
     })??;
     Ok(s)
 }

@@ -72,6 +72,9 @@ fn with_team_nests_inside_a_team_section_and_from_threads() {
     });
 }
 
+#[path = "../../examples/general_eigen.rs"]
+#[allow(dead_code, unreachable_pub, missing_docs)]
+mod general_eigen;
 #[path = "../../examples/least_squares.rs"]
 #[allow(dead_code, unreachable_pub, missing_docs)]
 mod least_squares;
@@ -81,6 +84,9 @@ mod self_adjoint_eigen;
 #[path = "../../examples/sparse_products.rs"]
 #[allow(dead_code, unreachable_pub, missing_docs)]
 mod sparse_products;
+#[path = "../../examples/symmetric_indefinite.rs"]
+#[allow(dead_code, unreachable_pub, missing_docs)]
+mod symmetric_indefinite;
 
 /// The facade's examples run to the end: each checks its own results.
 #[test]
@@ -88,4 +94,6 @@ fn the_facade_examples_run() {
     least_squares::main().unwrap();
     self_adjoint_eigen::main().unwrap();
     sparse_products::main().unwrap();
+    symmetric_indefinite::main().unwrap();
+    general_eigen::main().unwrap();
 }

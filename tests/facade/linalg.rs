@@ -44,7 +44,7 @@ fn lu_solves<T: Sample>(exec: &impl Executor, n: usize) {
     assert_solves(&format!("{n}: A X = B"), &a, &x, &b);
     // P A = L U.
     let (l, u) = (lu.l().to_mat(), lu.u().to_mat());
-    let pa = Mat::<T>::from_fn(n, n, |i, j| a[(lu.p()[i], j)]);
+    let pa = Mat::<T>::from_fn(n, n, |i, j| a[(lu.p().arrays().0[i], j)]);
     assert_backward::<T>(
         &format!("{n}: P A - L U"),
         (&l * &u - &pa).as_ref(),
@@ -72,7 +72,7 @@ fn lu_solves<T: Sample>(exec: &impl Executor, n: usize) {
     // The owned factorization of a copy: the same factors, and `a` untouched.
     // (Its width may differ from the first call's, and so may the rounding.)
     let owned = linalg::Lu::new(&a, exec).unwrap();
-    assert_eq!(owned.p(), lu.p());
+    assert_eq!(owned.p().arrays().0, lu.p().arrays().0);
     assert_backward::<T>(
         &format!("{n}: owned factors - in-place factors"),
         (owned.factors().to_owned() - lu.factors().to_owned()).as_ref(),
@@ -543,7 +543,7 @@ fn scratch_variants_match() {
     let lu1 = linalg::lu_with_scratch(f1.as_mut(), &team, &opts, MemStack::new(&mut buf)).unwrap();
     let lu2 = linalg::lu(f2.as_mut(), &team).unwrap();
     // (The two calls may run at other widths, so compare up to rounding.)
-    assert_eq!(lu1.p(), lu2.p());
+    assert_eq!(lu1.p().arrays().0, lu2.p().arrays().0);
     assert_backward::<f64>(
         "LU factors, scratch - plain",
         (lu1.factors() - lu2.factors()).as_ref(),

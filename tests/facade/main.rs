@@ -6,7 +6,10 @@ mod sample;
 
 mod col_piv_qr;
 mod condition;
+mod eigen;
 mod examples;
+mod full_piv_lu;
 mod linalg;
 mod linalg_qr;
 mod linalg_spectral;
+mod symmetric;

@@ -1,0 +1,193 @@
+//! The eigendecomposition of a general square matrix, `A V = V diag(w)`, with complex
+//! eigenvalues and eigenvectors: [`Eigen::new`] and [`eigenvalues`].
+
+use faer::complex::Complex;
+use faer::dyn_stack::StackReq;
+use faer::linalg::evd::{evd_cplx, evd_real, evd_scratch, ComputeEigenvectors};
+use faer::mat::AsMatRef;
+use faer::traits::math_utils::{imag, neg, real, zero};
+use faer::traits::Conjugate;
+use faer::{Mat, MatRef, Par};
+use teamalg_kernels::par::Executor;
+
+use super::check::{self, Stored};
+use super::factors::canonical;
+use super::{scratch, Field, LinalgError, Options};
+
+/// The eigendecomposition `A V = V diag(w)` of a square matrix, real or complex, with
+/// complex `w` and `V` (a real matrix's complex eigenvalues come in conjugate pairs, each
+/// pair's vectors conjugate too). Columns of `V` have unit 2-norm. faer's Hessenberg
+/// reduction, Schur form (multishift QR) and back substitution, serially on the calling
+/// thread: the Hessenberg reduction on the team is not built yet. For a Hermitian matrix use
+/// [`SelfAdjointEigen`](super::SelfAdjointEigen) (real eigenvalues, orthonormal vectors,
+/// faster).
+///
+/// ```
+/// use faer::{c64, Mat};
+/// use teamalg::{linalg::Eigen, Exec};
+///
+/// // A rotation by 90 degrees: eigenvalues +-i.
+/// let a = Mat::<f64>::from_fn(2, 2, |i, j| [[0.0, -1.0], [1.0, 0.0]][i][j]);
+/// let evd = Eigen::new(&a, &Exec::serial())?;
+/// let mut w: Vec<c64> = evd.eigenvalues().to_vec();
+/// w.sort_by(|x, y| x.im.total_cmp(&y.im));
+/// assert!((w[0] - c64::new(0.0, -1.0)).norm() < 1e-12 && (w[1] - c64::new(0.0, 1.0)).norm() < 1e-12);
+/// // A V = V diag(w), in complex arithmetic.
+/// let ac = Mat::<c64>::from_fn(2, 2, |i, j| c64::new(a[(i, j)], 0.0));
+/// let v = evd.eigenvectors();
+/// let vd = Mat::<c64>::from_fn(2, 2, |i, j| v[(i, j)] * evd.eigenvalues()[j]);
+/// assert!((&ac * v - vd).norm_max() < 1e-12);
+/// # Ok::<(), teamalg::linalg::LinalgError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Eigen<T: Field> {
+    values: Vec<Complex<T::Real>>,
+    vectors: Mat<Complex<T::Real>>,
+}
+
+impl<T: Field> Eigen<T> {
+    /// The eigenvalues and eigenvectors of `a` (square; it may be a conjugated view). `exec`
+    /// is taken for the surface every call shares; the work runs on the calling thread.
+    /// Errors: [`LinalgError::NotSquare`], [`LinalgError::NotFinite`] (always checked: the
+    /// iteration has no result on NaN), [`LinalgError::NoConvergence`].
+    pub fn new<A: Conjugate<Canonical = T>>(
+        a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<Self, LinalgError> {
+        Self::new_with(a, exec, &Options::new())
+    }
+
+    /// [`Eigen::new`] with the call's [`Options`].
+    pub fn new_with<A: Conjugate<Canonical = T>>(
+        a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
+        exec: &(impl Executor + ?Sized),
+        options: &Options,
+    ) -> Result<Self, LinalgError> {
+        let (_, _) = (exec, options);
+        let mut copy = None;
+        let a = canonical(a.as_mat_ref(), &mut copy);
+        let (values, vectors) = run("eigen", a, true)?;
+        Ok(Eigen { values, vectors })
+    }
+
+    /// The eigenvalues `w`, in the order of `V`'s columns.
+    pub fn eigenvalues(&self) -> &[Complex<T::Real>] {
+        &self.values
+    }
+
+    /// `V`: column `j` is an eigenvector of `w[j]`.
+    pub fn eigenvectors(&self) -> MatRef<'_, Complex<T::Real>> {
+        self.vectors.as_ref()
+    }
+}
+
+/// The eigenvalues of the square `a` (any scalar type, complex results), as [`Eigen::new`]
+/// computes them without the vectors (cheaper).
+///
+/// ```
+/// use teamalg::{linalg, Exec};
+///
+/// let a = faer::mat![[2.0, 0.0], [0.0, 3.0f64]];
+/// let mut w = linalg::eigenvalues(&a, &Exec::serial())?;
+/// w.sort_by(|x, y| x.re.total_cmp(&y.re));
+/// assert_eq!((w[0].re, w[1].re), (2.0, 3.0));
+/// # Ok::<(), teamalg::linalg::LinalgError>(())
+/// ```
+pub fn eigenvalues<T: Field, A: Conjugate<Canonical = T>>(
+    a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
+    exec: &(impl Executor + ?Sized),
+) -> Result<Vec<Complex<T::Real>>, LinalgError> {
+    eigenvalues_with(a, exec, &Options::new())
+}
+
+/// [`eigenvalues`] with the call's [`Options`].
+pub fn eigenvalues_with<T: Field, A: Conjugate<Canonical = T>>(
+    a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
+    exec: &(impl Executor + ?Sized),
+    options: &Options,
+) -> Result<Vec<Complex<T::Real>>, LinalgError> {
+    let (_, _) = (exec, options);
+    let mut copy = None;
+    let a = canonical(a.as_mat_ref(), &mut copy);
+    Ok(run("eigenvalues", a, false)?.0)
+}
+
+/// The checked decomposition: real input through faer's real path (pairs of conjugate
+/// eigenvalues), complex through the complex one.
+#[allow(clippy::type_complexity)]
+fn run<T: Field>(
+    op: &'static str,
+    a: MatRef<'_, T>,
+    vectors: bool,
+) -> Result<(Vec<Complex<T::Real>>, Mat<Complex<T::Real>>), LinalgError> {
+    let n = check::square(op, "A", a)?;
+    check::finite(op, "A", a, Stored::All)?;
+    let want = if vectors {
+        ComputeEigenvectors::Yes
+    } else {
+        ComputeEigenvectors::No
+    };
+    let vn = if vectors { n } else { 0 };
+    let failed = |_| LinalgError::NoConvergence { op };
+    if T::IS_REAL {
+        let ar = Mat::<T::Real>::from_fn(n, n, |i, j| real(&a[(i, j)]));
+        let (mut re, mut im) = (Mat::<T::Real>::zeros(n, 1), Mat::<T::Real>::zeros(n, 1));
+        let mut u = Mat::<T::Real>::zeros(vn, vn);
+        let req: StackReq = evd_scratch::<T::Real>(n, ComputeEigenvectors::No, want, Par::Seq, Default::default());
+        scratch::with(op, req, |stack| {
+            evd_real(
+                ar.as_ref(),
+                re.as_mut().col_mut(0).as_diagonal_mut(),
+                im.as_mut().col_mut(0).as_diagonal_mut(),
+                None,
+                vectors.then(|| u.as_mut()),
+                Par::Seq,
+                stack,
+                Default::default(),
+            )
+        })?
+        .map_err(failed)?;
+        let values: Vec<_> = (0..n)
+            .map(|i| Complex::new(re[(i, 0)].clone(), im[(i, 0)].clone()))
+            .collect();
+        let mut v = Mat::<Complex<T::Real>>::from_fn(vn, vn, |_, _| Complex::new(zero(), zero()));
+        let mut j = 0;
+        while j < vn {
+            if im[(j, 0)] == zero() || j + 1 == vn {
+                for i in 0..n {
+                    v[(i, j)] = Complex::new(u[(i, j)].clone(), zero());
+                }
+                j += 1;
+            } else {
+                // A conjugate pair: the real and imaginary parts in columns j and j + 1.
+                for i in 0..n {
+                    let (x, y) = (u[(i, j)].clone(), u[(i, j + 1)].clone());
+                    v[(i, j)] = Complex::new(x.clone(), y.clone());
+                    v[(i, j + 1)] = Complex::new(x, neg(&y));
+                }
+                j += 2;
+            }
+        }
+        Ok((values, v))
+    } else {
+        let ac = Mat::<Complex<T::Real>>::from_fn(n, n, |i, j| {
+            Complex::new(real(&a[(i, j)]), imag(&a[(i, j)]))
+        });
+        let mut w = Mat::<Complex<T::Real>>::from_fn(n, 1, |_, _| Complex::new(zero(), zero()));
+        let mut v = Mat::<Complex<T::Real>>::from_fn(vn, vn, |_, _| Complex::new(zero(), zero()));
+        let req = evd_scratch::<Complex<T::Real>>(n, ComputeEigenvectors::No, want, Par::Seq, Default::default());
+        scratch::with(op, req, |stack| {
+            evd_cplx(
+                ac.as_ref(),
+                w.as_mut().col_mut(0).as_diagonal_mut(),
+                None,
+                vectors.then(|| v.as_mut()),
+                Par::Seq,
+                stack,
+                Default::default(),
+            )
+        })?
+        .map_err(failed)?;
+        Ok(((0..n).map(|i| w[(i, 0)].clone()).collect(), v))
+    }
+}
