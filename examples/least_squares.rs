@@ -38,7 +38,7 @@ pub fn main() -> Result<(), teamalg::Error> {
     }
 
     // The SVD's least squares: the solution of least norm among all that fit best.
-    let svd = Svd::new(&a, &team)?;
+    let svd = Svd::new_thin(&a, &team)?;
     let x = svd.lstsq(&b, None)?;
     let residual = (&a * &x - &b).norm_l2();
     println!(

@@ -12,11 +12,11 @@ use teamalg_kernels::cholesky::{
 use teamalg_kernels::par::{Executor, Seq};
 use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
 
-use super::solves::solve_forms;
+use super::solves::{faer_solvers, solve_forms};
 use super::{det, hermitian, scratch};
 use super::check::{self, Stored};
 use super::condition::{self, Guard};
-use super::factors::{conjugate, owned_constructors, Store};
+use super::factors::{InPlace, conjugate, owned_constructors, Store};
 use super::{Dim, Field, LinalgError, Options, TriangularView};
 
 /// The factorization `A = L L^H` of a Hermitian positive definite matrix, in the lower
@@ -62,18 +62,20 @@ pub fn cholesky_scratch<T: ComplexField>(n: usize) -> StackReq {
 /// `a` is unchanged), [`LinalgError::NotPositiveDefinite`] (with the column; `a` then holds a
 /// partial factorization, as LAPACK's `potrf` leaves it: use [`Cholesky::new`] to keep `A`).
 pub fn cholesky<'a, T: Field>(
-    a: MatMut<'a, T>,
+    a: impl InPlace<'a, T>,
     exec: &(impl Executor + ?Sized),
 ) -> Result<Cholesky<'a, T>, LinalgError> {
+    let a = a.in_place();
     cholesky_with(a, exec, &Options::new())
 }
 
 /// [`cholesky`] with the call's [`Options`] (which its solves keep).
 pub fn cholesky_with<'a, T: Field>(
-    a: MatMut<'a, T>,
+    a: impl InPlace<'a, T>,
     exec: &(impl Executor + ?Sized),
     options: &Options,
 ) -> Result<Cholesky<'a, T>, LinalgError> {
+    let a = a.in_place();
     let req = cholesky_scratch::<T>(a.nrows());
     scratch::with("cholesky", req, |stack| {
         cholesky_with_scratch(a, exec, options, stack)
@@ -105,11 +107,12 @@ pub fn cholesky_with<'a, T: Field>(
 /// Errors: [`LinalgError::ScratchTooSmall`] when `stack` is smaller than [`cholesky_scratch`], and
 /// those of [`cholesky`]; `a` is then unchanged.
 pub fn cholesky_with_scratch<'a, T: Field>(
-    a: MatMut<'a, T>,
+    a: impl InPlace<'a, T>,
     exec: &(impl Executor + ?Sized),
     options: &Options,
     stack: &mut MemStack,
 ) -> Result<Cholesky<'a, T>, LinalgError> {
+    let a = a.in_place();
     check::scratch("cholesky", stack, cholesky_scratch::<T>(a.nrows()))?;
     Cholesky::check(a.as_ref(), options)?;
     factor(Store::Borrowed(a), exec, options, stack)
@@ -272,3 +275,4 @@ impl<T: Field> Cholesky<'_, T> {
 }
 
 solve_forms!(Cholesky<'_>);
+faer_solvers!(Cholesky<'_>);

@@ -17,7 +17,7 @@ use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
 use super::scratch;
 use super::check::{self, Stored};
 use super::condition;
-use super::factors::{owned_constructors, Store};
+use super::factors::{InPlace, owned_constructors, Store};
 use super::reflectors::Reflectors;
 use super::{Dim, Field, LinalgError, Options, Qr, TriangularView};
 
@@ -75,18 +75,20 @@ pub fn col_piv_qr_scratch<T: ComplexField>(m: usize, n: usize) -> StackReq {
 /// Factors `a` in place as `A P = Q R`, on `exec`. Any shape works. Errors:
 /// [`LinalgError::NotFinite`] (checked first; `a` is unchanged).
 pub fn col_piv_qr<'a, T: Field>(
-    a: MatMut<'a, T>,
+    a: impl InPlace<'a, T>,
     exec: &(impl Executor + ?Sized),
 ) -> Result<ColPivQr<'a, T>, LinalgError> {
+    let a = a.in_place();
     col_piv_qr_with(a, exec, &Options::new())
 }
 
 /// [`col_piv_qr`] with the call's [`Options`] (which its solves keep).
 pub fn col_piv_qr_with<'a, T: Field>(
-    a: MatMut<'a, T>,
+    a: impl InPlace<'a, T>,
     exec: &(impl Executor + ?Sized),
     options: &Options,
 ) -> Result<ColPivQr<'a, T>, LinalgError> {
+    let a = a.in_place();
     let req = col_piv_qr_scratch::<T>(a.nrows(), a.ncols());
     scratch::with("col_piv_qr", req, |stack| {
         col_piv_qr_with_scratch(a, exec, options, stack)
@@ -99,11 +101,12 @@ pub fn col_piv_qr_with<'a, T: Field>(
 /// Errors: [`LinalgError::ScratchTooSmall`] when `stack` is smaller than
 /// [`col_piv_qr_scratch`] of the shape, and those of [`col_piv_qr`]; `a` is then unchanged.
 pub fn col_piv_qr_with_scratch<'a, T: Field>(
-    a: MatMut<'a, T>,
+    a: impl InPlace<'a, T>,
     exec: &(impl Executor + ?Sized),
     options: &Options,
     stack: &mut MemStack,
 ) -> Result<ColPivQr<'a, T>, LinalgError> {
+    let a = a.in_place();
     check::scratch("col_piv_qr", stack, col_piv_qr_scratch::<T>(a.nrows(), a.ncols()))?;
     ColPivQr::check(a.as_ref(), options)?;
     Ok(factor(Store::Borrowed(a), exec, options, stack))

@@ -145,13 +145,15 @@ pub fn self_adjoint_eigen_scratch<T: ComplexField>(n: usize, vectors: bool) -> S
 /// Errors: [`LinalgError::NotSquare`], [`LinalgError::ShapeMismatch`] for `w` or `u`,
 /// [`LinalgError::NotFinite`] (checked first: nothing is written),
 /// [`LinalgError::NoConvergence`] (then `w` and `u` hold no result).
-pub fn self_adjoint_eigen_into<T: Field + Rotate>(
-    a: MatRef<'_, T>,
+pub fn self_adjoint_eigen_into<T: Field + Rotate, A: Conjugate<Canonical = T>>(
+    a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
     w: &mut [RealOf<T>],
     u: Option<MatMut<'_, T>>,
     exec: &(impl Executor + ?Sized),
     options: &Options,
 ) -> Result<(), LinalgError> {
+    let mut copy = None;
+    let a = canonical(a.as_mat_ref(), &mut copy);
     let req = self_adjoint_evd_scratch::<T>(a.nrows(), u.is_some());
     scratch::with("self_adjoint_eigen", req, |stack| {
         self_adjoint_eigen_into_with_scratch(a, w, u, exec, options, stack)
@@ -189,14 +191,16 @@ pub fn self_adjoint_eigen_into<T: Field + Rotate>(
 /// Errors: [`LinalgError::ScratchTooSmall`] when `stack` is smaller than
 /// [`self_adjoint_eigen_scratch`] (with vectors when `u` is given), and those of
 /// [`self_adjoint_eigen_into`]; nothing is written then.
-pub fn self_adjoint_eigen_into_with_scratch<T: Field + Rotate>(
-    a: MatRef<'_, T>,
+pub fn self_adjoint_eigen_into_with_scratch<T: Field + Rotate, A: Conjugate<Canonical = T>>(
+    a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
     w: &mut [RealOf<T>],
     u: Option<MatMut<'_, T>>,
     exec: &(impl Executor + ?Sized),
     options: &Options,
     stack: &mut MemStack,
 ) -> Result<(), LinalgError> {
+    let mut copy = None;
+    let a = canonical(a.as_mat_ref(), &mut copy);
     let n = check::square("self_adjoint_eigen", "A", a)?;
     check::dim("self_adjoint_eigen", "w", Dim::Rows, n, w.len())?;
     if let Some(u) = &u {

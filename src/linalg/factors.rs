@@ -90,3 +90,31 @@ macro_rules! owned_constructors {
 }
 
 pub(crate) use owned_constructors;
+
+/// A matrix an in-place call factors and then borrows for `'a`: a `MatMut<'a, T>`, a `&'a mut
+/// Mat<T>` or a `&'a mut MatMut<'_, T>` (so `lu(&mut a, ..)` works as `lu(a.as_mut(), ..)`
+/// does). faer's `AsMatMut` cannot lend its matrix for longer than the call, which the
+/// factorization object needs.
+pub trait InPlace<'a, T> {
+    /// The matrix, borrowed for `'a`.
+    fn in_place(self) -> MatMut<'a, T>;
+}
+
+impl<'a, T> InPlace<'a, T> for MatMut<'a, T> {
+    fn in_place(self) -> MatMut<'a, T> {
+        self
+    }
+}
+
+impl<'a, T> InPlace<'a, T> for &'a mut Mat<T> {
+    fn in_place(self) -> MatMut<'a, T> {
+        self.as_mut()
+    }
+}
+
+impl<'a, T> InPlace<'a, T> for &'a mut MatMut<'_, T> {
+    fn in_place(self) -> MatMut<'a, T> {
+        use faer::reborrow::ReborrowMut;
+        self.rb_mut()
+    }
+}

@@ -14,7 +14,7 @@ use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
 
 use super::check::{self, Stored};
 use super::perm::Perm;
-use super::solves::solve_forms;
+use super::solves::{faer_solvers, solve_forms};
 use super::{det, scratch};
 use super::{Dim, Field, LinalgError, Options, TriangularView};
 
@@ -244,4 +244,4 @@ impl<T: Field> FullPivLu<T> {
 }
 
 solve_forms!(FullPivLu);
-
+faer_solvers!(FullPivLu);

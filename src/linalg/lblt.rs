@@ -20,7 +20,7 @@ use super::condition::{self, Guard};
 use super::factors::conjugate;
 use super::inertia::Inertia;
 use super::perm::Perm;
-use super::solves::solve_forms;
+use super::solves::{faer_solvers, solve_forms};
 use super::{det, hermitian, scratch};
 use super::{Dim, Field, LinalgError, Options, TriangularView};
 
@@ -311,3 +311,4 @@ impl<T: Field> Lblt<T> {
 }
 
 solve_forms!(Lblt);
+faer_solvers!(Lblt);

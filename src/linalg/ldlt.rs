@@ -13,7 +13,7 @@ use super::check;
 use super::condition::{self, Guard};
 use super::factors::conjugate;
 use super::inertia::Inertia;
-use super::solves::solve_forms;
+use super::solves::{faer_solvers, solve_forms};
 use super::{det, hermitian, scratch};
 use super::{Dim, Field, LinalgError, Options, TriangularView};
 
@@ -194,3 +194,4 @@ impl<T: Field> Ldlt<T> {
 }
 
 solve_forms!(Ldlt);
+faer_solvers!(Ldlt);

@@ -12,11 +12,11 @@ use teamalg_kernels::par::{Executor, Seq};
 use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
 
 use super::perm::Perm;
-use super::solves::solve_forms;
+use super::solves::{faer_solvers, solve_forms};
 use super::{det, scratch};
 use super::check::{self, Stored};
 use super::condition::{self, Guard};
-use super::factors::{conjugate, owned_constructors, Store};
+use super::factors::{InPlace, conjugate, owned_constructors, Store};
 use super::{Dim, Field, LinalgError, Options, TriangularView};
 
 /// The factorization `P A = L U` of an `m x n` matrix with partial pivoting: `L` below the
@@ -68,18 +68,20 @@ pub fn lu_scratch<T: ComplexField>(m: usize, n: usize) -> StackReq {
 /// singular matrix is factored too and reported by [`Lu::zero_pivot`]. Errors:
 /// [`LinalgError::NotFinite`] (checked first; `a` is unchanged).
 pub fn lu<'a, T: Field>(
-    a: MatMut<'a, T>,
+    a: impl InPlace<'a, T>,
     exec: &(impl Executor + ?Sized),
 ) -> Result<Lu<'a, T>, LinalgError> {
+    let a = a.in_place();
     lu_with(a, exec, &Options::new())
 }
 
 /// [`lu`] with the call's [`Options`] (which its solves keep).
 pub fn lu_with<'a, T: Field>(
-    a: MatMut<'a, T>,
+    a: impl InPlace<'a, T>,
     exec: &(impl Executor + ?Sized),
     options: &Options,
 ) -> Result<Lu<'a, T>, LinalgError> {
+    let a = a.in_place();
     let req = lu_scratch::<T>(a.nrows(), a.ncols());
     scratch::with("lu", req, |stack| lu_with_scratch(a, exec, options, stack))?
 }
@@ -104,11 +106,12 @@ pub fn lu_with<'a, T: Field>(
 /// Errors: [`LinalgError::ScratchTooSmall`] when `stack` is smaller than [`lu_scratch`], and
 /// those of [`lu`]; `a` is then unchanged.
 pub fn lu_with_scratch<'a, T: Field>(
-    a: MatMut<'a, T>,
+    a: impl InPlace<'a, T>,
     exec: &(impl Executor + ?Sized),
     options: &Options,
     stack: &mut MemStack,
 ) -> Result<Lu<'a, T>, LinalgError> {
+    let a = a.in_place();
     check::scratch("lu", stack, lu_scratch::<T>(a.nrows(), a.ncols()))?;
     Lu::check(a.as_ref(), options)?;
     Ok(factor(Store::Borrowed(a), exec, options, stack))
@@ -369,3 +372,4 @@ impl<T: Field> Lu<'_, T> {
 }
 
 solve_forms!(Lu<'_>);
+faer_solvers!(Lu<'_>);

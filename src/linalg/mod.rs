@@ -30,7 +30,7 @@
 //!   `inverse`, `determinant` and `slogdet`/`log_abs_det`; permutations are faer's
 //!   `PermRef`; the Hermitian calls read the triangle [`Options::side`] names, and check the
 //!   symmetry when [`Options::check_hermitian`] asks;
-//! - [`Svd`] (owned, thin [`Svd::new`] or full [`Svd::new_full`]), [`singular_values`] and
+//! - [`Svd`] (owned, full [`Svd::new`] as faer's, or thin [`Svd::new_thin`]), [`singular_values`] and
 //!   [`svd_into`] (into the caller's storage): `A = U diag(s) V^H`, any shape, with `rank`,
 //!   `cond`, the minimum-norm least squares `lstsq` and `pseudoinverse`;
 //! - [`SelfAdjointEigen`] (owned), [`self_adjoint_eigenvalues`] and [`self_adjoint_eigen_into`]
@@ -121,6 +121,7 @@ pub use col_piv_qr::{
 };
 pub use condition::norm_l1;
 pub use error::{Dim, LinalgError};
+pub use factors::InPlace;
 pub use evd::{
     self_adjoint_eigen_into, self_adjoint_eigen_into_with_scratch, self_adjoint_eigen_scratch,
     self_adjoint_eigenvalues, self_adjoint_eigenvalues_with, SelfAdjointEigen,

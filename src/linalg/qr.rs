@@ -16,7 +16,7 @@ use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
 use super::scratch;
 use super::check::{self, Stored};
 use super::condition;
-use super::factors::{conjugate, owned_constructors, Store};
+use super::factors::{InPlace, conjugate, owned_constructors, Store};
 use super::reflectors::Reflectors;
 use super::{Dim, Field, LinalgError, Options, TriangularView};
 
@@ -68,18 +68,20 @@ pub fn qr_scratch<T: ComplexField>(m: usize, n: usize, width: usize) -> StackReq
 /// Factors `a` in place as `A = Q R`, on `exec`. Any shape works. Errors:
 /// [`LinalgError::NotFinite`] (checked first; `a` is unchanged).
 pub fn qr<'a, T: Field>(
-    a: MatMut<'a, T>,
+    a: impl InPlace<'a, T>,
     exec: &(impl Executor + ?Sized),
 ) -> Result<Qr<'a, T>, LinalgError> {
+    let a = a.in_place();
     qr_with(a, exec, &Options::new())
 }
 
 /// [`qr`] with the call's [`Options`] (which its solves keep).
 pub fn qr_with<'a, T: Field>(
-    a: MatMut<'a, T>,
+    a: impl InPlace<'a, T>,
     exec: &(impl Executor + ?Sized),
     options: &Options,
 ) -> Result<Qr<'a, T>, LinalgError> {
+    let a = a.in_place();
     let req = qr_scratch::<T>(a.nrows(), a.ncols(), exec.width());
     scratch::with("qr", req, |stack| qr_with_scratch(a, exec, options, stack))?
 }
@@ -104,11 +106,12 @@ pub fn qr_with<'a, T: Field>(
 /// Errors: [`LinalgError::ScratchTooSmall`] when `stack` is smaller than [`qr_scratch`] of the
 /// shape at width 1, and those of [`qr`]; `a` is then unchanged.
 pub fn qr_with_scratch<'a, T: Field>(
-    a: MatMut<'a, T>,
+    a: impl InPlace<'a, T>,
     exec: &(impl Executor + ?Sized),
     options: &Options,
     stack: &mut MemStack,
 ) -> Result<Qr<'a, T>, LinalgError> {
+    let a = a.in_place();
     check::scratch("qr", stack, qr_scratch::<T>(a.nrows(), a.ncols(), 1))?;
     Qr::check(a.as_ref(), options)?;
     Ok(factor(Store::Borrowed(a), exec, options, stack))

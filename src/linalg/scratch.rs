@@ -1,7 +1,7 @@
 //! The owned forms' scratch, kept between calls.
 //!
 //! The `_with_scratch` forms take their workspace from the caller, who sizes it once and
-//! reuses it, as LAPACK's callers do. The owned forms (`Lu::new`, `Svd::new`,
+//! reuses it, as LAPACK's callers do. The owned forms (`Lu::new`, `Svd::new_thin`,
 //! `singular_values`, ...) have no caller's workspace, and a fresh one per call is not free:
 //! the system allocator maps a large buffer (above 32 MiB with glibc) anew on every call, and
 //! the kernel then pays a page fault for each page it touches (the owned EVD of order 1024

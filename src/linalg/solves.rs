@@ -144,3 +144,70 @@ macro_rules! solve_forms {
 }
 
 pub(crate) use solve_forms;
+
+/// faer's solver traits (`SolveCore`, `DenseSolveCore`, and so `Solve` and `DenseSolve`) for a
+/// factorization type, so that code generic over faer's decompositions takes it. Their
+/// contract has no error and no executor: the solves run serially on the calling thread, with
+/// no checks but the shapes (a mismatch panics, as faer's do), and a singular factorization
+/// gives non-finite results, as faer's.
+macro_rules! faer_solvers {
+    ($ty:ident $(<$lt:lifetime>)?) => {
+        impl<T: Field> faer::linalg::solvers::ShapeCore for $ty<$($lt,)? T> {
+            fn nrows(&self) -> usize {
+                self.factors().nrows()
+            }
+            fn ncols(&self) -> usize {
+                self.factors().ncols()
+            }
+        }
+
+        impl<T: Field> faer::linalg::solvers::SolveCore<T> for $ty<$($lt,)? T> {
+            #[track_caller]
+            fn solve_in_place_with_conj(&self, conj: faer::Conj, mut rhs: MatMut<'_, T>) {
+                let n = self.factors().nrows();
+                assert!(self.factors().ncols() == n && rhs.nrows() == n, "solve: shapes");
+                let p = teamalg_kernels::triangular::SolveParams::default();
+                // conj(A) X = B  <=>  A conj(X) = conj(B).
+                let flip = conj == faer::Conj::Yes;
+                if flip {
+                    super::factors::conjugate(rhs.as_mut());
+                }
+                self.plain_solve(rhs.as_mut(), &teamalg_kernels::par::Seq, p);
+                if flip {
+                    super::factors::conjugate(rhs);
+                }
+            }
+
+            #[track_caller]
+            fn solve_transpose_in_place_with_conj(&self, conj: faer::Conj, mut rhs: MatMut<'_, T>) {
+                let n = self.factors().nrows();
+                assert!(self.factors().ncols() == n && rhs.nrows() == n, "solve: shapes");
+                let p = teamalg_kernels::triangular::SolveParams::default();
+                let flip = conj == faer::Conj::Yes;
+                if flip {
+                    super::factors::conjugate(rhs.as_mut());
+                }
+                self.transpose_solve(rhs.as_mut(), &teamalg_kernels::par::Seq, p);
+                if flip {
+                    super::factors::conjugate(rhs);
+                }
+            }
+        }
+
+        impl<T: Field> faer::linalg::solvers::DenseSolveCore<T> for $ty<$($lt,)? T> {
+            fn reconstruct(&self) -> Mat<T> {
+                $ty::reconstruct(self)
+            }
+
+            #[track_caller]
+            fn inverse(&self) -> Mat<T> {
+                let n = self.factors().nrows();
+                let mut x = super::factors::identity::<T>(n);
+                faer::linalg::solvers::SolveCore::solve_in_place_with_conj(self, faer::Conj::No, x.as_mut());
+                x
+            }
+        }
+    };
+}
+
+pub(crate) use faer_solvers;

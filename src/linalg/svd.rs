@@ -1,5 +1,5 @@
-//! The singular value decomposition, `A = U diag(s) V^H`: owned ([`Svd::new`],
-//! [`Svd::new_full`], [`singular_values`]) or into the caller's storage ([`svd_into`], and
+//! The singular value decomposition, `A = U diag(s) V^H`: owned ([`Svd::new`], full, and
+//! [`Svd::new_thin`], [`singular_values`]) or into the caller's storage ([`svd_into`], and
 //! [`svd_into_with_scratch`] with the caller's scratch too).
 
 use faer::dyn_stack::{MemStack, StackReq};
@@ -47,14 +47,14 @@ pub enum SvdVectors {
 ///
 /// let team = Pool::builder().threads(2).build()?.into_team(2)?;
 /// let a = Mat::<f64>::from_fn(6, 4, |i, j| ((i * 7 + j * 3) % 5) as f64 - 2.0);
-/// let svd = linalg::Svd::new(&a, &team)?;
+/// let svd = linalg::Svd::new_thin(&a, &team)?;
 /// assert_eq!((svd.u().ncols(), svd.v().ncols(), svd.s().len()), (4, 4, 4));
 /// assert!(svd.s().windows(2).all(|w| w[0] >= w[1]));
 /// assert!((svd.reconstruct() - &a).norm_max() < 1e-12);
 /// // The values alone, and the full factors:
 /// let s = linalg::singular_values(&a, &team)?;
 /// assert!((s[0] - svd.s()[0]).abs() < 1e-12);
-/// let full = linalg::Svd::new_full(&a, &team)?;
+/// let full = linalg::Svd::new(&a, &team)?;
 /// assert_eq!((full.u().ncols(), full.v().ncols()), (6, 4));
 /// # Ok::<(), teamalg::Error>(())
 /// ```
@@ -68,21 +68,23 @@ pub struct Svd<T: Rotate> {
 }
 
 impl<T: Field + Rotate> Svd<T> {
-    /// The thin SVD of `a` (which may be a conjugated view), on `exec`. Errors:
-    /// [`LinalgError::NotFinite`] (checked first), [`LinalgError::NoConvergence`].
+    /// The full SVD of `a` (which may be a conjugated view), on `exec`: `U` is `m x m` and
+    /// `V` is `n x n`, as faer's `Svd::new`. Errors: [`LinalgError::NotFinite`] (checked
+    /// first), [`LinalgError::NoConvergence`].
     pub fn new<A: Conjugate<Canonical = T>>(
         a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
         exec: &(impl Executor + ?Sized),
     ) -> Result<Self, LinalgError> {
-        Self::new_with(a, SvdVectors::Thin, exec, &Options::new())
+        Self::new_with(a, SvdVectors::Full, exec, &Options::new())
     }
 
-    /// The full SVD of `a`: `U` is `m x m` and `V` is `n x n`. Errors as [`Svd::new`].
-    pub fn new_full<A: Conjugate<Canonical = T>>(
+    /// The thin SVD of `a`: `U` is `m x k` and `V` is `n x k`, `k = min(m, n)`, as faer's
+    /// `Svd::new_thin`. Errors as [`Svd::new`].
+    pub fn new_thin<A: Conjugate<Canonical = T>>(
         a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
         exec: &(impl Executor + ?Sized),
     ) -> Result<Self, LinalgError> {
-        Self::new_with(a, SvdVectors::Full, exec, &Options::new())
+        Self::new_with(a, SvdVectors::Thin, exec, &Options::new())
     }
 
     /// The SVD of `a` with the vectors asked for and the call's [`Options`]: the finiteness
@@ -147,7 +149,7 @@ impl<T: Field + Rotate> Svd<T> {
     ///
     /// // Rank 1: every column a multiple of the first.
     /// let a = Mat::<f64>::from_fn(4, 3, |i, j| (i + 1) as f64 * (j + 1) as f64);
-    /// assert_eq!(Svd::new(&a, &Exec::serial())?.rank(None), 1);
+    /// assert_eq!(Svd::new_thin(&a, &Exec::serial())?.rank(None), 1);
     /// # Ok::<(), teamalg::linalg::LinalgError>(())
     /// ```
     pub fn rank(&self, rcond: Option<RealOf<T>>) -> usize {
@@ -192,7 +194,7 @@ impl<T: Field + Rotate> Svd<T> {
     /// // Rank 1: x0 + 2 x1 = 3 three times over. The minimum-norm solution is (0.6, 1.2).
     /// let a = Mat::<f64>::from_fn(3, 2, |i, j| (i + 1) as f64 * (j + 1) as f64);
     /// let b = Mat::<f64>::from_fn(3, 1, |i, _| 3.0 * (i + 1) as f64);
-    /// let x = Svd::new(&a, &Exec::serial())?.lstsq(&b, None)?;
+    /// let x = Svd::new_thin(&a, &Exec::serial())?.lstsq(&b, None)?;
     /// assert!((x[(0, 0)] - 0.6).abs() < 1e-12 && (x[(1, 0)] - 1.2).abs() < 1e-12);
     /// # Ok::<(), teamalg::linalg::LinalgError>(())
     /// ```
@@ -215,7 +217,7 @@ impl<T: Field + Rotate> Svd<T> {
     /// use teamalg::{linalg::Svd, Exec};
     ///
     /// let a = Mat::<f64>::from_fn(3, 2, |i, j| (i + 1) as f64 * (j + 1) as f64);
-    /// let p = Svd::new(&a, &Exec::serial())?.pseudoinverse(None);
+    /// let p = Svd::new_thin(&a, &Exec::serial())?.pseudoinverse(None);
     /// // A A^+ A = A.
     /// assert!((&a * &p * &a - &a).norm_max() < 1e-12);
     /// # Ok::<(), teamalg::linalg::LinalgError>(())
@@ -296,14 +298,16 @@ pub fn singular_values_with<T: Field + Rotate, A: Conjugate<Canonical = T>>(
 /// assert!(matches!(err, Err(linalg::LinalgError::ShapeMismatch { operand: "s", .. })));
 /// # Ok::<(), teamalg::linalg::LinalgError>(())
 /// ```
-pub fn svd_into<T: Field + Rotate>(
-    a: MatRef<'_, T>,
+pub fn svd_into<T: Field + Rotate, A: Conjugate<Canonical = T>>(
+    a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
     s: &mut [RealOf<T>],
     u: Option<MatMut<'_, T>>,
     v: Option<MatMut<'_, T>>,
     exec: &(impl Executor + ?Sized),
     options: &Options,
 ) -> Result<(), LinalgError> {
+    let mut copy = None;
+    let a = canonical(a.as_mat_ref(), &mut copy);
     let vectors = u.is_some() || v.is_some();
     let req = svd_scratch::<T>(a.nrows(), a.ncols(), vectors);
     scratch::with("svd", req, |stack| {
@@ -344,8 +348,8 @@ pub fn svd_scratch<T: ComplexField>(m: usize, n: usize, vectors: bool) -> StackR
 /// Errors: [`LinalgError::ScratchTooSmall`] when `stack` is smaller than [`svd_scratch`] of
 /// the shape (with `vectors` true when `u` or `v` is given), and those of [`svd_into`];
 /// nothing is written then.
-pub fn svd_into_with_scratch<T: Field + Rotate>(
-    a: MatRef<'_, T>,
+pub fn svd_into_with_scratch<T: Field + Rotate, A: Conjugate<Canonical = T>>(
+    a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
     s: &mut [RealOf<T>],
     u: Option<MatMut<'_, T>>,
     v: Option<MatMut<'_, T>>,
@@ -353,6 +357,8 @@ pub fn svd_into_with_scratch<T: Field + Rotate>(
     options: &Options,
     stack: &mut MemStack,
 ) -> Result<(), LinalgError> {
+    let mut copy = None;
+    let a = canonical(a.as_mat_ref(), &mut copy);
     let (m, n) = (a.nrows(), a.ncols());
     let k = m.min(n);
     check::dim("svd", "s", Dim::Rows, k, s.len())?;

@@ -192,9 +192,9 @@ fn owned_forms_allocate_only_their_results_once_warm() {
     let results = 2 * n * n * 8;
     for (name, bytes, scratch) in [
         (
-            "Svd::new",
+            "Svd::new_thin",
             {
-                count(|| drop(Svd::new(&a, &team).unwrap()));
+                count(|| drop(Svd::new_thin(&a, &team).unwrap()));
                 BYTES.load(SeqCst)
             },
             linalg::svd_scratch::<f64>(n, n, true),

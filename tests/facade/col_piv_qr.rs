@@ -162,7 +162,7 @@ fn rank_and_lstsq<T: Sample + Rotate>(exec: &dyn Executor, forced: bool) {
     ] {
         let a = low_rank::<T>(m, n, r, 0.7);
         let qr = ColPivQr::new_with(&a, exec, &o).unwrap();
-        let svd = Svd::new(&a, &Exec::serial()).unwrap();
+        let svd = Svd::new_thin(&a, &Exec::serial()).unwrap();
         let what = format!("{m} x {n} of rank {r}");
         assert_eq!(qr.rank(None), r, "{what}");
         assert_eq!(svd.rank(None), r, "{what}");
@@ -309,7 +309,7 @@ fn families<T: Sample + Rotate>(exec: &dyn Executor, forced: bool) {
         let qr = ColPivQr::new_with(&a, exec, &o).unwrap();
         assert_eq!(qr.rank(None), rank, "{name}");
         assert_eq!(
-            Svd::new(&a, &Exec::serial()).unwrap().rank(None),
+            Svd::new_thin(&a, &Exec::serial()).unwrap().rank(None),
             rank,
             "{name}: the SVD's"
         );

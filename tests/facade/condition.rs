@@ -237,7 +237,7 @@ fn svd_lstsq_is_minimum_norm<T: Sample + teamalg::linalg::Rotate>() {
     for (m, n, r) in [(40, 20, 5), (20, 40, 7), (30, 30, 29), (25, 10, 10)] {
         let a = of_rank::<T>(m, n, r);
         let b = mat::<T>(m, 3, 0.9);
-        let svd = Svd::new_full(&a, &team(2)).unwrap();
+        let svd = Svd::new(&a, &team(2)).unwrap();
         assert_eq!(svd.rank(None), r, "{m}x{n} of rank {r}");
         let x = svd.lstsq(&b, None).unwrap();
         let scale = max_abs(a.as_ref()).powi(2) * max_abs(x.as_ref()) * (m * n) as f64;
@@ -284,7 +284,7 @@ fn svd_least_squares_is_the_minimum_norm_solution_c64() {
 #[test]
 fn svd_rank_cond_and_refusals() {
     let a = of_rank::<f64>(12, 8, 3);
-    let svd = Svd::new(&a, &Exec::serial()).unwrap();
+    let svd = Svd::new_thin(&a, &Exec::serial()).unwrap();
     assert_eq!(svd.rank(None), 3);
     assert_eq!(
         svd.rank(Some(0.0)),
@@ -292,9 +292,9 @@ fn svd_rank_cond_and_refusals() {
         "a zero cutoff counts the rounding-level values"
     );
     assert!(svd.cond() > 1e12);
-    let eye = Svd::new(&Mat::<f64>::identity(4, 4), &Exec::serial()).unwrap();
+    let eye = Svd::new_thin(&Mat::<f64>::identity(4, 4), &Exec::serial()).unwrap();
     assert_eq!((eye.rank(None), eye.cond()), (4, 1.0));
-    let zero = Svd::new(&Mat::<f64>::zeros(3, 2), &Exec::serial()).unwrap();
+    let zero = Svd::new_thin(&Mat::<f64>::zeros(3, 2), &Exec::serial()).unwrap();
     assert_eq!((zero.rank(None), zero.cond()), (0, f64::INFINITY));
     assert_eq!(
         zero.lstsq(&Mat::<f64>::ones(3, 1), None).unwrap(),
@@ -341,7 +341,7 @@ fn qr_solves_refuse_numerically_rank_deficient_input() {
     // The refusal is kept: a second call answers the same without a new estimate.
     assert_eq!(qr.lstsq(&b, &Exec::serial()).unwrap_err(), err);
     // The call named handles it: the minimum-norm solution.
-    let x = Svd::new(&rank1, &Exec::serial())
+    let x = Svd::new_thin(&rank1, &Exec::serial())
         .unwrap()
         .lstsq(&b, None)
         .unwrap();

@@ -44,8 +44,8 @@ fn svd_thin_full_and_values_agree() {
     for (m, n) in [(0, 0), (1, 4), (40, 25), (25, 40), (64, 64)] {
         let a = mat::<c64>(m, n, 1.0);
         let k = m.min(n);
-        let thin = Svd::new(&a, &team).unwrap();
-        let full = Svd::new_full(&a, &team).unwrap();
+        let thin = Svd::new_thin(&a, &team).unwrap();
+        let full = Svd::new(&a, &team).unwrap();
         assert_eq!((thin.u().shape(), thin.v().shape()), ((m, k), (n, k)));
         assert_eq!((full.u().shape(), full.v().shape()), ((m, m), (n, n)));
         let (size, norm_a) = (m.max(n), norm(a.as_ref()));
@@ -164,7 +164,7 @@ fn svd_into_with_scratch_reuses_its_scratch() {
 #[test]
 fn svd_of_a_conjugated_view() {
     let a = mat::<c64>(30, 20, 2.0);
-    let svd = Svd::new(a.adjoint(), &Exec::serial()).unwrap();
+    let svd = Svd::new_thin(a.adjoint(), &Exec::serial()).unwrap();
     assert_eq!(svd.u().shape(), (20, 20));
     let ah = a.adjoint().to_owned();
     assert_backward::<c64>(
@@ -180,7 +180,7 @@ fn svd_of_a_conjugated_view() {
 #[test]
 fn svd_into_writes_what_it_is_given() {
     let a = mat::<f64>(12, 7, 3.0);
-    let reference = Svd::new(&a, &Exec::serial()).unwrap();
+    let reference = Svd::new_thin(&a, &Exec::serial()).unwrap();
     let mut s = vec![0.0; 7];
     let mut u = Mat::<f64>::zeros(12, 12);
     let opts = Options::new();
@@ -255,7 +255,7 @@ fn svd_errors_are_typed_and_write_nothing() {
         assert_eq!(u, Mat::<f64>::zeros(6, 4));
     }
     assert_eq!(err.to_string(), "svd: V has 5 rows, 4 expected");
-    let err = Svd::new(&bad, &serial).unwrap_err();
+    let err = Svd::new_thin(&bad, &serial).unwrap_err();
     assert_eq!(err.op(), "svd");
 }
 

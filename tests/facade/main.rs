@@ -8,6 +8,7 @@ mod col_piv_qr;
 mod condition;
 mod eigen;
 mod examples;
+mod faer_habits;
 mod full_piv_lu;
 mod linalg;
 mod linalg_qr;

@@ -11,7 +11,7 @@ use teamalg_tools::tour::team::held_team;
 use crate::cases::{re, spd};
 use crate::rounds::pairs;
 
-/// `--owned-cost`: per family and size (f64), the owned facade form (`Lu::new`, `Svd::new`,
+/// `--owned-cost`: per family and size (f64), the owned facade form (`Lu::new`, `Svd::new_thin`,
 /// `singular_values`, ...) against the `_with_scratch` form with scratch and outputs the
 /// caller holds, alternated call by call on a held team of `w`; prints both medians and the
 /// median ratio owned / scratch. A factorization's scratch arm copies `A` into held storage
@@ -97,7 +97,7 @@ pub(crate) fn run(w: usize, sizes: &[usize]) {
                 linalg::svd_into_with_scratch(a.as_ref(), s, u, v, &team, &o, st).unwrap();
             };
             let owned = || match vectors {
-                true => drop(linalg::Svd::new(&a, &team).unwrap()),
+                true => drop(linalg::Svd::new_thin(&a, &team).unwrap()),
                 false => drop(linalg::singular_values(&a, &team).unwrap()),
             };
             let name = if vectors { "svd" } else { "svd values" };

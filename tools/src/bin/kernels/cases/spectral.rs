@@ -88,7 +88,7 @@ struct Svd<T: Rotate> {
     v: Mat<T>,
     vectors: bool,
     path: SvdPath,
-    /// `--owned`: teamalg through the owned facade forms (`Svd::new`, `singular_values`).
+    /// `--owned`: teamalg through the owned facade forms (`Svd::new_thin`, `singular_values`).
     owned: bool,
     buf: MemBuffer,
     ours: MemBuffer,
@@ -135,7 +135,7 @@ impl<T: ComplexField + Rotate> Case for Svd<T> {
             // The owned facade form (its default path): input checked, outputs and scratch
             // allocated per call.
             if self.vectors {
-                std::hint::black_box(teamalg::linalg::Svd::new(&self.a, exec).expect("svd"));
+                std::hint::black_box(teamalg::linalg::Svd::new_thin(&self.a, exec).expect("svd"));
             } else {
                 std::hint::black_box(teamalg::linalg::singular_values(&self.a, exec).expect("svd"));
             }
