@@ -179,9 +179,9 @@ fn hermitian_norm_l1<T: Field>(a: MatRef<'_, T>) -> T::Real {
         for i in j..n {
             let v = abs1(&a[(i, j)]);
             if i != j {
-                sums[i] = sums[i].clone() + v.clone();
+                sums[i] += v;
             }
-            sums[j] = sums[j].clone() + v;
+            sums[j] += v;
         }
     }
     sums.into_iter()

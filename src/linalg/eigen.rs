@@ -5,14 +5,14 @@ use faer::complex::Complex;
 use faer::dyn_stack::StackReq;
 use faer::linalg::evd::{evd_cplx, evd_real, evd_scratch, ComputeEigenvectors};
 use faer::mat::AsMatRef;
-use faer::traits::math_utils::{imag, neg, real, zero};
+use faer::traits::math_utils::{div, eps, from_f64, imag, neg, real, zero};
 use faer::traits::Conjugate;
 use faer::{Mat, MatRef, Par};
 use teamalg_kernels::par::Executor;
 
 use super::check::{self, Stored};
 use super::factors::canonical;
-use super::{scratch, Field, LinalgError, Options};
+use super::{det, norm_l1, real_to_f64, scratch, Field, LinalgError, Lu, Options};
 
 /// The eigendecomposition `A V = V diag(w)` of a square matrix, real or complex, with
 /// complex `w` and `V` (a real matrix's complex eigenvalues come in conjugate pairs, each
@@ -78,6 +78,76 @@ impl<T: Field> Eigen<T> {
     /// `V`: column `j` is an eigenvector of `w[j]`.
     pub fn eigenvectors(&self) -> MatRef<'_, Complex<T::Real>> {
         self.vectors.as_ref()
+    }
+}
+
+impl<T: Field> Eigen<T>
+where
+    Complex<T::Real>: Field<Real = T::Real>,
+{
+    /// `det(A)`, the product of the eigenvalues (complex; for a real `A` its imaginary part
+    /// is rounding). Always `Ok`: the `Result` is every determinant's shape.
+    pub fn determinant(&self) -> Result<Complex<T::Real>, LinalgError> {
+        Ok(det::product(self.values.iter().cloned(), false))
+    }
+
+    /// `(phase, ln|det(A)|)` from the eigenvalues: see
+    /// [`FullPivLu::slogdet`](super::FullPivLu::slogdet).
+    pub fn slogdet(&self) -> Result<(Complex<T::Real>, T::Real), LinalgError> {
+        Ok(det::slogdet(self.values.iter().cloned(), false))
+    }
+
+    /// `ln|det(A)|` ([`Eigen::slogdet`]'s second part).
+    pub fn log_abs_det(&self) -> Result<T::Real, LinalgError> {
+        self.slogdet().map(|(_, l)| l)
+    }
+
+    /// `A^-1 = V diag(w)^-1 V^-1` (complex), with `V^-1` from an LU of `V` on `exec`. For a
+    /// solve or an inverse of a general matrix an [`Lu`](super::Lu) is cheaper and more
+    /// accurate; this is for a caller who holds the decomposition already.
+    ///
+    /// Errors: [`LinalgError::Singular`] (an eigenvalue is zero; `index` is its position),
+    /// [`LinalgError::IllConditioned`] (`V` is singular to rounding, `rcond(V)` at most `n`
+    /// times the machine epsilon: `A` is defective or nearly, and `V diag(w)^-1 V^-1` would
+    /// carry no correct digit).
+    ///
+    /// ```
+    /// use faer::{c64, Mat};
+    /// use teamalg::{linalg::{Eigen, LinalgError}, Exec};
+    ///
+    /// let e = Exec::serial();
+    /// let a = faer::mat![[2.0, 1.0], [0.0, 3.0f64]];
+    /// let inv = Eigen::new(&a, &e)?.inverse(&e)?;
+    /// let want = faer::mat![[0.5, -1.0 / 6.0], [0.0, 1.0 / 3.0f64]];
+    /// assert!((0..2).all(|i| (0..2).all(|j| (inv[(i, j)] - c64::new(want[(i, j)], 0.0)).norm() < 1e-12)));
+    /// // A Jordan block has one eigenvector: no inverse through V.
+    /// let jordan = faer::mat![[1.0, 1.0], [0.0, 1.0f64]];
+    /// let err = Eigen::new(&jordan, &e)?.inverse(&e).unwrap_err();
+    /// assert!(matches!(err, LinalgError::IllConditioned { op: "inverse", .. }));
+    /// # Ok::<(), LinalgError>(())
+    /// ```
+    pub fn inverse(
+        &self,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<Mat<Complex<T::Real>>, LinalgError> {
+        let op = "inverse";
+        let zero = Complex::new(zero(), zero());
+        if let Some(index) = self.values.iter().position(|w| *w == zero) {
+            return Err(LinalgError::Singular { op, index });
+        }
+        let v = self.vectors.as_ref();
+        let n = v.nrows();
+        let lu = Lu::new(v, exec)?;
+        let rcond = lu.rcond(norm_l1(v))?;
+        let limit = eps::<T::Real>() * from_f64::<T::Real>(n as f64);
+        if rcond <= limit {
+            let (rcond, limit) = (real_to_f64::<T>(&rcond), real_to_f64::<T>(&limit));
+            return Err(LinalgError::IllConditioned { op, rcond, limit });
+        }
+        // X = V diag(w)^-1, then X V^-1 by a right solve.
+        let mut x = Mat::from_fn(n, n, |i, j| div(&v[(i, j)], &self.values[j]));
+        lu.rsolve_in_place(x.as_mut(), exec)?;
+        Ok(x)
     }
 }
 
@@ -148,21 +218,21 @@ fn run<T: Field>(
         })?
         .map_err(failed)?;
         let values: Vec<_> = (0..n)
-            .map(|i| Complex::new(re[(i, 0)].clone(), im[(i, 0)].clone()))
+            .map(|i| Complex::new(re[(i, 0)], im[(i, 0)]))
             .collect();
         let mut v = Mat::<Complex<T::Real>>::from_fn(vn, vn, |_, _| Complex::new(zero(), zero()));
         let mut j = 0;
         while j < vn {
             if im[(j, 0)] == zero() || j + 1 == vn {
                 for i in 0..n {
-                    v[(i, j)] = Complex::new(u[(i, j)].clone(), zero());
+                    v[(i, j)] = Complex::new(u[(i, j)], zero());
                 }
                 j += 1;
             } else {
                 // A conjugate pair: the real and imaginary parts in columns j and j + 1.
                 for i in 0..n {
-                    let (x, y) = (u[(i, j)].clone(), u[(i, j + 1)].clone());
-                    v[(i, j)] = Complex::new(x.clone(), y.clone());
+                    let (x, y) = (u[(i, j)], u[(i, j + 1)]);
+                    v[(i, j)] = Complex::new(x, y);
                     v[(i, j + 1)] = Complex::new(x, neg(&y));
                 }
                 j += 2;
@@ -188,6 +258,6 @@ fn run<T: Field>(
             )
         })?
         .map_err(failed)?;
-        Ok(((0..n).map(|i| w[(i, 0)].clone()).collect(), v))
+        Ok(((0..n).map(|i| w[(i, 0)]).collect(), v))
     }
 }

@@ -17,7 +17,7 @@ use super::factors::canonical;
 use super::{hermitian, scratch};
 use super::check::{self, Stored};
 use super::svd::RealOf;
-use super::{Dim, Field, LinalgError, Options};
+use super::{det, Dim, Field, LinalgError, Options};
 
 /// The eigendecomposition `A = U diag(w) U^H` of a self-adjoint (real symmetric or complex
 /// Hermitian) matrix, read from its lower triangle: the eigenvalues non-decreasing, `U`
@@ -50,7 +50,7 @@ pub struct SelfAdjointEigen<T: Rotate> {
     u: Mat<T>,
 }
 
-impl<T: Field + Rotate> SelfAdjointEigen<T> {
+impl<T: Field> SelfAdjointEigen<T> {
     /// The eigendecomposition of `a` (which may be a conjugated view), reading its lower
     /// triangle, on `exec`. Errors: [`LinalgError::NotSquare`] and [`LinalgError::NotFinite`]
     /// (checked first), [`LinalgError::NoConvergence`].
@@ -94,19 +94,82 @@ impl<T: Field + Rotate> SelfAdjointEigen<T> {
 
     /// `A` again: `U diag(w) U^H` (serially; a check, not a kernel).
     pub fn reconstruct(&self) -> Mat<T> {
+        self.weighted(Some)
+    }
+
+    /// `U_r diag(f(w_r)) U_r^H` over the eigenvalues where `f` gives a value.
+    fn weighted(&self, f: impl Fn(RealOf<T>) -> Option<RealOf<T>>) -> Mat<T> {
         let u = self.u.as_ref();
-        let uw = Mat::from_fn(u.nrows(), u.ncols(), |i, j| {
+        let keep: Vec<(usize, RealOf<T>)> =
+            (0..self.w.len()).filter_map(|j| f(self.w[j]).map(|x| (j, x))).collect();
+        let uw = Mat::from_fn(u.nrows(), keep.len(), |i, k| {
+            let (j, x) = keep[k];
             let (re, im) = u[(i, j)].parts();
-            T::from_parts(re * self.w[j], im * self.w[j])
+            T::from_parts(re * x, im * x)
         });
-        uw * u.adjoint()
+        let ur = Mat::from_fn(u.nrows(), keep.len(), |i, k| u[(i, keep[k].0)]);
+        uw * ur.adjoint()
+    }
+
+    /// The Moore-Penrose pseudo-inverse `A^+ = U_r diag(1 / w_r) U_r^H` over the eigenvalues
+    /// with `|w| > rcond max|w|` (`rcond` by default `n` times the machine epsilon, as
+    /// [`Svd::pseudoinverse`](super::Svd::pseudoinverse)); the inverse when none is cut.
+    ///
+    /// ```
+    /// use faer::Mat;
+    /// use teamalg::{linalg::SelfAdjointEigen, Exec};
+    ///
+    /// // Indefinite and singular: eigenvalues -1, 0, 3.
+    /// let a = faer::mat![[1.0, 2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 0.0f64]];
+    /// let p = SelfAdjointEigen::new(&a, &Exec::serial())?.pseudoinverse(None);
+    /// assert!((&a * &p * &a - &a).norm_max() < 1e-12);
+    /// # Ok::<(), teamalg::linalg::LinalgError>(())
+    /// ```
+    pub fn pseudoinverse(&self, rcond: Option<RealOf<T>>) -> Mat<T> {
+        let n = self.w.len();
+        let top = self.w.iter().fold(RealOf::<T>::ZERO, |m, x| {
+            let x = if *x < RealOf::<T>::ZERO { -*x } else { *x };
+            if x > m {
+                x
+            } else {
+                m
+            }
+        });
+        let default = RealOf::<T>::EPS * RealOf::<T>::from_f64(2.0 * n as f64);
+        let cut = rcond.unwrap_or(default) * top;
+        self.weighted(|w| {
+            let size = if w < RealOf::<T>::ZERO { -w } else { w };
+            (size > cut).then(|| RealOf::<T>::ONE / w)
+        })
+    }
+
+    /// `det(A)`, the product of the eigenvalues (real for a self-adjoint `A`, given as `T`).
+    /// Always `Ok`: the `Result` is every determinant's shape.
+    pub fn determinant(&self) -> Result<T, LinalgError> {
+        Ok(det::product(self.as_scalars(), false))
+    }
+
+    /// `(sign, ln|det(A)|)` from the eigenvalues: see
+    /// [`FullPivLu::slogdet`](super::FullPivLu::slogdet).
+    pub fn slogdet(&self) -> Result<(T, T::Real), LinalgError> {
+        Ok(det::slogdet(self.as_scalars(), false))
+    }
+
+    /// `ln|det(A)|` ([`SelfAdjointEigen::slogdet`]'s second part).
+    pub fn log_abs_det(&self) -> Result<T::Real, LinalgError> {
+        self.slogdet().map(|(_, l)| l)
+    }
+
+    /// The eigenvalues as scalars of `T`.
+    fn as_scalars(&self) -> impl Iterator<Item = T> + '_ {
+        self.w.iter().map(|&w| T::from_parts(w, RealOf::<T>::ZERO))
     }
 }
 
 /// The eigenvalues of the self-adjoint `a` (which may be a conjugated view), reading its
 /// lower triangle, non-decreasing, on `exec`; no vectors are formed. Errors as
 /// [`SelfAdjointEigen::new`].
-pub fn self_adjoint_eigenvalues<T: Field + Rotate, A: Conjugate<Canonical = T>>(
+pub fn self_adjoint_eigenvalues<T: Field, A: Conjugate<Canonical = T>>(
     a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
     exec: &(impl Executor + ?Sized),
 ) -> Result<Vec<RealOf<T>>, LinalgError> {
@@ -115,7 +178,7 @@ pub fn self_adjoint_eigenvalues<T: Field + Rotate, A: Conjugate<Canonical = T>>(
 
 /// [`self_adjoint_eigenvalues`] with the call's [`Options`] (the triangle read, the Hermitian
 /// check, thresholds).
-pub fn self_adjoint_eigenvalues_with<T: Field + Rotate, A: Conjugate<Canonical = T>>(
+pub fn self_adjoint_eigenvalues_with<T: Field, A: Conjugate<Canonical = T>>(
     a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
     exec: &(impl Executor + ?Sized),
     options: &Options,
@@ -145,7 +208,7 @@ pub fn self_adjoint_eigen_scratch<T: ComplexField>(n: usize, vectors: bool) -> S
 /// Errors: [`LinalgError::NotSquare`], [`LinalgError::ShapeMismatch`] for `w` or `u`,
 /// [`LinalgError::NotFinite`] (checked first: nothing is written),
 /// [`LinalgError::NoConvergence`] (then `w` and `u` hold no result).
-pub fn self_adjoint_eigen_into<T: Field + Rotate, A: Conjugate<Canonical = T>>(
+pub fn self_adjoint_eigen_into<T: Field, A: Conjugate<Canonical = T>>(
     a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
     w: &mut [RealOf<T>],
     u: Option<MatMut<'_, T>>,
@@ -191,7 +254,7 @@ pub fn self_adjoint_eigen_into<T: Field + Rotate, A: Conjugate<Canonical = T>>(
 /// Errors: [`LinalgError::ScratchTooSmall`] when `stack` is smaller than
 /// [`self_adjoint_eigen_scratch`] (with vectors when `u` is given), and those of
 /// [`self_adjoint_eigen_into`]; nothing is written then.
-pub fn self_adjoint_eigen_into_with_scratch<T: Field + Rotate, A: Conjugate<Canonical = T>>(
+pub fn self_adjoint_eigen_into_with_scratch<T: Field, A: Conjugate<Canonical = T>>(
     a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
     w: &mut [RealOf<T>],
     u: Option<MatMut<'_, T>>,
@@ -220,7 +283,7 @@ fn check<T: Field>(a: MatRef<'_, T>) -> Result<usize, LinalgError> {
 }
 
 /// The kernel on square input.
-fn run<T: Field + Rotate>(
+fn run<T: Field>(
     a: MatRef<'_, T>,
     w: &mut [RealOf<T>],
     u: Option<MatMut<'_, T>>,

@@ -158,7 +158,7 @@ impl<T: Field> FullPivLu<T> {
         let n = check::square("determinant", "A", self.factors())?;
         let f = self.factors();
         Ok(det::product(
-            (0..n).map(|i| f[(i, i)].clone()),
+            (0..n).map(|i| f[(i, i)]),
             self.info.transpositions % 2 == 1,
         ))
     }
@@ -170,7 +170,7 @@ impl<T: Field> FullPivLu<T> {
         let n = check::square("slogdet", "A", self.factors())?;
         let f = self.factors();
         Ok(det::slogdet(
-            (0..n).map(|i| f[(i, i)].clone()),
+            (0..n).map(|i| f[(i, i)]),
             self.info.transpositions % 2 == 1,
         ))
     }
@@ -187,7 +187,7 @@ impl<T: Field> FullPivLu<T> {
         let mut a = Mat::<T>::zeros(lu.nrows(), lu.ncols());
         for j in 0..lu.ncols() {
             for i in 0..lu.nrows() {
-                a[(p[i], q[j])] = lu[(i, j)].clone();
+                a[(p[i], q[j])] = lu[(i, j)];
             }
         }
         a

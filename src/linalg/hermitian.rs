@@ -47,7 +47,7 @@ fn hermitian<T: Field>(op: &'static str, a: MatRef<'_, T>) -> Result<(), LinalgE
             });
         }
         for i in j + 1..n {
-            let d = a[(i, j)].clone() - conj(&a[(j, i)]);
+            let d = a[(i, j)] - conj(&a[(j, i)]);
             if abs(&d) > tol {
                 return Err(LinalgError::NotHermitian { op, row: i, col: j });
             }

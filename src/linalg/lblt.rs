@@ -106,7 +106,7 @@ impl<T: Field> Lblt<T> {
         })?;
         Ok(Lblt {
             factors,
-            subdiag: (0..n).map(|i| subdiag[(i, 0)].clone()).collect(),
+            subdiag: (0..n).map(|i| subdiag[(i, 0)]).collect(),
             perm: Perm::from_forward(fwd),
             options: *options,
             guard,
@@ -128,9 +128,9 @@ impl<T: Field> Lblt<T> {
         let n = self.factors.nrows();
         let mut b = Mat::<T>::zeros(n, n);
         for i in 0..n {
-            b[(i, i)] = self.factors[(i, i)].clone();
+            b[(i, i)] = self.factors[(i, i)];
             if i + 1 < n && self.subdiag[i] != zero() {
-                b[(i + 1, i)] = self.subdiag[i].clone();
+                b[(i + 1, i)] = self.subdiag[i];
                 b[(i, i + 1)] = conj(&self.subdiag[i]);
             }
         }
@@ -182,7 +182,7 @@ impl<T: Field> Lblt<T> {
             let d1 = real(&self.factors[(i + 1, i + 1)]);
             match sign(self.block_det(i, 2)) {
                 Ordering::Less => signs.extend([Ordering::Greater, Ordering::Less]),
-                Ordering::Greater => signs.extend([sign(d0.clone()), sign(d0)]),
+                Ordering::Greater => signs.extend([sign(d0), sign(d0)]),
                 Ordering::Equal => signs.extend([Ordering::Equal, sign(d0 + d1)]),
             }
         }
@@ -240,7 +240,7 @@ impl<T: Field> Lblt<T> {
         let mut a = Mat::<T>::zeros(lbl.nrows(), lbl.ncols());
         for j in 0..lbl.ncols() {
             for i in 0..lbl.nrows() {
-                a[(p[i], p[j])] = lbl[(i, j)].clone();
+                a[(p[i], p[j])] = lbl[(i, j)];
             }
         }
         a
@@ -280,12 +280,12 @@ impl<T: Field> Lblt<T> {
             }
             // [[d0, conj(s)], [s, d1]]^-1 = [[d1, -conj(s)], [-s, d0]] / det.
             let (d0, d1) = (real(&f[(i, i)]), real(&f[(i + 1, i + 1)]));
-            let s = self.subdiag[i].clone();
+            let s = self.subdiag[i];
             let det_inv = recip(&self.block_det(i, 2));
             for j in 0..b.ncols() {
-                let (y0, y1) = (b[(i, j)].clone(), b[(i + 1, j)].clone());
-                let x0 = mul_real(&y0, &d1) - conj(&s) * y1.clone();
-                let x1 = mul_real(&y1, &d0) - s.clone() * y0;
+                let (y0, y1) = (b[(i, j)], b[(i + 1, j)]);
+                let x0 = mul_real(&y0, &d1) - conj(&s) * y1;
+                let x1 = mul_real(&y1, &d0) - s * y0;
                 b[(i, j)] = mul_real(&x0, &det_inv);
                 b[(i + 1, j)] = mul_real(&x1, &det_inv);
             }

@@ -250,7 +250,7 @@ impl<T: Field> Lu<'_, T> {
         let n = check::square("slogdet", "A", self.factors())?;
         let f = self.factors();
         Ok(det::slogdet(
-            (0..n).map(|i| f[(i, i)].clone()),
+            (0..n).map(|i| f[(i, i)]),
             self.info.transpositions % 2 == 1,
         ))
     }
@@ -350,8 +350,8 @@ impl<T: Field> Lu<'_, T> {
         for (j, &s) in self.swaps.iter().enumerate().rev() {
             if s != j {
                 for c in 0..b.ncols() {
-                    let t = b[(j, c)].clone();
-                    b[(j, c)] = b[(s, c)].clone();
+                    let t = b[(j, c)];
+                    b[(j, c)] = b[(s, c)];
                     b[(s, c)] = t;
                 }
             }
@@ -364,7 +364,7 @@ impl<T: Field> Lu<'_, T> {
         let mut a = Mat::<T>::zeros(lu.nrows(), lu.ncols());
         for (i, &pi) in self.perm.forward().iter().enumerate() {
             for j in 0..lu.ncols() {
-                a[(pi, j)] = lu[(i, j)].clone();
+                a[(pi, j)] = lu[(i, j)];
             }
         }
         a

@@ -142,15 +142,31 @@ pub use svd::{
     singular_values, singular_values_with, svd_into, svd_into_with_scratch, svd_scratch, RealOf, Svd, SvdVectors,
 };
 pub use teamalg_kernels::bidiag_svd::Rotate;
+use teamalg_kernels::bidiag_svd::Real as SolverReal;
 pub use teamalg_kernels::triangular::{Diag, SolveSide, Triangle};
 pub use triangular::{solve_triangular, solve_triangular_with, TriangularView};
 
 /// The scalar types the facade computes in: `f32`, `f64`, `c32` and `c64` (faer's
-/// `ComplexField` with teamalg's sealed `Scalar`, shareable between threads). Every such type
-/// has it; it only names the bound once.
-pub trait Field: ComplexField + Scalar + Send + Sync {}
+/// `ComplexField` with teamalg's sealed `Scalar`, shareable between threads, and the sealed
+/// [`Rotate`] the SVD's and EVD's solvers act with, whose real type is faer's). Every such
+/// type has it; it names the bound once, and every call takes it, the SVD and EVD included.
+pub trait Field:
+    ComplexField<Real: SolverReal>
+    + Scalar
+    + Rotate<RealPart = <Self as ComplexField>::Real>
+    + Send
+    + Sync
+{
+}
 
-impl<T: ComplexField + Scalar + Send + Sync> Field for T {}
+impl<T> Field for T where
+    T: ComplexField<Real: SolverReal>
+        + Scalar
+        + Rotate<RealPart = <T as ComplexField>::Real>
+        + Send
+        + Sync
+{
+}
 
 /// `x` as an `f64`, for the errors that report an estimate. faer's real types promise no
 /// conversion to `f64`, and a bound that asked for one would break callers generic over

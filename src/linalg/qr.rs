@@ -13,8 +13,10 @@ use teamalg_kernels::par::Executor;
 use teamalg_kernels::qr::{self as kernel, QrParams};
 use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
 
-use super::scratch;
 use super::check::{self, Stored};
+use super::det;
+use super::scratch;
+use super::solves::{faer_solvers, solve_forms};
 use super::condition;
 use super::factors::{InPlace, conjugate, owned_constructors, Store};
 use super::reflectors::Reflectors;
@@ -205,7 +207,7 @@ impl<T: Field> Qr<'_, T> {
                 return None;
             }
             let d: Vec<T::Real> = (0..k).map(|i| abs(&f[(i, i)])).collect();
-            let top = d.iter().fold(zero::<T::Real>(), |m, x| if *x > m { x.clone() } else { m });
+            let top = d.iter().fold(zero::<T::Real>(), |m, x| if *x > m { *x } else { m });
             let cut = top * tol;
             Some(d.iter().filter(|x| **x > cut).count().min(k - 1))
         })
@@ -306,9 +308,9 @@ impl<T: Field> Qr<'_, T> {
         self.qr.q_cols(self.factors().nrows(), exec, &self.options)
     }
 
-    /// The solves' checks: `b` has `m` rows and is finite, and `R`'s leading `n x n` block has
-    /// no zero on its diagonal.
-    fn ready(&self, op: &'static str, b: &MatMut<'_, T>) -> Result<SolveParams, LinalgError> {
+    /// The least-squares solves' checks: `b` has `m` rows and is finite, and `R`'s leading
+    /// `n x n` block has no zero on its diagonal and is not singular to rounding.
+    fn checked(&self, op: &'static str, b: &MatMut<'_, T>) -> Result<SolveParams, LinalgError> {
         let f = self.factors();
         check::dim(op, "B", Dim::Rows, f.nrows(), b.nrows())?;
         if let Some(index) = self.zero_diagonal() {
@@ -356,7 +358,7 @@ impl<T: Field> Qr<'_, T> {
         if m < n {
             return Err(LinalgError::NotTall { op, rows: m, cols: n });
         }
-        let p = self.ready(op, &b)?;
+        let p = self.checked(op, &b)?;
         let mut b = b;
         self.q_on(b.as_mut(), true, exec);
         let r = f.subrows(0, n);
@@ -376,28 +378,6 @@ impl<T: Field> Qr<'_, T> {
         self.lstsq_in_place(x.as_mut(), exec)?;
         let n = self.factors().ncols();
         Ok(x.subrows(0, n).to_owned())
-    }
-
-    /// The solution `X` of the square system `A X = B`, on `exec`. Errors:
-    /// [`LinalgError::NotSquare`], and those of [`Qr::lstsq_in_place`].
-    pub fn solve<B: Conjugate<Canonical = T>>(
-        &self,
-        b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
-        exec: &(impl Executor + ?Sized),
-    ) -> Result<Mat<T>, LinalgError> {
-        let mut x = b.as_mat_ref().to_owned();
-        self.solve_in_place(x.as_mut(), exec)?;
-        Ok(x)
-    }
-
-    /// Overwrites `b` with the solution `X` of the square system `A X = B`, on `exec`.
-    pub fn solve_in_place(
-        &self,
-        b: MatMut<'_, T>,
-        exec: &(impl Executor + ?Sized),
-    ) -> Result<(), LinalgError> {
-        check::square("solve", "A", self.factors())?;
-        self.least_squares("solve", b, exec)
     }
 
     /// The minimum-norm solution `X` (`m x k`) of the underdetermined system `A^H X = B`
@@ -462,5 +442,106 @@ impl<T: Field> Qr<'_, T> {
     /// `A` again, from the factors: `Q_thin R` (serially; a check, not a kernel).
     pub fn reconstruct(&self) -> Mat<T> {
         self.q_thin(&teamalg_kernels::par::Seq) * self.r().to_mat()
+    }
+
+    /// `det(Q)`, `1` or `-1`: each reflector `I - v v^H / tau` with a finite `tau` is a
+    /// reflection (`v^H v = 2 tau`, so its determinant is `1 - 2`), and one with an infinite
+    /// `tau` (nothing below the diagonal to annihilate) is the identity. Each `tau` sits on its
+    /// block factor's diagonal.
+    fn q_is_odd(&self) -> bool {
+        let (f, h) = (self.factors(), self.householder_factor());
+        let k = f.nrows().min(f.ncols());
+        let bs = h.nrows().max(1);
+        let reflections = (0..k)
+            .filter(|&i| faer::traits::math_utils::is_finite(&h[(i % bs, i)]))
+            .count();
+        reflections % 2 == 1
+    }
+
+    /// `det(A) = det(Q) prod(diag(R))` of a square `A` (zero when `A` is singular; see
+    /// [`Qr::slogdet`] for one whose product leaves the floating-point range). Errors:
+    /// [`LinalgError::NotSquare`].
+    ///
+    /// ```
+    /// use faer::Mat;
+    /// use teamalg::{linalg::{Lu, Qr}, Exec};
+    ///
+    /// let a = Mat::<f64>::from_fn(4, 4, |i, j| if i == j { 3.0 } else { 1.0 / (1 + i + 2 * j) as f64 });
+    /// let e = Exec::serial();
+    /// let (qr, lu) = (Qr::new(&a, &e)?, Lu::new(&a, &e)?);
+    /// assert!((qr.determinant()? - lu.determinant()?).abs() < 1e-12);
+    /// # Ok::<(), teamalg::linalg::LinalgError>(())
+    /// ```
+    pub fn determinant(&self) -> Result<T, LinalgError> {
+        let n = check::square("determinant", "A", self.factors())?;
+        let f = self.factors();
+        Ok(det::product((0..n).map(|i| f[(i, i)]), self.q_is_odd()))
+    }
+
+    /// `(sign, ln|det(A)|)` of a square `A`: see [`FullPivLu::slogdet`](super::FullPivLu::slogdet).
+    /// Errors: [`LinalgError::NotSquare`].
+    pub fn slogdet(&self) -> Result<(T, T::Real), LinalgError> {
+        let n = check::square("slogdet", "A", self.factors())?;
+        let f = self.factors();
+        Ok(det::slogdet((0..n).map(|i| f[(i, i)]), self.q_is_odd()))
+    }
+
+    /// `ln|det(A)|` ([`Qr::slogdet`]'s second part).
+    pub fn log_abs_det(&self) -> Result<T::Real, LinalgError> {
+        self.slogdet().map(|(_, l)| l)
+    }
+
+    /// The square solves' checks: `A` is square, then those of least squares.
+    fn ready(&self, op: &'static str, b: &MatMut<'_, T>) -> Result<SolveParams, LinalgError> {
+        check::square(op, "A", self.factors())?;
+        self.checked(op, b)
+    }
+
+    /// `A X = B` in place, unchecked: `R X = Q^H B`.
+    fn plain_solve(&self, mut b: MatMut<'_, T>, exec: &(impl Executor + ?Sized), p: SolveParams) {
+        self.q_on(b.as_mut(), true, exec);
+        let (left, upper) = (SolveSide::Left, Triangle::Upper);
+        triangular::solve_in_place(self.factors(), b, left, upper, Diag::NonUnit, exec, p);
+    }
+
+    /// `A^T X = B` in place, unchecked: `R^T Y = B`, then `X = conj(Q) Y = conj(Q conj(Y))`.
+    fn transpose_solve(
+        &self,
+        mut b: MatMut<'_, T>,
+        exec: &(impl Executor + ?Sized),
+        p: SolveParams,
+    ) {
+        let (left, lower) = (SolveSide::Left, Triangle::Lower);
+        let rt = self.factors().transpose();
+        triangular::solve_in_place(rt, b.as_mut(), left, lower, Diag::NonUnit, exec, p);
+        conjugate(b.as_mut());
+        self.q_on(b.as_mut(), false, exec);
+        conjugate(b);
+    }
+}
+
+solve_forms!(Qr<'_>);
+faer_solvers!(Qr<'_>);
+
+/// faer's least-squares trait: `rhs` (`m x k`) gets the solution in its first `n` rows, as
+/// faer's `Qr` gives it; serial, no checks but the shapes (a wide `A` panics, as faer's does).
+impl<T: Field> faer::linalg::solvers::SolveLstsqCore<T> for Qr<'_, T> {
+    #[track_caller]
+    fn solve_lstsq_in_place_with_conj(&self, conj: faer::Conj, mut rhs: MatMut<'_, T>) {
+        let f = self.factors();
+        let (m, n) = (f.nrows(), f.ncols());
+        assert!(m >= n && rhs.nrows() == m, "solve_lstsq: shapes");
+        let flip = conj == faer::Conj::Yes;
+        if flip {
+            conjugate(rhs.as_mut());
+        }
+        let seq = &teamalg_kernels::par::Seq;
+        self.q_on(rhs.as_mut(), true, seq);
+        let (left, upper) = (SolveSide::Left, Triangle::Upper);
+        let p = SolveParams::default();
+        triangular::solve_in_place(f.subrows(0, n), rhs.as_mut().subrows_mut(0, n), left, upper, Diag::NonUnit, seq, p);
+        if flip {
+            conjugate(rhs);
+        }
     }
 }

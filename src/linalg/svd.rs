@@ -18,8 +18,9 @@ use super::scratch;
 use super::check::{self, Stored};
 use super::{Dim, Field, LinalgError, Options};
 
-/// The real type of `T`'s magnitudes: `f64` for `f64` and `c64`, `f32` for `f32` and `c32`.
-pub type RealOf<T> = <T as Rotate>::Real;
+/// The real type of `T`'s magnitudes: `f64` for `f64` and `c64`, `f32` for `f32` and `c32`;
+/// for a [`Field`] the same type as faer's `T::Real`.
+pub type RealOf<T> = <T as Rotate>::RealPart;
 
 /// Which singular vectors an SVD forms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,7 +68,7 @@ pub struct Svd<T: Rotate> {
     v: Mat<T>,
 }
 
-impl<T: Field + Rotate> Svd<T> {
+impl<T: Field> Svd<T> {
     /// The full SVD of `a` (which may be a conjugated view), on `exec`: `U` is `m x m` and
     /// `V` is `n x n`, as faer's `Svd::new`. Errors: [`LinalgError::NotFinite`] (checked
     /// first), [`LinalgError::NoConvergence`].
@@ -235,6 +236,18 @@ impl<T: Field + Rotate> Svd<T> {
         self.pseudo_apply(eye.as_ref(), rcond)
     }
 
+    /// `ln|det(A)|` of a square `A`: the sum of the logarithms of the singular values
+    /// (`-inf` when one is zero); the SVD holds no sign (`det(U) det(V^H)` is not formed).
+    /// Errors: [`LinalgError::NotSquare`].
+    pub fn log_abs_det(&self) -> Result<RealOf<T>, LinalgError> {
+        let (m, n) = (self.u.nrows(), self.v.nrows());
+        if m != n {
+            return Err(LinalgError::NotSquare { op: "log_abs_det", operand: "A", rows: m, cols: n });
+        }
+        let log = self.s.iter().map(|s| s.to_f64().ln()).sum::<f64>();
+        Ok(RealOf::<T>::from_f64(log))
+    }
+
     /// `A` again: `U_k diag(s) V_k^H` over the first `k = min(m, n)` columns (serially; a
     /// check, not a kernel).
     pub fn reconstruct(&self) -> Mat<T> {
@@ -250,7 +263,7 @@ impl<T: Field + Rotate> Svd<T> {
 
 /// The singular values of `a` (which may be a conjugated view), non-increasing, on `exec`;
 /// no vectors are formed. Errors as [`Svd::new`].
-pub fn singular_values<T: Field + Rotate, A: Conjugate<Canonical = T>>(
+pub fn singular_values<T: Field, A: Conjugate<Canonical = T>>(
     a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
     exec: &(impl Executor + ?Sized),
 ) -> Result<Vec<RealOf<T>>, LinalgError> {
@@ -258,7 +271,7 @@ pub fn singular_values<T: Field + Rotate, A: Conjugate<Canonical = T>>(
 }
 
 /// [`singular_values`] with the call's [`Options`] (thresholds).
-pub fn singular_values_with<T: Field + Rotate, A: Conjugate<Canonical = T>>(
+pub fn singular_values_with<T: Field, A: Conjugate<Canonical = T>>(
     a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
     exec: &(impl Executor + ?Sized),
     options: &Options,
@@ -298,7 +311,7 @@ pub fn singular_values_with<T: Field + Rotate, A: Conjugate<Canonical = T>>(
 /// assert!(matches!(err, Err(linalg::LinalgError::ShapeMismatch { operand: "s", .. })));
 /// # Ok::<(), teamalg::linalg::LinalgError>(())
 /// ```
-pub fn svd_into<T: Field + Rotate, A: Conjugate<Canonical = T>>(
+pub fn svd_into<T: Field, A: Conjugate<Canonical = T>>(
     a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
     s: &mut [RealOf<T>],
     u: Option<MatMut<'_, T>>,
@@ -348,7 +361,7 @@ pub fn svd_scratch<T: ComplexField>(m: usize, n: usize, vectors: bool) -> StackR
 /// Errors: [`LinalgError::ScratchTooSmall`] when `stack` is smaller than [`svd_scratch`] of
 /// the shape (with `vectors` true when `u` or `v` is given), and those of [`svd_into`];
 /// nothing is written then.
-pub fn svd_into_with_scratch<T: Field + Rotate, A: Conjugate<Canonical = T>>(
+pub fn svd_into_with_scratch<T: Field, A: Conjugate<Canonical = T>>(
     a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
     s: &mut [RealOf<T>],
     u: Option<MatMut<'_, T>>,
@@ -378,7 +391,7 @@ pub fn svd_into_with_scratch<T: Field + Rotate, A: Conjugate<Canonical = T>>(
 /// The kernel. It checks `A`'s finiteness itself before it writes, whatever the options say
 /// (see [`Options::check_finite`]: an SVD of NaN has no meaning, and its iterations would not
 /// converge), so the facade does not scan `A` a second time.
-fn run<T: Field + Rotate>(
+fn run<T: Field>(
     a: MatRef<'_, T>,
     s: &mut [RealOf<T>],
     u: Option<MatMut<'_, T>>,

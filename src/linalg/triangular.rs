@@ -6,7 +6,7 @@ use faer::mat::AsMatRef;
 use faer::traits::math_utils::{one, zero};
 use faer::traits::{ComplexField, Conjugate};
 use faer::{Mat, MatMut, MatRef};
-use teamalg_gates::{Family, Scalar};
+use teamalg_gates::Family;
 use teamalg_kernels::par::Executor;
 use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
 
@@ -242,7 +242,7 @@ impl<'a, T: ComplexField> TriangularView<'a, T> {
         exec: &(impl Executor + ?Sized),
     ) -> Result<(), LinalgError>
     where
-        T: Scalar + Send + Sync,
+        T: Field,
     {
         let how = How {
             side,

@@ -14,8 +14,8 @@ pub(crate) fn parts<T: Rotate>(x: T) -> Parts {
 
 pub(crate) fn from<T: Rotate>(x: Parts) -> T {
     T::from_parts(
-        <T as Rotate>::Real::from_f64(x.0),
-        <T as Rotate>::Real::from_f64(x.1),
+        <T as Rotate>::RealPart::from_f64(x.0),
+        <T as Rotate>::RealPart::from_f64(x.1),
     )
 }
 
@@ -25,7 +25,7 @@ pub(crate) fn mul(a: Parts, b: Parts) -> Parts {
 
 /// Unit roundoff of `T`'s real type.
 pub(crate) fn eps<T: Rotate>() -> f64 {
-    <<T as Rotate>::Real as Real>::EPS.to_f64()
+    <<T as Rotate>::RealPart as Real>::EPS.to_f64()
 }
 
 /// The largest entry of `Q^H Q - I`.

@@ -4,13 +4,11 @@
 
 use faer::linalg::matmul::matmul as faer_matmul;
 use faer::traits::math_utils::{add, conj, from_f64, mul_real};
-use faer::traits::ComplexField;
 use faer::{c32, c64, Accum, Mat, Par};
-use teamalg::gates::Scalar;
 use teamalg::kernels::par::{Executor, Seq};
 use teamalg::{Exec, Pool, Team};
 
-pub(crate) trait Sample: ComplexField + Scalar + Send + Sync + Copy {
+pub(crate) trait Sample: teamalg::linalg::Field + Copy {
     fn sample(i: usize, j: usize, seed: f64) -> Self;
     fn err(a: Self, b: Self) -> f64;
     fn one() -> Self;

@@ -21,7 +21,7 @@ fn residual<T: Sample>(n: usize) {
             faer::traits::math_utils::imag(&x),
         )
     });
-    let vd = Mat::<Complex<T::Real>>::from_fn(n, n, |i, j| v[(i, j)].clone() * w[j].clone());
+    let vd = Mat::<Complex<T::Real>>::from_fn(n, n, |i, j| v[(i, j)] * w[j]);
     let r = &ac * v - vd;
     // The residual in f64, against C u n ||A||.
     let to64 = |x: &Complex<T::Real>| {
@@ -93,4 +93,70 @@ fn bad_input_is_refused() {
         linalg::eigenvalues(&wide, &Exec::serial()),
         Err(LinalgError::NotSquare { .. })
     ));
+}
+
+#[test]
+fn inverse_and_determinant_from_the_eigenvalues() {
+    let e = Exec::serial();
+    let team = sample::team(2);
+    let a = mat::<f64>(12, 12, 0.4);
+    let evd = Eigen::new(&a, &e).unwrap();
+    let lu = linalg::Lu::new(&a, &e).unwrap();
+    let inv = evd.inverse(&team).unwrap();
+    let want = lu.inverse(&e).unwrap();
+    let err = (0..12)
+        .flat_map(|i| (0..12).map(move |j| (i, j)))
+        .map(|(i, j)| (inv[(i, j)] - c64::new(want[(i, j)], 0.0)).norm())
+        .fold(0.0, f64::max);
+    assert!(err <= 1e-10 * want.norm_max(), "inverse: {err:e}");
+    let det = evd.determinant().unwrap();
+    let lu_det = lu.determinant().unwrap();
+    assert!((det - c64::new(lu_det, 0.0)).norm() <= 1e-10 * lu_det.abs());
+    let (phase, log) = evd.slogdet().unwrap();
+    assert!((phase * log.exp() - det).norm() <= 1e-10 * det.norm());
+    // Complex input.
+    let c = mat::<c64>(9, 9, 0.3);
+    let inv = Eigen::new(&c, &e).unwrap().inverse(&e).unwrap();
+    let back = &c * &inv - Mat::<c64>::identity(9, 9);
+    assert!(back.norm_max() <= 1e-10, "complex inverse");
+    // A zero eigenvalue: singular, named by its position.
+    let z = faer::mat![[0.0, 0.0], [0.0, 2.0f64]];
+    let err = Eigen::new(&z, &e).unwrap().inverse(&e).unwrap_err();
+    assert!(
+        matches!(err, LinalgError::Singular { op: "inverse", .. }),
+        "{err:?}"
+    );
+    // Defective: one eigenvector for a double eigenvalue.
+    let j = faer::mat![[3.0, 1.0], [0.0, 3.0f64]];
+    let err = Eigen::new(&j, &e).unwrap().inverse(&e).unwrap_err();
+    assert!(
+        matches!(err, LinalgError::IllConditioned { op: "inverse", .. }),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn self_adjoint_inverse_pseudoinverse_and_determinant() {
+    let e = Exec::serial();
+    let h = sample::hermitian::<c64>(10, 0.6);
+    let evd = linalg::SelfAdjointEigen::new(&h, &e).unwrap();
+    let lu = linalg::Lu::new(&h, &e).unwrap();
+    let p = evd.pseudoinverse(None);
+    assert!((&h * &p - Mat::<c64>::identity(10, 10)).norm_max() <= 1e-10);
+    let (det, want) = (evd.determinant().unwrap(), lu.determinant().unwrap());
+    assert!((det - want).norm() <= 1e-10 * want.norm());
+    assert!((evd.log_abs_det().unwrap() - want.norm().ln()).abs() <= 1e-10);
+    // Singular and indefinite: the pseudo-inverse's Penrose conditions.
+    // u u^T - v v^T: rank 2, one positive and one negative eigenvalue, four zeros.
+    let (u, v) = (mat::<f64>(6, 1, 0.2), mat::<f64>(6, 1, 0.7));
+    let a = &u * u.transpose() - &v * v.transpose();
+    let evd = linalg::SelfAdjointEigen::new(&a, &e).unwrap();
+    let p = evd.pseudoinverse(None);
+    let svd = linalg::Svd::new(&a, &e).unwrap().pseudoinverse(None);
+    assert!((&a * &p * &a - &a).norm_max() <= 1e-10 * a.norm_max());
+    assert!((&p * &a * &p - &p).norm_max() <= 1e-10 * p.norm_max());
+    assert!((&p - svd).norm_max() <= 1e-10 * p.norm_max());
+    // The SVD's log|det| matches.
+    let s = linalg::Svd::new(&h, &e).unwrap();
+    assert!((s.log_abs_det().unwrap() - want.norm().ln()).abs() <= 1e-10);
 }

@@ -80,3 +80,24 @@ fn ported_calls_give_faers_shapes() {
     let evd = linalg::Eigen::new(&g, &e).unwrap();
     assert_eq!(evd.eigenvectors().shape(), g.eigen().unwrap().U().shape());
 }
+
+/// The largest singular value and the largest eigenvalue of `A^H A`, written with the one
+/// bound every other call takes: `Field` alone reaches the SVD and the EVD, and their real
+/// type is faer's `T::Real`.
+fn spectral_with_field_alone<T: linalg::Field>(a: faer::MatRef<'_, T>) -> (T::Real, T::Real) {
+    let e = Exec::serial();
+    let s: T::Real = Svd::new_thin(a, &e).unwrap().s()[0];
+    let gram = a.adjoint() * a;
+    let w: Vec<T::Real> = linalg::self_adjoint_eigenvalues(&gram, &e).unwrap();
+    (s, w[w.len() - 1])
+}
+
+#[test]
+fn svd_and_evd_take_the_field_bound_alone() {
+    let a = mat::<c64>(6, 4, 0.4);
+    let (s, w) = spectral_with_field_alone(a.as_ref());
+    assert!((s * s - w).abs() < 1e-10 * w);
+    let a = mat::<f32>(5, 5, 0.1);
+    let (s, w) = spectral_with_field_alone(a.as_ref());
+    assert!((s * s - w).abs() < 1e-4 * w);
+}

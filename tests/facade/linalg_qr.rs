@@ -337,3 +337,115 @@ fn one_factorization_is_shared_between_threads() {
         }
     });
 }
+
+fn square_forms<T: Sample>() {
+    sample::every_executor(|exec, _| {
+        for n in [1, 5, 40] {
+            let a = mat::<T>(n, n, 0.6);
+            let f = Qr::new(&a, exec).unwrap();
+            super::symmetric::solves_back::<T>("qr", a.as_ref(), exec, |b, k| match k {
+                0 => f.solve(b, exec).unwrap(),
+                1 => f.solve_transpose(b, exec).unwrap(),
+                2 => f.solve_adjoint(b, exec).unwrap(),
+                3 => f.rsolve(b, exec).unwrap(),
+                _ => f.rsolve_adjoint(b, exec).unwrap(),
+            });
+            let inv = f.inverse(exec).unwrap();
+            assert_backward::<T>(
+                &format!("qr inverse, {n}"),
+                (&a * &inv - eye::<T>(n)).as_ref(),
+                n,
+                norm(a.as_ref()) * norm(inv.as_ref()),
+            );
+        }
+    });
+}
+
+#[test]
+fn square_solves_of_every_form_and_the_inverse() {
+    square_forms::<f32>();
+    square_forms::<f64>();
+    square_forms::<faer::c32>();
+    square_forms::<c64>();
+    // The square forms refuse a rectangular QR, naming the call.
+    let e = Exec::serial();
+    let tall = Qr::new(&mat::<f64>(5, 3, 0.2), &e).unwrap();
+    let err = tall
+        .solve_transpose(&mat::<f64>(5, 1, 0.1), &e)
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            LinalgError::NotSquare {
+                op: "solve_transpose",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(matches!(
+        tall.inverse(&e),
+        Err(LinalgError::NotSquare { op: "inverse", .. })
+    ));
+    assert!(matches!(
+        tall.determinant(),
+        Err(LinalgError::NotSquare { .. })
+    ));
+}
+
+#[test]
+fn determinants_take_q_s_sign() {
+    let e = Exec::serial();
+    let lu_det = |a: &Mat<f64>| linalg::Lu::new(a, &e).unwrap().determinant().unwrap();
+    let cases: Vec<Mat<f64>> = vec![
+        mat::<f64>(7, 7, 0.3),
+        mat::<f64>(8, 8, 0.5),
+        // Upper triangular: every reflector is the identity, det(Q) = 1.
+        Mat::from_fn(6, 6, |i, j| {
+            if i <= j {
+                1.0 + (i + 2 * j) as f64
+            } else {
+                0.0
+            }
+        }),
+        // A swap of two rows: one reflection, det = -1.
+        Mat::from_fn(2, 2, |i, j| if i != j { 1.0 } else { 0.0 }),
+        // Singular: det = 0.
+        Mat::from_fn(4, 4, |i, j| (i + 1) as f64 * (j + 1) as f64),
+    ];
+    for a in &cases {
+        let qr = Qr::new(a, &e).unwrap();
+        let (want, got) = (lu_det(a), qr.determinant().unwrap());
+        assert!(
+            (got - want).abs() <= 1e-10 * want.abs().max(1.0),
+            "{got} vs {want}"
+        );
+        let (sign, log) = qr.slogdet().unwrap();
+        assert!((sign * log.exp() - want).abs() <= 1e-10 * want.abs().max(1.0));
+    }
+    let c = mat::<c64>(9, 9, 0.7);
+    let want = linalg::Lu::new(&c, &e).unwrap().determinant().unwrap();
+    let got = Qr::new(&c, &e).unwrap().determinant().unwrap();
+    assert!((got - want).norm() <= 1e-10 * want.norm());
+    // 1e3 I of order 200: the logarithm where the product overflows.
+    let big = Mat::<f64>::from_fn(200, 200, |i, j| if i == j { 1e3 } else { 0.0 });
+    let log = Qr::new(&big, &e).unwrap().log_abs_det().unwrap();
+    assert!((log - 600.0 * 10f64.ln()).abs() < 1e-9);
+}
+
+#[test]
+fn faer_s_least_squares_trait_gives_ours() {
+    let e = Exec::serial();
+    let a = mat::<c64>(30, 8, 0.2);
+    let b = mat::<c64>(30, 2, 0.7);
+    let qr = Qr::new(&a, &e).unwrap();
+    let ours = qr.lstsq(&b, &e).unwrap();
+    let mut theirs = b.clone();
+    qr.solve_lstsq_in_place_with_conj(faer::Conj::No, theirs.as_mut());
+    assert!(diff(&theirs.subrows(0, 8).to_owned(), &ours) <= 1e-12);
+    // conj(A) X = B.
+    let mut y = b.clone();
+    qr.solve_lstsq_in_place_with_conj(faer::Conj::Yes, y.as_mut());
+    let want = Qr::new(a.conjugate(), &e).unwrap().lstsq(&b, &e).unwrap();
+    assert!(diff(&y.subrows(0, 8).to_owned(), &want) <= 1e-12);
+}

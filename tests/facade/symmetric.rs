@@ -37,7 +37,7 @@ fn forced(family: Family, on: bool) -> Options {
     }
 }
 
-fn solves_back<T: Sample>(
+pub(crate) fn solves_back<T: Sample>(
     what: &str,
     a: MatRef<'_, T>,
     exec: &dyn Executor,
@@ -75,6 +75,13 @@ fn solves_back<T: Sample>(
         n,
         nrm * norm(x.as_ref()).max(1.0),
     );
+    let x = solve(&bt, 4);
+    assert_backward::<T>(
+        &format!("{what}: X A^H = B"),
+        (&x * a.adjoint() - &bt).as_ref(),
+        n,
+        nrm * norm(x.as_ref()).max(1.0),
+    );
     let _ = exec;
 }
 
@@ -100,7 +107,8 @@ fn ldlt_case<T: Sample>() {
                 0 => f.solve(b, exec).unwrap(),
                 1 => f.solve_transpose(b, exec).unwrap(),
                 2 => f.solve_adjoint(b, exec).unwrap(),
-                _ => f.rsolve(b, exec).unwrap(),
+                3 => f.rsolve(b, exec).unwrap(),
+                _ => f.rsolve_adjoint(b, exec).unwrap(),
             });
         }
     });
@@ -171,7 +179,8 @@ fn lblt_case<T: Sample + Rotate>() {
                 0 => f.solve(b, exec).unwrap(),
                 1 => f.solve_transpose(b, exec).unwrap(),
                 2 => f.solve_adjoint(b, exec).unwrap(),
-                _ => f.rsolve(b, exec).unwrap(),
+                3 => f.rsolve(b, exec).unwrap(),
+                _ => f.rsolve_adjoint(b, exec).unwrap(),
             });
         }
     });

@@ -322,8 +322,8 @@ fn every_executor_gives_the_same_bits() {
 /// `V_B`. `make` builds a `T` from real and imaginary parts, `parts` reads them back.
 fn on_matrices<T, R>(make: impl Fn(f64, f64) -> T, parts: impl Fn(T) -> (f64, f64), unit: f64)
 where
-    T: Rotate<Real = R>,
-    R: teamalg::kernels::bidiag_svd::Real + Rotate<Real = R>,
+    T: Rotate<RealPart = R>,
+    R: teamalg::kernels::bidiag_svd::Real + Rotate<RealPart = R>,
 {
     let n = 40;
     let (d, e) = random(n, 4.0);

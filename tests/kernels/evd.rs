@@ -31,7 +31,7 @@ fn params(force: bool) -> EvdParams {
 
 fn run<T: Sample + Rotate>(a: &Mat<T>, exec: &dyn Executor, force: bool) -> Result<T> {
     let n = a.nrows();
-    let mut w = vec![<<T as Rotate>::Real as Real>::ZERO; n];
+    let mut w = vec![<<T as Rotate>::RealPart as Real>::ZERO; n];
     let mut u = Mat::<T>::zeros(n, n);
     self_adjoint_evd(a.as_ref(), &mut w, Some(u.as_mut()), exec, params(force)).unwrap();
     Result {
@@ -41,7 +41,7 @@ fn run<T: Sample + Rotate>(a: &Mat<T>, exec: &dyn Executor, force: bool) -> Resu
 }
 
 fn values<T: Sample + Rotate>(a: &Mat<T>) -> Vec<f64> {
-    let mut w = vec![<<T as Rotate>::Real as Real>::ZERO; a.nrows()];
+    let mut w = vec![<<T as Rotate>::RealPart as Real>::ZERO; a.nrows()];
     self_adjoint_evd(a.as_ref(), &mut w, None, &Seq, EvdParams::default()).unwrap();
     w.iter().map(|x| x.to_f64()).collect()
 }

@@ -37,7 +37,7 @@ fn params(force: bool) -> SvdParams {
 fn run<T: Sample + Rotate>(a: &Mat<T>, full: bool, exec: &dyn Executor, force: bool) -> Result<T> {
     let (m, n) = (a.nrows(), a.ncols());
     let k = m.min(n);
-    let mut s = vec![<<T as Rotate>::Real as Real>::ZERO; k];
+    let mut s = vec![<<T as Rotate>::RealPart as Real>::ZERO; k];
     let mut u = Mat::<T>::zeros(m, if full { m } else { k });
     let mut v = Mat::<T>::zeros(n, if full { n } else { k });
     svd(

@@ -94,7 +94,7 @@ impl std::error::Error for EvdError {}
 /// ```
 pub fn self_adjoint_evd<T>(
     a: MatRef<'_, T>,
-    w: &mut [<T as Rotate>::Real],
+    w: &mut [<T as Rotate>::RealPart],
     u: Option<MatMut<'_, T>>,
     exec: &(impl Executor + ?Sized),
     params: EvdParams,
@@ -142,7 +142,7 @@ pub fn self_adjoint_evd_scratch<T: ComplexField>(n: usize, vectors: bool) -> Sta
 /// As [`self_adjoint_evd`], and when `stack` is smaller than [`self_adjoint_evd_scratch`].
 pub fn self_adjoint_evd_with_scratch<T>(
     a: MatRef<'_, T>,
-    w: &mut [<T as Rotate>::Real],
+    w: &mut [<T as Rotate>::RealPart],
     u: Option<MatMut<'_, T>>,
     exec: &(impl Executor + ?Sized),
     params: EvdParams,
@@ -177,7 +177,7 @@ where
     let mut cols = cols.as_mat_mut();
     // The lower triangle, with a real diagonal: faer's tridiagonalization reads it alone.
     for j in 0..n {
-        trid[(j, j)] = T::from_parts(a[(j, j)].parts().0, <T as Rotate>::Real::ZERO);
+        trid[(j, j)] = T::from_parts(a[(j, j)].parts().0, <T as Rotate>::RealPart::ZERO);
         for i in j + 1..n {
             trid[(i, j)] = a[(i, j)];
         }
@@ -204,7 +204,7 @@ where
                 scope: Scope::Call,
                 call_units: units,
             };
-            gate::width::<<T as Rotate>::Real>(exec, region, params.solver)
+            gate::width::<<T as Rotate>::RealPart>(exec, region, params.solver)
         }
         _ => 1,
     };
@@ -265,20 +265,20 @@ fn split_scratch<T: ComplexField>(n: usize, vectors: bool) -> StackReq {
 /// faer's solver does).
 fn split_solve<T: Rotate + ComplexField>(
     tri: MatRef<'_, T>,
-    w: &mut [<T as Rotate>::Real],
+    w: &mut [<T as Rotate>::RealPart],
     mut u: MatMut<'_, T>,
     split: tridiag_dc::Split,
     exec: &(impl Executor + ?Sized),
     stack: &mut MemStack,
 ) -> Result<(), EvdError> {
     let n = tri.nrows();
-    let zero = <T as Rotate>::Real::ZERO;
-    let (mut z, stack) = temp_mat_zeroed::<<T as Rotate>::Real, _, _>(n, n, stack);
+    let zero = <T as Rotate>::RealPart::ZERO;
+    let (mut z, stack) = temp_mat_zeroed::<<T as Rotate>::RealPart, _, _>(n, n, stack);
     let mut z = z.as_mat_mut();
-    let (mut vecs, stack) = temp_mat_zeroed::<<T as Rotate>::Real, _, _>(n, 3, stack);
+    let (mut vecs, stack) = temp_mat_zeroed::<<T as Rotate>::RealPart, _, _>(n, 3, stack);
     let mut vecs = vecs.as_mat_mut();
     // The phases: p_0 = 1, p_i = e_(i-1) p_(i-1) / |e_(i-1) p_(i-1)| (1 where that is zero).
-    let mut phase = vec![T::from_parts(<T as Rotate>::Real::ONE, zero); n];
+    let mut phase = vec![T::from_parts(<T as Rotate>::RealPart::ONE, zero); n];
     for i in 0..n {
         vecs[(i, 0)] = tri[(i, 0)].parts().0;
         if i + 1 < n {
@@ -293,7 +293,7 @@ fn split_solve<T: Rotate + ComplexField>(
                 let (xr, xi) = (er * pr - ei * pi, er * pi + ei * pr);
                 let r = xr.hypot(xi);
                 phase[i + 1] = if r == zero {
-                    T::from_parts(<T as Rotate>::Real::ONE, zero)
+                    T::from_parts(<T as Rotate>::RealPart::ONE, zero)
                 } else {
                     T::from_parts(xr / r, xi / r)
                 };

@@ -24,7 +24,7 @@ pub trait Real:
     + Neg<Output = Self>
     + faer::traits::RealField
     + Scalar
-    + Rotate<Real = Self>
+    + Rotate<RealPart = Self>
     + sealed::Sealed
 {
     /// Zero.
@@ -100,21 +100,21 @@ pub trait Rotate:
     Copy + Send + Sync + Scalar + sealed::Sealed + crate::spectral::fused::Fused + 'static
 {
     /// The real type of the rotations.
-    type Real: Real;
+    type RealPart: Real;
     /// `x <- c x + s y`, `y <- c y - s x`.
-    fn rotate(x: &mut Self, y: &mut Self, c: Self::Real, s: Self::Real);
+    fn rotate(x: &mut Self, y: &mut Self, c: Self::RealPart, s: Self::RealPart);
     /// `-x`.
     fn negate(x: &mut Self);
     /// The real and imaginary parts (imaginary zero for a real type).
-    fn parts(self) -> (Self::Real, Self::Real);
+    fn parts(self) -> (Self::RealPart, Self::RealPart);
     /// The number with these parts (the imaginary part dropped for a real type).
-    fn from_parts(re: Self::Real, im: Self::Real) -> Self;
+    fn from_parts(re: Self::RealPart, im: Self::RealPart) -> Self;
 }
 
 macro_rules! real_rotate {
     ($r:ty) => {
         impl Rotate for $r {
-            type Real = $r;
+            type RealPart = $r;
             #[inline(always)]
             fn rotate(x: &mut $r, y: &mut $r, c: $r, s: $r) {
                 let (a, b) = (*x, *y);
@@ -139,7 +139,7 @@ real_rotate!(f64);
 macro_rules! complex {
     ($r:ty) => {
         impl Rotate for Complex<$r> {
-            type Real = $r;
+            type RealPart = $r;
             #[inline(always)]
             fn rotate(x: &mut Self, y: &mut Self, c: $r, s: $r) {
                 let (a, b) = (*x, *y);

@@ -110,7 +110,7 @@ fn conj<T: Rotate>(a: T) -> T {
     T::from_parts(re, -im)
 }
 
-fn abs<T: Rotate>(a: T) -> T::Real {
+fn abs<T: Rotate>(a: T) -> T::RealPart {
     let (re, im) = a.parts();
     re.hypot(im)
 }
@@ -118,8 +118,8 @@ fn abs<T: Rotate>(a: T) -> T::Real {
 /// `z / |z|`, or one for zero.
 fn phase<T: Rotate>(z: T) -> T {
     let r = abs(z);
-    if r == <T as Rotate>::Real::ZERO {
-        T::from_parts(<T as Rotate>::Real::ONE, <T as Rotate>::Real::ZERO)
+    if r == <T as Rotate>::RealPart::ZERO {
+        T::from_parts(<T as Rotate>::RealPart::ONE, <T as Rotate>::RealPart::ZERO)
     } else {
         let (re, im) = z.parts();
         T::from_parts(re / r, im / r)
@@ -153,7 +153,7 @@ fn phase<T: Rotate>(z: T) -> T {
 /// ```
 pub fn svd<T>(
     a: MatRef<'_, T>,
-    s: &mut [<T as Rotate>::Real],
+    s: &mut [<T as Rotate>::RealPart],
     u: Option<MatMut<'_, T>>,
     v: Option<MatMut<'_, T>>,
     exec: &(impl Executor + ?Sized),
@@ -242,7 +242,7 @@ fn skinny_scratch<T: ComplexField>(big: usize, k: usize) -> StackReq {
 /// true when `u` or `v` is given).
 pub fn svd_with_scratch<T>(
     a: MatRef<'_, T>,
-    s: &mut [<T as Rotate>::Real],
+    s: &mut [<T as Rotate>::RealPart],
     u: Option<MatMut<'_, T>>,
     v: Option<MatMut<'_, T>>,
     exec: &(impl Executor + ?Sized),
@@ -322,7 +322,7 @@ pub fn qr_first(big: usize, k: usize) -> bool {
 /// `a`: `A = Q R`, `R = U_R S V^H` by [`tall`], `U = Q [U_R 0; 0 I]` on the executor.
 fn skinny<T>(
     mut a: MatMut<'_, T>,
-    s: &mut [<T as Rotate>::Real],
+    s: &mut [<T as Rotate>::RealPart],
     u: Option<MatMut<'_, T>>,
     v: Option<MatMut<'_, T>>,
     exec: &(impl Executor + ?Sized),
@@ -372,7 +372,7 @@ where
 /// faer's serial SVD, into the same outputs.
 fn faer_serial<T>(
     a: MatRef<'_, T>,
-    s: &mut [<T as Rotate>::Real],
+    s: &mut [<T as Rotate>::RealPart],
     u: Option<MatMut<'_, T>>,
     v: Option<MatMut<'_, T>>,
     stack: &mut MemStack,
@@ -401,7 +401,7 @@ where
 
 /// Sets `x` to the first columns of the identity.
 fn identity<T: Rotate>(mut x: MatMut<'_, T>) {
-    let (zero, one) = (<T as Rotate>::Real::ZERO, <T as Rotate>::Real::ONE);
+    let (zero, one) = (<T as Rotate>::RealPart::ZERO, <T as Rotate>::RealPart::ONE);
     for j in 0..x.ncols() {
         for i in 0..x.nrows() {
             x[(i, j)] = T::from_parts(if i == j { one } else { zero }, zero);
@@ -421,7 +421,7 @@ fn scale_cols<T: Rotate>(mut x: MatMut<'_, T>, p: &[T]) {
 /// The SVD of a tall (or square) matrix, reduced in place in `bid`.
 fn tall<T>(
     mut bid: MatMut<'_, T>,
-    s: &mut [<T as Rotate>::Real],
+    s: &mut [<T as Rotate>::RealPart],
     u: Option<MatMut<'_, T>>,
     v: Option<MatMut<'_, T>>,
     exec: &(impl Executor + ?Sized),
@@ -451,8 +451,8 @@ where
     let (mut p, mut q) = (Vec::with_capacity(n), Vec::with_capacity(n));
     let (mut d, mut e) = (Vec::with_capacity(n), Vec::with_capacity(n - 1));
     q.push(T::from_parts(
-        <T as Rotate>::Real::ONE,
-        <T as Rotate>::Real::ZERO,
+        <T as Rotate>::RealPart::ONE,
+        <T as Rotate>::RealPart::ZERO,
     ));
     for i in 0..n {
         let dq = mul(bid[(i, i)], q[i]);
@@ -548,7 +548,7 @@ where
 
 /// Where the values and the vectors (if asked for) of an SVD go.
 type Outputs<'a, T> = (
-    &'a mut [<T as Rotate>::Real],
+    &'a mut [<T as Rotate>::RealPart],
     Option<MatMut<'a, T>>,
     Option<MatMut<'a, T>>,
 );
@@ -558,7 +558,7 @@ type Outputs<'a, T> = (
 /// the result on the executor (the remaining columns of a full `U` start as the identity's).
 fn by_dc<T>(
     factors: Factors<'_, T>,
-    (d, e): (&[<T as Rotate>::Real], &[<T as Rotate>::Real]),
+    (d, e): (&[<T as Rotate>::RealPart], &[<T as Rotate>::RealPart]),
     (p, q): (&[T], &[T]),
     (s, u, v): Outputs<'_, T>,
     exec: &(impl Executor + ?Sized),
@@ -581,17 +581,17 @@ where
         call_units: units,
     };
     let split = bidiag_dc::Split {
-        width: gate::width::<<T as Rotate>::Real>(exec, region, params.dc),
+        width: gate::width::<<T as Rotate>::RealPart>(exec, region, params.dc),
         gemm: GemmParams {
             threshold: params.gemm,
         },
     };
-    let (mut ub, stack) = temp_mat_zeroed::<<T as Rotate>::Real, _, _>(n, n, stack);
+    let (mut ub, stack) = temp_mat_zeroed::<<T as Rotate>::RealPart, _, _>(n, n, stack);
     let mut ub = ub.as_mat_mut();
-    let (mut vb, stack) = temp_mat_zeroed::<<T as Rotate>::Real, _, _>(n, n, stack);
+    let (mut vb, stack) = temp_mat_zeroed::<<T as Rotate>::RealPart, _, _>(n, n, stack);
     let mut vb = vb.as_mat_mut();
     bidiag_dc::solve((d, e), s, ub.as_mut(), vb.as_mut(), split, exec, stack)?;
-    let zero = <T as Rotate>::Real::ZERO;
+    let zero = <T as Rotate>::RealPart::ZERO;
     if let Some(mut u) = u {
         let m = u.nrows();
         for j in 0..u.ncols() {
@@ -601,7 +601,7 @@ where
                 } else {
                     T::from_parts(
                         if i == j {
-                            <T as Rotate>::Real::ONE
+                            <T as Rotate>::RealPart::ONE
                         } else {
                             zero
                         },

@@ -84,21 +84,21 @@ struct Rot<R> {
 struct Recorder<'a, T: Rotate, E: Executor + ?Sized> {
     u: Option<MatMut<'a, T>>,
     v: Option<MatMut<'a, T>>,
-    on_u: Vec<Rot<T::Real>>,
-    on_v: Vec<Rot<T::Real>>,
+    on_u: Vec<Rot<T::RealPart>>,
+    on_v: Vec<Rot<T::RealPart>>,
     limit: usize,
     exec: &'a E,
     threshold: Option<ParThreshold>,
 }
 
 impl<T: Rotate, E: Executor + ?Sized> Recorder<'_, T, E> {
-    fn u(&mut self, j: usize, c: T::Real, s: T::Real) {
+    fn u(&mut self, j: usize, c: T::RealPart, s: T::RealPart) {
         if self.u.is_some() {
             self.on_u.push(Rot { j: j as u32, c, s });
         }
     }
 
-    fn v(&mut self, j: usize, c: T::Real, s: T::Real) {
+    fn v(&mut self, j: usize, c: T::RealPart, s: T::RealPart) {
         if self.v.is_some() {
             self.on_v.push(Rot { j: j as u32, c, s });
         }
@@ -123,7 +123,7 @@ impl<T: Rotate, E: Executor + ?Sized> Recorder<'_, T, E> {
 /// says it pays, else on the calling thread.
 fn apply<T: Rotate>(
     x: MatMut<'_, T>,
-    rots: &[Rot<T::Real>],
+    rots: &[Rot<T::RealPart>],
     exec: &(impl Executor + ?Sized),
     threshold: Option<ParThreshold>,
 ) {
@@ -159,7 +159,7 @@ fn apply<T: Rotate>(
 }
 
 /// Applies `rots` in order to one strip of rows (column-major: each column's rows contiguous).
-fn apply_strip<T: Rotate>(x: MatMut<'_, T>, rots: &[Rot<T::Real>]) {
+fn apply_strip<T: Rotate>(x: MatMut<'_, T>, rots: &[Rot<T::RealPart>]) {
     let rows = x.nrows();
     let cs = x.col_stride();
     let base = x.as_ptr_mut();
@@ -208,8 +208,8 @@ fn apply_strip<T: Rotate>(x: MatMut<'_, T>, rots: &[Rot<T::Real>]) {
 /// assert!((d[0] - 5.0).abs() < 1e-15 && d[1] == 0.0);
 /// ```
 pub fn bidiag_svd<T: Rotate>(
-    d: &mut [T::Real],
-    e: &mut [T::Real],
+    d: &mut [T::RealPart],
+    e: &mut [T::RealPart],
     u: Option<MatMut<'_, T>>,
     v: Option<MatMut<'_, T>>,
     exec: &(impl Executor + ?Sized),
@@ -245,8 +245,8 @@ pub fn bidiag_svd<T: Rotate>(
     let big = d
         .iter()
         .chain(e.iter())
-        .fold(T::Real::ZERO, |a, x| max(a, x.abs()));
-    let k = if big == T::Real::ZERO {
+        .fold(T::RealPart::ZERO, |a, x| max(a, x.abs()));
+    let k = if big == T::RealPart::ZERO {
         0
     } else {
         -(big.to_f64().log2().round() as i32)
@@ -256,12 +256,12 @@ pub fn bidiag_svd<T: Rotate>(
     }
     // Values only: dqds, unless it declines (then the QR below).
     if rec.u.is_none() && rec.v.is_none() {
-        let mut values = vec![T::Real::ZERO; n];
+        let mut values = vec![T::RealPart::ZERO; n];
         if dqds::singular_values(d, e, &mut values) {
             for (x, y) in d.iter_mut().zip(values) {
                 *x = times_pow2(y, -k);
             }
-            e.fill(T::Real::ZERO);
+            e.fill(T::RealPart::ZERO);
             return Ok(());
         }
     }
@@ -277,11 +277,11 @@ pub fn bidiag_svd<T: Rotate>(
 
 /// The QR iteration proper (`dbdsqr`'s main loop, upper bidiagonal, `tol > 0`).
 fn iterate<T: Rotate, E: Executor + ?Sized>(
-    d: &mut [T::Real],
-    e: &mut [T::Real],
+    d: &mut [T::RealPart],
+    e: &mut [T::RealPart],
     rec: &mut Recorder<'_, T, E>,
 ) -> Result<(), BidiagSvdError> {
-    type R<T> = <T as Rotate>::Real;
+    type R<T> = <T as Rotate>::RealPart;
     let n = d.len();
     let eps = R::<T>::EPS;
     let nr = R::<T>::from_f64(n as f64);
@@ -417,14 +417,14 @@ fn iterate<T: Rotate, E: Executor + ?Sized>(
 
 /// Demmel-Kahan zero-shift sweep of block `ll..=m`, top to bottom.
 fn zero_shift_down<T: Rotate, E: Executor + ?Sized>(
-    d: &mut [T::Real],
-    e: &mut [T::Real],
+    d: &mut [T::RealPart],
+    e: &mut [T::RealPart],
     ll: usize,
     m: usize,
     rec: &mut Recorder<'_, T, E>,
 ) {
-    let one = <T::Real as Real>::ONE;
-    let (mut cs, mut oldcs, mut oldsn) = (one, one, <T::Real as Real>::ZERO);
+    let one = <T::RealPart as Real>::ONE;
+    let (mut cs, mut oldcs, mut oldsn) = (one, one, <T::RealPart as Real>::ZERO);
     for i in ll..m {
         let (c, sn, r) = lartg(d[i] * cs, e[i]);
         cs = c;
@@ -443,14 +443,14 @@ fn zero_shift_down<T: Rotate, E: Executor + ?Sized>(
 
 /// Demmel-Kahan zero-shift sweep of block `ll..=m`, bottom to top.
 fn zero_shift_up<T: Rotate, E: Executor + ?Sized>(
-    d: &mut [T::Real],
-    e: &mut [T::Real],
+    d: &mut [T::RealPart],
+    e: &mut [T::RealPart],
     ll: usize,
     m: usize,
     rec: &mut Recorder<'_, T, E>,
 ) {
-    let one = <T::Real as Real>::ONE;
-    let (mut cs, mut oldcs, mut oldsn) = (one, one, <T::Real as Real>::ZERO);
+    let one = <T::RealPart as Real>::ONE;
+    let (mut cs, mut oldcs, mut oldsn) = (one, one, <T::RealPart as Real>::ZERO);
     for i in (ll + 1..=m).rev() {
         let (c, sn, r) = lartg(d[i] * cs, e[i - 1]);
         cs = c;
@@ -469,14 +469,14 @@ fn zero_shift_up<T: Rotate, E: Executor + ?Sized>(
 
 /// Shifted implicit QR sweep of block `ll..=m`, top to bottom.
 fn shifted_down<T: Rotate, E: Executor + ?Sized>(
-    d: &mut [T::Real],
-    e: &mut [T::Real],
+    d: &mut [T::RealPart],
+    e: &mut [T::RealPart],
     ll: usize,
     m: usize,
-    shift: T::Real,
+    shift: T::RealPart,
     rec: &mut Recorder<'_, T, E>,
 ) {
-    let one = <T::Real as Real>::ONE;
+    let one = <T::RealPart as Real>::ONE;
     let mut f = (d[ll].abs() - shift) * (sign(one, d[ll]) + shift / d[ll]);
     let mut g = e[ll];
     for i in ll..m {
@@ -504,14 +504,14 @@ fn shifted_down<T: Rotate, E: Executor + ?Sized>(
 
 /// Shifted implicit QR sweep of block `ll..=m`, bottom to top.
 fn shifted_up<T: Rotate, E: Executor + ?Sized>(
-    d: &mut [T::Real],
-    e: &mut [T::Real],
+    d: &mut [T::RealPart],
+    e: &mut [T::RealPart],
     ll: usize,
     m: usize,
-    shift: T::Real,
+    shift: T::RealPart,
     rec: &mut Recorder<'_, T, E>,
 ) {
-    let one = <T::Real as Real>::ONE;
+    let one = <T::RealPart as Real>::ONE;
     let mut f = (d[m].abs() - shift) * (sign(one, d[m]) + shift / d[m]);
     let mut g = e[m - 1];
     for i in (ll + 1..=m).rev() {
@@ -539,10 +539,10 @@ fn shifted_up<T: Rotate, E: Executor + ?Sized>(
 
 /// Makes the values non-negative (negating `V`'s matching column) and sorts them
 /// non-increasing with the columns of `U` and `V`.
-fn finish<T: Rotate, E: Executor + ?Sized>(d: &mut [T::Real], rec: &mut Recorder<'_, T, E>) {
+fn finish<T: Rotate, E: Executor + ?Sized>(d: &mut [T::RealPart], rec: &mut Recorder<'_, T, E>) {
     let n = d.len();
     for (i, di) in d.iter_mut().enumerate() {
-        if *di < <T::Real as Real>::ZERO {
+        if *di < <T::RealPart as Real>::ZERO {
             *di = -*di;
             if let Some(v) = rec.v.as_mut() {
                 for r in 0..v.nrows() {

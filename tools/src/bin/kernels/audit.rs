@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use faer::{c64, Accum, Mat};
 use teamalg::gates::trace;
-use teamalg::gates::{Family, ParThreshold, Scalar};
+use teamalg::gates::{Family, ParThreshold};
 use teamalg::linalg::{self, Options};
 use teamalg::{Pool, Team};
 use teamalg_tools::stats::{median, median_p90};
@@ -31,7 +31,7 @@ struct Gemm<T> {
     c: Mat<T>,
 }
 
-impl<T: faer::traits::ComplexField + Scalar + Send + Sync + Copy> Call for Gemm<T> {
+impl<T: teamalg::linalg::Field + Copy> Call for Gemm<T> {
     fn run(&mut self, team: &Team, options: &Options) {
         let one = faer::traits::math_utils::one::<T>();
         linalg::matmul_with(
@@ -69,7 +69,7 @@ struct Trsm<T>(InPlace<T>);
 struct Lu<T>(InPlace<T>);
 struct Chol<T>(InPlace<T>);
 
-impl<T: faer::traits::ComplexField + Scalar + Send + Sync + Copy> Call for Trsm<T> {
+impl<T: teamalg::linalg::Field + Copy> Call for Trsm<T> {
     fn prepare(&mut self) {
         self.0.work.copy_from(&self.0.rhs);
     }
@@ -87,7 +87,7 @@ impl<T: faer::traits::ComplexField + Scalar + Send + Sync + Copy> Call for Trsm<
     }
 }
 
-impl<T: faer::traits::ComplexField + Scalar + Send + Sync + Copy> Call for Lu<T> {
+impl<T: teamalg::linalg::Field + Copy> Call for Lu<T> {
     fn prepare(&mut self) {
         self.0.work.copy_from(&self.0.input);
     }
@@ -97,7 +97,7 @@ impl<T: faer::traits::ComplexField + Scalar + Send + Sync + Copy> Call for Lu<T>
     }
 }
 
-impl<T: faer::traits::ComplexField + Scalar + Send + Sync + Copy> Call for Chol<T> {
+impl<T: teamalg::linalg::Field + Copy> Call for Chol<T> {
     fn prepare(&mut self) {
         self.0.work.copy_from(&self.0.input);
     }

@@ -6,7 +6,6 @@ use faer::linalg::evd::{
     self_adjoint_evd as faer_evd, self_adjoint_evd_scratch as faer_evd_scratch, ComputeEigenvectors,
 };
 use faer::linalg::svd::{svd as faer_svd, svd_scratch as faer_svd_scratch, ComputeSvdVectors};
-use faer::traits::ComplexField;
 use faer::{Mat, Par};
 use teamalg::kernels::bidiag;
 use teamalg::kernels::bidiag_svd::{Real as RealNumber, Rotate};
@@ -83,7 +82,7 @@ pub(crate) fn rows<'a>(kernel: &str, s: &'a Settings) -> Option<Vec<Row<'a>>> {
 struct Svd<T: Rotate> {
     a: Mat<T>,
     s: Mat<T>,
-    sr: Vec<<T as Rotate>::Real>,
+    sr: Vec<<T as Rotate>::RealPart>,
     u: Mat<T>,
     v: Mat<T>,
     vectors: bool,
@@ -94,7 +93,7 @@ struct Svd<T: Rotate> {
     ours: MemBuffer,
 }
 
-impl<T: ComplexField + Rotate> Svd<T> {
+impl<T: teamalg::linalg::Field> Svd<T> {
     fn new(a: Mat<T>, vectors: bool, width: usize, path: SvdPath, owned: bool) -> Self {
         let (m, n) = (a.nrows(), a.ncols());
         let k = m.min(n);
@@ -106,7 +105,7 @@ impl<T: ComplexField + Rotate> Svd<T> {
         let req = faer_svd_scratch::<T>(m, n, want, want, Par::rayon(width), Default::default());
         Svd {
             s: Mat::zeros(k, 1),
-            sr: vec![<<T as Rotate>::Real as RealNumber>::ZERO; k],
+            sr: vec![<<T as Rotate>::RealPart as RealNumber>::ZERO; k],
             u: Mat::zeros(m, k),
             v: Mat::zeros(n, k),
             a,
@@ -119,7 +118,7 @@ impl<T: ComplexField + Rotate> Svd<T> {
     }
 }
 
-impl<T: ComplexField + Rotate> Case for Svd<T> {
+impl<T: teamalg::linalg::Field> Case for Svd<T> {
     fn faer(&mut self, par: Par) {
         let (u, v) = if self.vectors {
             (Some(self.u.as_mut()), Some(self.v.as_mut()))
@@ -161,7 +160,7 @@ impl<T: ComplexField + Rotate> Case for Svd<T> {
 struct Evd<T: Rotate> {
     a: Mat<T>,
     s: Mat<T>,
-    w: Vec<<T as Rotate>::Real>,
+    w: Vec<<T as Rotate>::RealPart>,
     u: Mat<T>,
     vectors: bool,
     /// `--owned`: teamalg through the owned facade forms (`SelfAdjointEigen::new`,
@@ -171,7 +170,7 @@ struct Evd<T: Rotate> {
     ours: MemBuffer,
 }
 
-impl<T: ComplexField + Rotate> Evd<T> {
+impl<T: teamalg::linalg::Field> Evd<T> {
     fn new(b: Mat<T>, vectors: bool, width: usize, owned: bool) -> Self {
         let n = b.nrows();
         let a = Mat::from_fn(n, n, |i, j| {
@@ -186,7 +185,7 @@ impl<T: ComplexField + Rotate> Evd<T> {
         let req = faer_evd_scratch::<T>(n, want, Par::rayon(width), Default::default());
         Evd {
             s: Mat::zeros(n, 1),
-            w: vec![<<T as Rotate>::Real as RealNumber>::ZERO; n],
+            w: vec![<<T as Rotate>::RealPart as RealNumber>::ZERO; n],
             u: Mat::zeros(n, n),
             a,
             vectors,
@@ -197,7 +196,7 @@ impl<T: ComplexField + Rotate> Evd<T> {
     }
 }
 
-impl<T: ComplexField + Rotate> Case for Evd<T> {
+impl<T: teamalg::linalg::Field> Case for Evd<T> {
     fn faer(&mut self, par: Par) {
         let u = self.vectors.then(|| self.u.as_mut());
         let s = self.s.as_mut().col_mut(0).as_diagonal_mut();
@@ -235,7 +234,7 @@ struct Tridiag<T> {
     buf: MemBuffer,
 }
 
-impl<T: ComplexField + Rotate> Tridiag<T> {
+impl<T: teamalg::linalg::Field> Tridiag<T> {
     fn new(b: Mat<T>, width: usize) -> Self {
         let n = b.nrows();
         let a = Mat::from_fn(n, n, |i, j| {
@@ -257,7 +256,7 @@ impl<T: ComplexField + Rotate> Tridiag<T> {
     }
 }
 
-impl<T: ComplexField + Rotate> Case for Tridiag<T> {
+impl<T: teamalg::linalg::Field> Case for Tridiag<T> {
     fn prepare(&mut self) {
         self.work.copy_from(&self.a);
     }
@@ -283,7 +282,7 @@ struct Bidiag<T> {
     buf: MemBuffer,
 }
 
-impl<T: ComplexField + Rotate> Bidiag<T> {
+impl<T: teamalg::linalg::Field> Bidiag<T> {
     fn new(a: Mat<T>) -> Self {
         let n = a.nrows();
         let bs = faer::linalg::qr::no_pivoting::factor::recommended_block_size::<T>(n, n);
@@ -297,7 +296,7 @@ impl<T: ComplexField + Rotate> Bidiag<T> {
     }
 }
 
-impl<T: ComplexField + Rotate> Case for Bidiag<T> {
+impl<T: teamalg::linalg::Field> Case for Bidiag<T> {
     fn prepare(&mut self) {
         self.work.copy_from(&self.a);
     }
