@@ -187,9 +187,9 @@ fn epyc_curve(family: Family) -> Option<RateCurve> {
             (699051.0, [0.0866, 0.2152, 0.0673, 0.1399]),
             (5592405.0, [0.0620, 0.1864, 0.0403, 0.1032]),
         ],
-        // LDL^H's update is the Cholesky's (the same products on the same triangle), so it
-        // takes the Cholesky's rows until it is measured on its own.
-        Family::Cholesky | Family::Ldlt => [
+        // LDL^H's and Bunch-Kaufman's updates are the Cholesky's (the same products on the
+        // same triangle), so they take the Cholesky's rows until measured on their own.
+        Family::Cholesky | Family::Ldlt | Family::Lblt => [
             (5461.0, [0.2054, 0.4547, 0.1523, 1.2010]),
             (43691.0, [0.1226, 0.3587, 0.0796, 0.8562]),
             (349525.0, [0.0780, 0.2729, 0.0479, 0.3370]),
@@ -246,6 +246,7 @@ fn apple_rate(family: Family) -> Rate {
         | Family::LuPartial
         | Family::Cholesky
         | Family::Ldlt
+        | Family::Lblt
         | Family::Qr => scaled(family),
         Family::LuFullStep => h(0.216, 0.600),
         Family::QrColPivStep => h(0.202, 0.713),
@@ -279,7 +280,11 @@ pub fn builtin_split(family: Family, vendor: CpuVendor) -> Splits {
         Family::Gemm => f(s(195.0, 0.949), s(135.0, 0.982)),
         Family::TriangularSolve => f(s(560.0, 0.945), s(1090.0, 0.970)),
         Family::LuPartial => f(s(5832.0, 0.945), s(12450.0, 0.869)),
-        Family::Cholesky | Family::Ldlt => f(s(1654.0, 0.847), s(7196.0, 0.836)),
+        // LDL^H and Bunch-Kaufman take the Cholesky's until fitted on their own: a split
+        // fitted by hand to their rows on the AMD EPYC host (overhead 5 us, efficiency 0.6)
+        // kept orders 512 and 1024 serial where two wide gains 1.2 to 1.4x
+        // (docs/perf/runs/kernels-log.md, "LDL^H and Bunch-Kaufman").
+        Family::Cholesky | Family::Ldlt | Family::Lblt => f(s(1654.0, 0.847), s(7196.0, 0.836)),
         // Fitted by hand to the reductions' benchmark rows (orders 256 to 1024, every step
         // forced parallel) against the estimates of their built-in rates (docs/gates.md).
         Family::TridiagStep if amd => f(s(850.0, 0.93), s(2300.0, 1.0)),

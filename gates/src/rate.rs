@@ -118,6 +118,8 @@ pub enum Family {
     Qr,
     /// `LDL^H` without pivoting; unit: multiply-add (`n^3 / 6`).
     Ldlt,
+    /// Bunch-Kaufman `L B L^H`; unit: multiply-add (`n^3 / 6`).
+    Lblt,
     /// One step of LU with full pivoting; unit: element of the trailing block.
     LuFullStep,
     /// One step of QR with column pivoting; unit: element of the trailing block.
@@ -137,7 +139,7 @@ pub enum Family {
 }
 
 /// How many families there are.
-pub const FAMILIES: usize = 14;
+pub const FAMILIES: usize = 15;
 
 impl Family {
     /// Every family.
@@ -148,6 +150,7 @@ impl Family {
         Family::Cholesky,
         Family::Qr,
         Family::Ldlt,
+        Family::Lblt,
         Family::LuFullStep,
         Family::QrColPivStep,
         Family::BidiagStep,
@@ -172,6 +175,7 @@ impl Family {
             Family::Cholesky => "cholesky",
             Family::Qr => "qr",
             Family::Ldlt => "ldlt",
+            Family::Lblt => "lblt",
             Family::LuFullStep => "lu_full_step",
             Family::QrColPivStep => "qr_col_piv_step",
             Family::BidiagStep => "bidiag_step",

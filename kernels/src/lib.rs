@@ -21,7 +21,7 @@ pub mod svd;
 
 // The kernels' paths as they were before the families had folders: every public module is
 // still reachable from the crate's root.
-pub use dense::{cholesky, col_piv_qr, full_piv_lu, gemm, ldlt, lu, qr, triangular};
+pub use dense::{cholesky, col_piv_qr, full_piv_lu, gemm, lblt, ldlt, lu, qr, triangular};
 pub use evd::tridiag;
 pub use exec::{gate, par, sections, stream};
 pub use spectral::fused;

@@ -3,15 +3,12 @@
 
 use std::cmp::Ordering;
 
-use faer::linalg::cholesky::lblt::factor::{
-    cholesky_in_place as faer_lblt, cholesky_in_place_scratch as faer_lblt_scratch, LbltParams,
-    PivotingStrategy,
-};
 use faer::mat::AsMatRef;
 use faer::traits::math_utils::{abs2, conj, from_real, mul_real, real, recip, zero};
 use faer::traits::Conjugate;
-use faer::{Mat, MatMut, MatRef, Par};
+use faer::{Mat, MatMut, MatRef};
 use teamalg_gates::Family;
+use teamalg_kernels::lblt::{lblt_in_place, lblt_in_place_scratch, LbltParams};
 use teamalg_kernels::par::{Executor, Seq};
 use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
 
@@ -30,8 +27,8 @@ use super::{Dim, Field, LinalgError, Options, TriangularView};
 /// matrix has one, indefinite or singular, at half an LU's work, and it keeps the
 /// symmetry: the solver for symmetric indefinite systems (saddle points, KKT systems,
 /// shifted eigenproblems). The inertia (the signs of `A`'s eigenvalues) comes from `B`.
-/// The factorization runs serially on the calling thread (faer's blocked Bunch-Kaufman); its
-/// solves run their triangular solves on `exec`.
+/// The factorization is blocked, its trailing updates on `exec` where the gate says they pay
+/// (family `Lblt`); its solves run their triangular solves on `exec`.
 ///
 /// ```
 /// use faer::Mat;
@@ -81,32 +78,31 @@ impl<T: Field> Lblt<T> {
         exec: &(impl Executor + ?Sized),
         options: &Options,
     ) -> Result<Self, LinalgError> {
-        let _ = exec;
         let a = a.as_mat_ref();
         let mut factors = a.to_owned();
         hermitian::check("lblt", factors.as_ref(), options, false)?;
         hermitian::to_lower(factors.as_mut(), options);
         let guard = Guard::measure(factors.as_ref(), options, check::Stored::Lower);
         let n = factors.nrows();
-        let mut subdiag = Mat::<T>::zeros(n, 1);
-        let (mut fwd, mut inv) = (vec![0usize; n], vec![0usize; n]);
-        let mut params: LbltParams = faer::auto!(T);
-        params.pivoting = PivotingStrategy::Partial;
-        let req = faer_lblt_scratch::<usize, T>(n, Par::Seq, params.into());
+        let mut subdiag = vec![zero::<T>(); n];
+        let mut swaps = vec![0usize; n];
+        let params = LbltParams {
+            block_size: 0,
+            threshold: options.get(Family::Lblt),
+        };
+        let req = lblt_in_place_scratch::<T>(n, params);
         scratch::with("lblt", req, |stack| {
-            faer_lblt(
-                factors.as_mut(),
-                subdiag.as_mut().col_mut(0).as_diagonal_mut(),
-                &mut fwd,
-                &mut inv,
-                Par::Seq,
-                stack,
-                params.into(),
-            );
+            lblt_in_place(factors.as_mut(), &mut subdiag, &mut swaps, exec, params, stack);
         })?;
+        // P is the interchanges' product, applied from the first: row i of P A P^T is row
+        // fwd[i] of A.
+        let mut fwd: Vec<usize> = (0..n).collect();
+        for (i, &p) in swaps.iter().enumerate() {
+            fwd.swap(i, p);
+        }
         Ok(Lblt {
             factors,
-            subdiag: (0..n).map(|i| subdiag[(i, 0)]).collect(),
+            subdiag,
             perm: Perm::from_forward(fwd),
             options: *options,
             guard,

@@ -152,10 +152,10 @@ fn ldlt_refuses_a_zero_pivot() {
 }
 
 fn lblt_case<T: Sample + Rotate>() {
-    every_executor(|exec, _| {
-        for n in [1, 2, 9, 60] {
+    every_executor(|exec, on| {
+        for n in [1, 2, 9, 60, 100] {
             let a = hermitian::<T>(n, 0.5);
-            let f = Lblt::new(&a, exec).unwrap();
+            let f = Lblt::new_with(&a, exec, &forced(Family::Lblt, on)).unwrap();
             let nrm = norm(a.as_ref());
             assert_backward::<T>(
                 &format!("P^T L B L^H P, {n}"),

@@ -14,6 +14,7 @@ mod cholesky;
 mod evd;
 mod gemm;
 mod kernel_trace;
+mod lblt;
 mod lookahead;
 mod lu;
 mod qr;

@@ -14,21 +14,19 @@ use faer::dyn_stack::{MemStack, StackReq};
 use faer::linalg::cholesky::ldlt::factor::{
     cholesky_in_place as faer_ldlt, cholesky_in_place_scratch as faer_ldlt_scratch, LdltError,
 };
-use faer::linalg::matmul::matmul as faer_matmul;
-use faer::linalg::matmul::triangular::{matmul as triangular_matmul, BlockStructure};
 use faer::linalg::temp_mat_scratch;
 use faer::linalg::temp_mat_zeroed;
 use faer::linalg::triangular_solve::solve_unit_lower_triangular_in_place;
 use faer::mat::AsMatMut;
 use faer::reborrow::{Reborrow, ReborrowMut};
-use faer::traits::math_utils::{mul_real, one, real, recip};
+use faer::traits::math_utils::{mul_real, real, recip};
 use faer::traits::ComplexField;
-use faer::{Accum, MatMut, MatRef, Par};
+use faer::{MatMut, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
+use super::lower_update::LowerUpdate;
 use crate::exec::gate::{self, Region, Scope};
 use crate::exec::par::Executor;
-use crate::exec::tiles::Tiles;
 
 /// Parameters of [`ldlt_in_place`].
 #[derive(Debug, Clone, Copy, Default)]
@@ -129,12 +127,6 @@ where
                 l21[(i, j)] = mul_real(&l21[(i, j)], &d_inv);
             }
         }
-        let trailing = a.rb_mut().submatrix_mut(k + b, k + b, t, t);
-        let step = Step {
-            c: Tiles::new(trailing),
-            l21: a.rb().submatrix(k + b, k, t, b),
-            w: w_panel.rb(),
-        };
         let region = Region {
             site: "ldlt/panel",
             dims: [n - k, t, b],
@@ -145,68 +137,12 @@ where
             call_units: (n as f64).powi(3) / 6.0,
         };
         let wk = gate::width::<T>(exec, region, params.threshold).min(w);
-        if wk <= 1 {
-            step.columns(0, t);
-        } else {
-            exec.run_chunks(wk, &|c, chunks| {
-                step.columns(split(c, chunks, t), split(c + 1, chunks, t));
-            });
-        }
+        let (left, trailing) = a.rb_mut().subrows_mut(k + b, t).split_at_col_mut(k + b);
+        let l21 = left.rb().subcols(k, b);
+        LowerUpdate::new(trailing, l21, w_panel.rb(), false).run(exec, wk);
         k += b;
     }
     Ok(())
-}
-
-/// The first column of chunk `c` of `chunks` over a lower triangle of `t` columns, cut so
-/// that each chunk updates about as many entries (column `j` has `t - j`).
-fn split(c: usize, chunks: usize, t: usize) -> usize {
-    if c >= chunks {
-        return t;
-    }
-    let frac = c as f64 / chunks as f64;
-    let x = t as f64 * (1.0 - (1.0 - frac).sqrt());
-    (x.round() as usize).min(t)
-}
-
-/// One panel's update of the trailing lower triangle, shared by its participants.
-struct Step<'a, T> {
-    c: Tiles<T>,
-    l21: MatRef<'a, T>,
-    w: MatRef<'a, T>,
-}
-
-// SAFETY (`Sync` is derived from the parts): `Tiles` is `Sync` for `T: Send`, and the two
-// views are read-only `MatRef`s, `Sync` for `T: Sync`.
-impl<T: ComplexField> Step<'_, T> {
-    /// `C -= L21[c.., :] W[c0..c1, :]^H` on the lower triangle of columns `c0..c1`.
-    fn columns(&self, c0: usize, c1: usize) {
-        let w = c1 - c0;
-        if w == 0 {
-            return;
-        }
-        let t = self.c.nrows();
-        // SAFETY: the chunks partition the trailing columns; a chunk's tile is its columns'
-        // lower part, rows c0..t, which no other chunk touches; `l21` and `w` lie outside the
-        // trailing matrix (the panel and the buffer).
-        let cols = unsafe { self.c.tile(c0, t, c0, c1) };
-        let lhs = self.l21.subrows(c0, t - c0);
-        let rhs = self.w.subrows(c0, w).adjoint();
-        let (diag, below) = cols.split_at_row_mut(w);
-        let (lhs_diag, lhs_below) = lhs.split_at_row(w);
-        let minus = -one::<T>();
-        triangular_matmul(
-            diag,
-            BlockStructure::TriangularLower,
-            Accum::Add,
-            lhs_diag,
-            BlockStructure::Rectangular,
-            rhs,
-            BlockStructure::Rectangular,
-            minus.clone(),
-            Par::Seq,
-        );
-        faer_matmul(below, Accum::Add, lhs_below, rhs, minus, Par::Seq);
-    }
 }
 
 /// Factors the diagonal block `diag` (starting at column `k`) with faer's serial `LDL^H`.

@@ -2,6 +2,13 @@
 //! against faer's call.
 
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
+use faer::linalg::cholesky::lblt::factor::{
+    cholesky_in_place as faer_lblt, cholesky_in_place_scratch as faer_lblt_scratch,
+    LbltParams as FaerLbltParams, PivotingStrategy,
+};
+use faer::linalg::cholesky::ldlt::factor::{
+    cholesky_in_place as faer_ldlt, cholesky_in_place_scratch as faer_ldlt_scratch,
+};
 use faer::linalg::cholesky::llt::factor::{cholesky_in_place, cholesky_in_place_scratch};
 use faer::linalg::lu::partial_pivoting::factor::{lu_in_place, lu_in_place_scratch};
 use faer::linalg::matmul::matmul as faer_matmul;
@@ -15,13 +22,15 @@ use teamalg::gates::Scalar;
 use teamalg::kernels::cholesky::{self, CholeskyParams};
 use teamalg::kernels::col_piv_qr::{self, ColPivQrParams};
 use teamalg::kernels::gemm::{matmul, GemmParams};
+use teamalg::kernels::lblt::{self, LbltParams};
+use teamalg::kernels::ldlt;
 use teamalg::kernels::lu::{self, LuParams};
 use teamalg::kernels::par::Executor;
 use teamalg::kernels::qr::{self, QrParams};
 
 use super::{cx, re, spd, Case, Row, Settings};
 
-/// The rows of `kernel` (`gemm`, `lu`, `cholesky`, `qr`, `col_piv_qr`), or `None` when it is not dense.
+/// The rows of `kernel` (`gemm`, `lu`, `cholesky`, `ldlt`, `lblt`, `qr`, `col_piv_qr`), or `None` when it is not dense.
 pub(crate) fn rows<'a>(kernel: &str, s: &'a Settings) -> Option<Vec<Row<'a>>> {
     let (w, sizes, factor_sizes) = (s.width, s.sizes.clone(), s.factor_sizes());
     let lu_p = LuParams {
@@ -70,6 +79,25 @@ pub(crate) fn rows<'a>(kernel: &str, s: &'a Settings) -> Option<Vec<Row<'a>>> {
             }),
             Row::new("cholesky c64", factor_sizes, move |n| {
                 Box::new(Cholesky(Factor::new(spd(n, cx), chol_scratch(n)), chol_p))
+            }),
+        ],
+        "ldlt" => vec![
+            Row::new("ldlt f64", factor_sizes.clone(), move |n| {
+                Box::new(Ldlt(Factor::new(spd(n, re), sym_scratch::<f64>(n, w))))
+            }),
+            Row::new("ldlt c64", factor_sizes.clone(), move |n| {
+                Box::new(Ldlt(Factor::new(spd(n, cx), sym_scratch::<c64>(n, w))))
+            }),
+        ],
+        "lblt" => vec![
+            Row::new("lblt f64", factor_sizes.clone(), move |n| {
+                Box::new(Lblt::new(Mat::from_fn(n, n, |i, j| re(i, j) + re(j, i)), w))
+            }),
+            Row::new("lblt c64", factor_sizes.clone(), move |n| {
+                Box::new(Lblt::new(
+                    Mat::from_fn(n, n, |i, j| cx(i, j) + cx(j, i).conj()),
+                    w,
+                ))
             }),
         ],
         "qr" => vec![
@@ -278,5 +306,96 @@ impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for ColPivQr<T> {
         let (w, h) = (f.work.as_mut(), self.h.as_mut());
         let p = ColPivQrParams::default();
         col_piv_qr::col_piv_qr_in_place(w, h, &mut f.idx, &mut f.idx2, &exec, p, stack);
+    }
+}
+
+/// The scratch of faer's `LDL^H` and Bunch-Kaufman and the kernels' for order `n`.
+fn sym_scratch<T: ComplexField>(n: usize, width: usize) -> StackReq {
+    let par = Par::rayon(width);
+    StackReq::any_of(&[
+        faer_ldlt_scratch::<T>(n, par, Default::default()),
+        ldlt::ldlt_in_place_scratch::<T>(n),
+        faer_lblt_scratch::<usize, T>(n, par, Default::default()),
+        lblt::lblt_in_place_scratch::<T>(n, LbltParams::default()),
+    ])
+}
+
+/// `LDL^H` without pivoting of a positive definite matrix.
+struct Ldlt<T>(Factor<T>);
+
+impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for Ldlt<T> {
+    fn prepare(&mut self) {
+        self.0.prepare();
+    }
+    fn faer(&mut self, par: Par) {
+        let f = &mut self.0;
+        let stack = MemStack::new(&mut f.buf);
+        faer_ldlt(
+            f.work.as_mut(),
+            Default::default(),
+            par,
+            stack,
+            Default::default(),
+        )
+        .expect("nonzero pivots");
+    }
+    fn teamalg(&mut self, exec: &dyn Executor) {
+        let f = &mut self.0;
+        let stack = MemStack::new(&mut f.buf);
+        ldlt::ldlt_in_place(f.work.as_mut(), &exec, Default::default(), stack)
+            .expect("nonzero pivots");
+    }
+}
+
+/// Bunch-Kaufman (partial pivoting, faer's and the kernel's) of a symmetric indefinite
+/// matrix.
+struct Lblt<T> {
+    f: Factor<T>,
+    subdiag: Vec<T>,
+}
+
+impl<T: ComplexField + Scalar + Send + Sync + Copy> Lblt<T> {
+    fn new(a: Mat<T>, width: usize) -> Self {
+        let n = a.nrows();
+        Lblt {
+            f: Factor::new(a, sym_scratch::<T>(n, width)),
+            subdiag: vec![faer::traits::math_utils::zero(); n],
+        }
+    }
+}
+
+impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for Lblt<T> {
+    fn prepare(&mut self) {
+        self.f.prepare();
+    }
+    fn faer(&mut self, par: Par) {
+        let f = &mut self.f;
+        let stack = MemStack::new(&mut f.buf);
+        let mut params: FaerLbltParams = faer::auto!(T);
+        params.pivoting = PivotingStrategy::Partial;
+        let mut sub = Mat::<T>::zeros(f.a.nrows(), 1);
+        let diag = sub.as_mut().col_mut(0).as_diagonal_mut();
+        faer_lblt(
+            f.work.as_mut(),
+            diag,
+            &mut f.idx,
+            &mut f.idx2,
+            par,
+            stack,
+            params.into(),
+        );
+    }
+    fn teamalg(&mut self, exec: &dyn Executor) {
+        let f = &mut self.f;
+        let stack = MemStack::new(&mut f.buf);
+        let p = LbltParams::default();
+        lblt::lblt_in_place(
+            f.work.as_mut(),
+            &mut self.subdiag,
+            &mut f.idx,
+            &exec,
+            p,
+            stack,
+        );
     }
 }
