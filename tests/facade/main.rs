@@ -14,3 +14,4 @@ mod linalg;
 mod linalg_qr;
 mod linalg_spectral;
 mod symmetric;
+mod widths;
