@@ -1,7 +1,7 @@
 //! The gate audit (`--audit`): for every cell of the kernel
 //! benchmark, is the gate's choice as fast as the better of serial and parallel?
 //!
-//! Per kernel (GEMM, triangular solve, LU, Cholesky), size and scalar type (`f64`, `c64`), three
+//! Per kernel (GEMM, triangular solve, LU, Cholesky; `LDL^H` and Bunch-Kaufman when named), size and scalar type (`f64`, `c64`), three
 //! arms through the facade on one held team: forced serial (`ParThreshold::Never`), forced
 //! parallel (`ParThreshold::Fixed(0)`) and the gate's choice (no threshold), one call of each
 //! in turn per round (the six orders in turn), no pauses. The host's speed drifts over seconds, so
@@ -68,6 +68,21 @@ impl<T: faer::traits::ComplexField + Copy> InPlace<T> {
 struct Trsm<T>(InPlace<T>);
 struct Lu<T>(InPlace<T>);
 struct Chol<T>(InPlace<T>);
+/// `LDL^H` and Bunch-Kaufman through their owned forms (both arms pay the copy alike).
+struct Ldlt<T>(Mat<T>);
+struct Lblt<T>(Mat<T>);
+
+impl<T: teamalg::linalg::Field + Copy> Call for Ldlt<T> {
+    fn run(&mut self, team: &Team, options: &Options) {
+        linalg::Ldlt::new_with(&self.0, team, options).expect("nonzero pivots");
+    }
+}
+
+impl<T: teamalg::linalg::Field + Copy> Call for Lblt<T> {
+    fn run(&mut self, team: &Team, options: &Options) {
+        linalg::Lblt::new_with(&self.0, team, options).expect("square and finite");
+    }
+}
 
 impl<T: teamalg::linalg::Field + Copy> Call for Trsm<T> {
     fn prepare(&mut self) {
@@ -249,6 +264,8 @@ pub(crate) fn run(kernels: &[String], sizes: &[usize], w: usize) {
                     "trsm" => ("trsm", Family::TriangularSolve),
                     "lu" => ("lu", Family::LuPartial),
                     "cholesky" => ("cholesky", Family::Cholesky),
+                    "ldlt" => ("ldlt", Family::Ldlt),
+                    "lblt" => ("lblt", Family::Lblt),
                     other => panic!("unknown kernel {other}"),
                 };
                 let fdiag = n as f64;
@@ -275,6 +292,14 @@ pub(crate) fn run(kernels: &[String], sizes: &[usize], w: usize) {
                         c64::new(fdiag, 0.0),
                         false,
                     )))),
+                    ("ldlt", "f64") => Box::new(Ldlt(dominant(n, re, fdiag, true))),
+                    ("ldlt", _) => Box::new(Ldlt(dominant(n, cx, c64::new(fdiag, 0.0), true))),
+                    ("lblt", "f64") => {
+                        Box::new(Lblt(Mat::from_fn(n, n, |i, j| re(i, j) + re(j, i))))
+                    }
+                    ("lblt", _) => {
+                        Box::new(Lblt(Mat::from_fn(n, n, |i, j| cx(i, j) + cx(j, i).conj())))
+                    }
                     ("cholesky", "f64") => {
                         Box::new(Chol(InPlace::new(dominant(n, re, fdiag, true))))
                     }
