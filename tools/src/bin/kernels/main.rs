@@ -46,7 +46,9 @@ use table::{Pattern, Table};
 ///
 /// Kernels: gemm (n x n x n), lu (partial pivoting), cholesky and qr (n x n, from 64); col_piv_qr (QR with column pivoting, n x n, from 64; not in the default list);
 /// ldlt (`LDL^H` of a positive definite matrix) and lblt (Bunch-Kaufman of a symmetric
-/// indefinite one), n x n from 64, not in the default list;
+/// indefinite one), n x n from 64, not in the default list; evd_spectra (the EVD with vectors,
+/// f64, on five spectra: random symmetric, G^T G + n I, graded over 10 decades, clustered,
+/// the evd rows' own), not in the default list;
 /// svd (thin vectors, values only, c64; teamalg's own path unless --svd-auto), evd (vectors,
 /// values only, c64), tridiag and bidiag (the reductions alone), from 64; sparse (the 2D
 /// Laplacian of an n x n grid times 64 columns) and sparse_sparse (n x n, 10 entries per

@@ -58,6 +58,29 @@ pub(crate) fn rows<'a>(kernel: &str, s: &'a Settings) -> Option<Vec<Row<'a>>> {
                 Box::new(Evd::new(Mat::from_fn(n, n, cx), true, w, owned))
             }),
         ],
+        // The EVD with vectors (f64) on five spectra: random symmetric, `G^T G + n I`, graded
+        // over 10 decades, clustered, and the `evd` rows' own input.
+        "evd_spectra" => vec![
+            Row::new("evd f64 random", sizes.clone(), move |n| {
+                Box::new(Evd::hermitian(random_symmetric(n), true, w, owned))
+            }),
+            Row::new("evd f64 gram", sizes.clone(), move |n| {
+                Box::new(Evd::hermitian(gram(n), true, w, owned))
+            }),
+            Row::new("evd f64 graded", sizes.clone(), move |n| {
+                let last = (n.max(2) - 1) as f64;
+                let w_of = move |i: usize| 10f64.powf(-10.0 * i as f64 / last);
+                Box::new(Evd::hermitian(with_spectrum(n, w_of), true, w, owned))
+            }),
+            Row::new("evd f64 clustered", sizes.clone(), move |n| {
+                // Four clusters of n / 4 eigenvalues each, spread by 1e-10 within a cluster.
+                let w_of = move |i: usize| (1 + 4 * i / n) as f64 + 1e-10 * i as f64;
+                Box::new(Evd::hermitian(with_spectrum(n, w_of), true, w, owned))
+            }),
+            Row::new("evd f64 bench", sizes.clone(), move |n| {
+                Box::new(Evd::new(Mat::from_fn(n, n, re), true, w, owned))
+            }),
+        ],
         "tridiag" => vec![
             Row::new("tridiag f64", sizes.clone(), move |n| {
                 Box::new(Tridiag::new(Mat::from_fn(n, n, re), w))
@@ -171,12 +194,19 @@ struct Evd<T: Rotate> {
 }
 
 impl<T: teamalg::linalg::Field> Evd<T> {
+    /// The EVD of `b + b^H`.
     fn new(b: Mat<T>, vectors: bool, width: usize, owned: bool) -> Self {
         let n = b.nrows();
         let a = Mat::from_fn(n, n, |i, j| {
             let (x, y) = (b[(i, j)].parts(), b[(j, i)].parts());
             T::from_parts(x.0 + y.0, x.1 - y.1)
         });
+        Self::hermitian(a, vectors, width, owned)
+    }
+
+    /// The EVD of the Hermitian `a`.
+    fn hermitian(a: Mat<T>, vectors: bool, width: usize, owned: bool) -> Self {
+        let n = a.nrows();
         let want = if vectors {
             ComputeEigenvectors::Yes
         } else {
@@ -310,4 +340,38 @@ impl<T: teamalg::linalg::Field> Case for Bidiag<T> {
         let (w, hl, hr) = (self.work.as_mut(), self.hl.as_mut(), self.hr.as_mut());
         bidiag::bidiag_in_place(w, hl, hr, &exec, None, stack);
     }
+}
+
+/// A uniform hash in `[-0.5, 0.5)` of `(i, j, salt)`, unlike [`re`]'s smooth part.
+fn uniform(i: usize, j: usize, salt: u64) -> f64 {
+    let mut x = (i as u64) ^ ((j as u64) << 21) ^ (salt << 42);
+    x = x.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    x ^= x >> 31;
+    x = x.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x ^= x >> 29;
+    (x >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+}
+
+/// A random symmetric matrix: uniform entries, mirrored.
+fn random_symmetric(n: usize) -> Mat<f64> {
+    Mat::from_fn(n, n, |i, j| uniform(i.min(j), i.max(j), 1))
+}
+
+/// `G^T G + n I` for a uniform `G`: positive definite, eigenvalues from `n` up.
+fn gram(n: usize) -> Mat<f64> {
+    let g = Mat::from_fn(n, n, |i, j| uniform(i, j, 2));
+    let mut a = g.transpose() * &g;
+    for i in 0..n {
+        a[(i, i)] += n as f64;
+    }
+    a
+}
+
+/// `Q diag(w) Q^T` with `w[i] = w_of(i)` and `Q` the orthogonal factor of a uniform matrix.
+fn with_spectrum(n: usize, w_of: impl Fn(usize) -> f64) -> Mat<f64> {
+    let q = Mat::from_fn(n, n, |i, j| uniform(i, j, 3)).qr().compute_Q();
+    let qw = Mat::from_fn(n, n, |i, j| q[(i, j)] * w_of(j));
+    let a = &qw * q.transpose();
+    // Exactly symmetric, as the EVD reads one triangle.
+    Mat::from_fn(n, n, |i, j| if i >= j { a[(i, j)] } else { a[(j, i)] })
 }
