@@ -1,6 +1,8 @@
-//! The dense kernels: GEMM, the triangular solve, and the right-looking factorizations (LU,
-//! Cholesky, QR) with their two blocking levels (`levels`) and the lookahead driver they share
-//! (`lookahead`). Design record: `docs/kernels.md`.
+//! The dense kernels: GEMM, the triangular solve, and the right-looking factorizations (LU
+//! with partial and full pivoting, Cholesky, `LDL^H`, Bunch-Kaufman, QR plain and
+//! column-pivoted) with their two blocking levels (`levels`), the lookahead driver they share
+//! (`lookahead`) and the symmetric trailing update of `LDL^H` and Bunch-Kaufman
+//! (`lower_update`). Design record: `docs/kernels.md`.
 
 pub mod cholesky;
 pub mod col_piv_qr;
