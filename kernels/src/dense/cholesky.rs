@@ -15,13 +15,10 @@ use faer::linalg::cholesky::llt::factor::{
     cholesky_in_place as faer_cholesky, cholesky_in_place_scratch as faer_cholesky_scratch,
     LltError,
 };
-use faer::linalg::matmul::matmul as faer_matmul;
-use faer::linalg::matmul::triangular::{matmul as triangular_matmul, BlockStructure};
 use faer::linalg::triangular_solve::solve_lower_triangular_in_place;
 use faer::reborrow::{Reborrow, ReborrowMut};
-use faer::traits::math_utils::one;
 use faer::traits::ComplexField;
-use faer::{Accum, MatMut, MatRef, Par};
+use faer::{MatMut, MatRef, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
 use crate::dense::levels::{Levels, Panel};
@@ -275,27 +272,7 @@ impl<'s, T: ComplexField + Send + Sync> lookahead::Step<Lead<'s>> for Step<T> {
 /// columns `j0..j0 + w`, where `c = j0 - k2` is the chunk's first column in the trailing
 /// matrix).
 fn update<T: ComplexField>(cols: MatMut<'_, T>, l21: MatRef<'_, T>, c: usize) {
-    let w = cols.ncols();
-    if w == 0 {
-        return;
-    }
-    let lhs = l21.subrows(c, l21.nrows() - c);
-    let rhs = l21.subrows(c, w).adjoint();
-    let (diag, below) = cols.split_at_row_mut(w);
-    let (lhs_diag, lhs_below) = lhs.split_at_row(w);
-    let minus = -one::<T>();
-    triangular_matmul(
-        diag,
-        BlockStructure::TriangularLower,
-        Accum::Add,
-        lhs_diag,
-        BlockStructure::Rectangular,
-        rhs,
-        BlockStructure::Rectangular,
-        minus.clone(),
-        Par::Seq,
-    );
-    faer_matmul(below, Accum::Add, lhs_below, rhs, minus, Par::Seq);
+    super::lower_update::update_columns(cols, l21, l21, c, false);
 }
 
 /// Factors the diagonal block `diag` (starting at column `k`) with faer's serial Cholesky.

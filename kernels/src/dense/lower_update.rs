@@ -1,6 +1,7 @@
-//! The trailing update of the symmetric factorizations without a square root (`LDL^H` and
-//! Bunch-Kaufman): `C -= L W^H` on the lower triangle of the trailing matrix, with `W = L D`
-//! kept in a buffer, cut into column chunks of about equal cost, one chunk per participant.
+//! The trailing update of the symmetric factorizations, `C -= L W^H` on the lower triangle of
+//! the trailing matrix: `LDL^H` and Bunch-Kaufman (`W = L D`, kept in a buffer) cut it into
+//! column chunks of about equal cost, one per participant ([`LowerUpdate`]); the Cholesky's
+//! claimed chunks (`W = L`) call [`update_columns`] alone.
 
 use faer::linalg::matmul::matmul as faer_matmul;
 use faer::linalg::matmul::triangular::{matmul as triangular_matmul, BlockStructure};
@@ -51,8 +52,7 @@ impl<'a, T: ComplexField> LowerUpdate<'a, T> {
 
     /// `C -= L[c0.., :] W[c0..c1, :]^H` on the lower triangle of columns `c0..c1`.
     fn columns(&self, c0: usize, c1: usize) {
-        let w = c1 - c0;
-        if w == 0 {
+        if c1 == c0 {
             return;
         }
         let t = self.c.nrows();
@@ -60,29 +60,47 @@ impl<'a, T: ComplexField> LowerUpdate<'a, T> {
         // lower part, rows c0..t, which no other chunk touches; `l` and `w` lie outside the
         // trailing matrix (the panel and the buffer).
         let cols = unsafe { self.c.tile(c0, t, c0, c1) };
-        let lhs = self.l.subrows(c0, t - c0);
-        let rhs = self.w.subrows(c0, w).adjoint();
-        let (diag, below) = cols.split_at_row_mut(w);
-        let (lhs_diag, lhs_below) = lhs.split_at_row(w);
-        let minus = -one::<T>();
-        let structure = if self.strict {
-            BlockStructure::StrictTriangularLower
-        } else {
-            BlockStructure::TriangularLower
-        };
-        triangular_matmul(
-            diag,
-            structure,
-            Accum::Add,
-            lhs_diag,
-            BlockStructure::Rectangular,
-            rhs,
-            BlockStructure::Rectangular,
-            minus.clone(),
-            Par::Seq,
-        );
-        faer_matmul(below, Accum::Add, lhs_below, rhs, minus, Par::Seq);
+        update_columns(cols, self.l, self.w, c0, self.strict);
     }
+}
+
+/// `C -= L[c.., :] W[c..c + k, :]^H` on the lower triangle of `cols` (the rows from `c` of
+/// the `k` trailing columns from `c`): a triangular product on their diagonal block (without
+/// its diagonal when `strict`) and a GEMM below it. The Cholesky's update is the one with
+/// `W = L`.
+pub(crate) fn update_columns<T: ComplexField>(
+    cols: MatMut<'_, T>,
+    l: MatRef<'_, T>,
+    w: MatRef<'_, T>,
+    c: usize,
+    strict: bool,
+) {
+    let k = cols.ncols();
+    if k == 0 {
+        return;
+    }
+    let lhs = l.subrows(c, l.nrows() - c);
+    let rhs = w.subrows(c, k).adjoint();
+    let (diag, below) = cols.split_at_row_mut(k);
+    let (lhs_diag, lhs_below) = lhs.split_at_row(k);
+    let minus = -one::<T>();
+    let structure = if strict {
+        BlockStructure::StrictTriangularLower
+    } else {
+        BlockStructure::TriangularLower
+    };
+    triangular_matmul(
+        diag,
+        structure,
+        Accum::Add,
+        lhs_diag,
+        BlockStructure::Rectangular,
+        rhs,
+        BlockStructure::Rectangular,
+        minus.clone(),
+        Par::Seq,
+    );
+    faer_matmul(below, Accum::Add, lhs_below, rhs, minus, Par::Seq);
 }
 
 /// The first column of chunk `c` of `chunks` over a lower triangle of `t` columns, cut so
