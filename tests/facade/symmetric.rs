@@ -266,3 +266,29 @@ fn the_upper_triangle_and_the_hermitian_check() {
         LinalgError::NotHermitian { row: 5, col: 5, .. }
     ));
 }
+
+#[test]
+fn one_factorization_is_shared_between_threads() {
+    let a = hermitian::<c64>(50, 0.3);
+    let (bk, ld) = (
+        Lblt::new(&a, &team(2)).unwrap(),
+        Ldlt::new(&quasi_definite::<c64>(30, 20, 0.3), &team(2)).unwrap(),
+    );
+    let b = mat::<c64>(50, 2, 0.6);
+    let (want_bk, want_ld) = (
+        bk.solve(&b, &Exec::serial()).unwrap(),
+        ld.solve(&b, &Exec::serial()).unwrap(),
+    );
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| {
+                // Each thread solves on its own team, with the same shared factorizations.
+                let t = team(2);
+                for _ in 0..5 {
+                    assert!((bk.solve(&b, &t).unwrap() - &want_bk).norm_max() <= 1e-12);
+                    assert!((ld.solve(&b, &t).unwrap() - &want_ld).norm_max() <= 1e-12);
+                }
+            });
+        }
+    });
+}
