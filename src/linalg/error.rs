@@ -137,8 +137,10 @@ pub enum LinalgError {
         held: usize,
     },
     /// The system's estimated reciprocal condition number is below the floor the call's
-    /// options set ([`Options::min_rcond`](super::Options::min_rcond)): the solution could
-    /// have no correct digit, so none is returned; `B` is unchanged.
+    /// options set ([`Options::min_rcond`](super::Options::min_rcond)), or, for
+    /// [`Eigen::inverse`](super::Eigen::inverse), the eigenvector matrix's is at most `n` times
+    /// the machine epsilon: the solution could have no correct digit, so none is returned;
+    /// `B` is unchanged.
     IllConditioned {
         /// The operation.
         op: &'static str,

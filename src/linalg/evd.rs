@@ -128,19 +128,15 @@ impl<T: Field> SelfAdjointEigen<T> {
     pub fn pseudoinverse(&self, rcond: Option<RealOf<T>>) -> Mat<T> {
         let n = self.w.len();
         let top = self.w.iter().fold(RealOf::<T>::ZERO, |m, x| {
-            let x = if *x < RealOf::<T>::ZERO { -*x } else { *x };
-            if x > m {
-                x
+            if x.abs() > m {
+                x.abs()
             } else {
                 m
             }
         });
         let default = RealOf::<T>::EPS * RealOf::<T>::from_f64(2.0 * n as f64);
         let cut = rcond.unwrap_or(default) * top;
-        self.weighted(|w| {
-            let size = if w < RealOf::<T>::ZERO { -w } else { w };
-            (size > cut).then(|| RealOf::<T>::ONE / w)
-        })
+        self.weighted(|w| (w.abs() > cut).then(|| RealOf::<T>::ONE / w))
     }
 
     /// `det(A)`, the product of the eigenvalues (real for a self-adjoint `A`, given as `T`).
