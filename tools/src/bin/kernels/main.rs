@@ -4,7 +4,7 @@
 //! cargo run --release -p teamalg-tools --bin kernels -- [--kernels gemm,lu,...] [--sizes 64,256]
 //!     [--width W] [MODE] [--settled | --blocks PAUSE_MS:CALLS] [--load N[:NICE]]
 //!     [--load-phases ON_MS:OFF_MS] [--csv FILE] [--block N] [--wide N] [--svd-auto] [--owned]
-//!     [--aspect X]
+//!     [--aspect X] [--only TEXT] [--min-rounds N]
 //! ```
 //!
 //! Modes: the table (the default, `table.rs`), `--sections` (`sections.rs`), `--audit`
@@ -131,6 +131,13 @@ struct Config {
     /// The SVD rows factor round(X n) x n matrices (X >= 1: tall).
     #[arg(long, value_name = "X", value_parser = parse_aspect)]
     aspect: Option<f64>,
+    /// Only the rows whose name contains TEXT (`--only f64` leaves out the complex rows).
+    #[arg(long, value_name = "TEXT")]
+    only: Option<String>,
+    /// The table's timed rounds per cell at the least (from 2; large sizes take seconds per
+    /// call, and the default of 7 then takes minutes per cell).
+    #[arg(long, default_value_t = 7, value_parser = clap::value_parser!(u32).range(2..))]
+    min_rounds: u32,
 }
 
 fn parse_blocks(s: &str) -> Result<(Duration, usize), String> {
@@ -220,11 +227,20 @@ fn main() {
         width: w,
         pattern,
         csv,
+        min_rounds: config.min_rounds as usize,
     };
     table.header();
+    let wanted = |name: &str| {
+        config
+            .only
+            .as_ref()
+            .map_or(true, |t| name.contains(t.as_str()))
+    };
     for k in &kernels {
         for row in cases::rows(k, &settings) {
-            table.row(&row);
+            if wanted(row.name) {
+                table.row(&row);
+            }
         }
     }
 }

@@ -55,13 +55,14 @@ pub(crate) struct Times {
 }
 
 /// Rounds of one call of each arm in turn, after an untimed `prepare` each, until `budget`
-/// is spent (at least 7, at most 61 rounds, after one untimed round); with `phases` (on, off),
-/// for [`PHASE_CYCLES`] cycles of them instead.
+/// is spent (at least `min`, at most 61 rounds, after one untimed round); with `phases` (on,
+/// off), for [`PHASE_CYCLES`] cycles of them instead.
 pub(crate) fn rounds(
     mut prepare: impl FnMut(),
     arms: &mut [&mut dyn FnMut()],
     budget: Duration,
     phases: Option<(Duration, Duration)>,
+    min: usize,
 ) -> Times {
     let mut times = vec![Vec::new(); arms.len()];
     let start = Instant::now();
@@ -71,7 +72,7 @@ pub(crate) fn rounds(
     };
     let mut starts = Vec::new();
     let mut round = 0;
-    while round < 8 || (round < most && start.elapsed() < budget) {
+    while round < min + 1 || (round < most && start.elapsed() < budget) {
         let began = Instant::now();
         for (k, arm) in arms.iter_mut().enumerate() {
             prepare();

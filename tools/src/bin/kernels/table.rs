@@ -36,6 +36,8 @@ pub(crate) struct Table {
     pub(crate) width: usize,
     pub(crate) pattern: Pattern,
     pub(crate) csv: Option<RefCell<Csv>>,
+    /// Timed rounds per cell at the least (`--min-rounds`).
+    pub(crate) min_rounds: usize,
 }
 
 impl Table {
@@ -105,7 +107,9 @@ impl Table {
                     arms: block_rounds(prepare, arms, (pause, calls), budget * 4),
                     starts: Vec::new(),
                 },
-                Pattern::Interleaved(phases) => rounds(prepare, arms, budget, phases),
+                Pattern::Interleaved(phases) => {
+                    rounds(prepare, arms, budget, phases, self.min_rounds)
+                }
             };
             self.csv_rows(name, n, &t.arms);
             let a = &t.arms;
