@@ -65,6 +65,21 @@ impl Levels {
         })
     }
 
+    /// The wide panel width.
+    pub(crate) fn wide(&self) -> usize {
+        self.wide
+    }
+
+    /// The first column of the wide panel that holds column `c`.
+    pub(crate) fn wide_start(&self, c: usize) -> usize {
+        c / self.wide * self.wide
+    }
+
+    /// The column after the wide panel that holds column `c` (at most `size`).
+    pub(crate) fn wide_end(&self, c: usize) -> usize {
+        (self.wide_start(c) + self.wide).min(self.size)
+    }
+
     /// Every section, in order.
     pub(crate) fn sections(&self) -> impl Iterator<Item = Panel> + '_ {
         (0..self.size)

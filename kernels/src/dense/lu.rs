@@ -4,12 +4,14 @@
 //! row permutation turned back into swaps), then ONE section updates the trailing columns in
 //! chunks: each participant applies the panel's row swaps, the triangular solve with the
 //! panel's unit lower block and the GEMM update to the chunks of columns it claims (and the
-//! swaps to its share of the columns left of the panel). Participant 0 owns the next panel's
+//! swaps to its share of the current wide panel's columns left of the panel). Participant 0
+//! owns the next panel's
 //! columns: it updates them first and factors the next panel while the others claim the
 //! update's chunks (lookahead), so the panel factorization, the serial part of LU, is hidden;
 //! then it claims chunks too (`claims.rs`). When the gate keeps the first section serial, the
 //! whole matrix goes to faer's serial LU instead. The sections run on the lookahead driver
-//! (`lookahead.rs`). Design record: `docs/kernels.md`.
+//! (`lookahead.rs`). The earlier wide panels' columns get their swaps in one section after the
+//! last (`left_swaps`). Design record: `docs/kernels.md`.
 
 use std::convert::Infallible;
 
@@ -27,14 +29,21 @@ use teamalg_gates::{Family, ParThreshold, Scalar};
 
 use crate::dense::levels::{Levels, Panel};
 use crate::dense::lookahead::{self, Factorization};
+use crate::exec::claims::{Claims, MIN_COLS};
 use crate::exec::gate::{self, Region, Scope};
 use crate::exec::par::Executor;
+use crate::exec::par::Part;
+use crate::exec::sections::{self, Busy};
 use crate::exec::tiles::Tiles;
 
 /// The cost of factoring a panel, per multiply-add, against a multiply-add of the update (the
 /// panel's level-2 steps and narrow products run slower than a wide GEMM), for the gate's
 /// estimate of a section.
 const PANEL_COST: f64 = 2.0;
+
+/// The cost of swapping two elements of a column in cache, in multiply-adds of the update:
+/// about 1.5 ns against 0.05 ns on the 2-vCPU AMD EPYC host (the deferred pass at 2048).
+const SWAP_COST: f64 = 30.0;
 
 /// Parameters of [`lu_in_place`].
 #[derive(Debug, Clone, Copy)]
@@ -159,7 +168,63 @@ where
         rt: Some(params.recursion_threshold),
     };
     let Ok(()) = lookahead::drive::<T, _>(exec, &mut lu, &levels, w0, params.threshold, usize::MAX);
+    left_swaps::<T>(exec, lu.a.rb_mut(), lu.swaps, &levels, params.threshold);
     lu.info
+}
+
+/// The swaps the sections left out: column `c` of the wide panel that ends at `e` gets
+/// `swaps[e..]`, all of them while the column is in cache, in one section after the last
+/// (the factorization never reads those columns again). Swapping them section by section
+/// loaded every column once per panel; this pass loads it once (`docs/perf/runs/kernels-log.md`,
+/// "Deferred row swaps").
+fn left_swaps<T: Scalar + Send + Sync>(
+    exec: &(impl Executor + ?Sized),
+    a: MatMut<'_, T>,
+    swaps: &[usize],
+    levels: &Levels,
+    threshold: Option<ParThreshold>,
+) {
+    let size = swaps.len();
+    let last_wide = levels.wide_start(size.saturating_sub(1));
+    if last_wide == 0 {
+        return;
+    }
+    let (m, n) = (a.nrows(), a.ncols());
+    // Element swaps: column c gets size - wide_end(c).
+    let pending: usize = (0..last_wide)
+        .step_by(levels.wide())
+        .map(|c| (levels.wide_end(c) - c) * (size - levels.wide_end(c)))
+        .sum();
+    let region = Region {
+        site: "lu/swaps",
+        dims: [m, last_wide, size - levels.wide_end(0)],
+        units: pending as f64 * SWAP_COST,
+        family: Family::LuPartial,
+        sections: 1,
+        scope: Scope::Section,
+        call_units: lu_units(m, n),
+    };
+    let w = gate::width::<T>(exec, region, threshold);
+    let tiles = Tiles::new(a);
+    let claims = Claims::new(0, last_wide, w, MIN_COLS);
+    let busy = Busy::default();
+    let body = |part: Part<'_>| {
+        busy.time(part.index(), || {
+            while let Some((c0, c1)) = claims.claim() {
+                let mut c = c0;
+                while c < c1 {
+                    // The columns c..e2 share their wide panel's end e.
+                    let e = levels.wide_end(c);
+                    let e2 = e.min(c1);
+                    // SAFETY: the claims partition 0..last_wide; no one else touches them.
+                    let cols = unsafe { tiles.tile(0, tiles.nrows(), c, e2) };
+                    apply_swaps(cols, e, &swaps[e..]);
+                    c = e2;
+                }
+            }
+        })
+    };
+    sections::run(exec, "lu/swaps", size, w, &busy, &body);
 }
 
 /// The region of the whole call: an LU of `m x n` in panels of `bs`, one section per panel
@@ -301,6 +366,7 @@ impl<'p, T: ComplexField + Send + Sync> Factorization for Lu<'_, 'p, T> {
             p: *p,
             swaps: &done[p.src..],
             rt: self.rt,
+            wide0: self.levels.wide_start(p.k),
         };
         let lead = Lead {
             swaps: &mut rest[..p.b2],
@@ -316,8 +382,10 @@ impl<'p, T: ComplexField + Send + Sync> Factorization for Lu<'_, 'p, T> {
         let size = self.swaps.len();
         let last = (size - 1) / self.bs * self.bs;
         if self.levels.after(last).is_none() {
+            // The earlier wide panels' columns get them after the last section.
+            let first = self.levels.wide_start(last);
             apply_swaps(
-                self.a.rb_mut().subcols_mut(0, last),
+                self.a.rb_mut().subcols_mut(first, last - first),
                 last,
                 &self.swaps[last..size],
             );
@@ -339,6 +407,8 @@ struct Step<'s, T> {
     /// The source's swaps, `swaps[0..k2 - src]`.
     swaps: &'s [usize],
     rt: Option<usize>,
+    /// The first column of the wide panel of this section's panel.
+    wide0: usize,
 }
 
 impl<T: ComplexField + Send + Sync> Step<'_, T> {
@@ -357,11 +427,18 @@ impl<T: ComplexField + Send + Sync> Step<'_, T> {
 impl<'s, 'p, T: ComplexField + Send + Sync> lookahead::Step<Lead<'s, 'p>> for Step<'s, T> {
     fn own(&self, i: usize, w: usize) {
         let Panel { k, k2, src, .. } = self.p;
-        // The panel's swaps reach the columns left of the source too (the source's own
-        // earlier columns got them before the section).
-        let (l0, l1) = (i * src / w, (i + 1) * src / w);
+        // The panel's swaps reach the current wide panel's columns left of the source (the
+        // wide panel's update reads them when it closes; the source's own earlier columns got
+        // them before the section). The columns of earlier wide panels get theirs after the
+        // last section (`left_swaps`).
+        let first = self.wide0;
+        let (l0, l1) = (
+            first + i * (src - first) / w,
+            first + (i + 1) * (src - first) / w,
+        );
         if l1 > l0 {
-            // SAFETY: participant i owns columns l0..l1 < src; the ranges partition 0..src.
+            // SAFETY: participant i owns columns l0..l1 < src; the ranges partition
+            // wide0..src.
             let left = unsafe { self.tiles.tile(0, self.tiles.nrows(), l0, l1) };
             apply_swaps(left, k, &self.swaps[k - src..k2 - src]);
         }
