@@ -1,12 +1,12 @@
-//! The eigendecomposition of a real symmetric tridiagonal matrix with vectors, split once at
-//! the top as in Cuppen's divide and conquer: the two halves are solved at once (faer's serial
-//! solver, one per participant), then merged on the executor: deflation, the secular equation
-//! per root, Gu and Eisenstat's recomputed `z` for orthogonal vectors, and the product with the
-//! halves' vectors through teamalg's GEMM. Design record: `docs/svd.md` ("The parallel
+//! The eigendecomposition of a real symmetric tridiagonal matrix with vectors, torn as in
+//! Cuppen's divide and conquer into as many leaves as the width asks (two up to width 2, a
+//! power of two above): the leaves are solved at once (faer's serial solver, one per
+//! participant at a time), then merged pairwise, level by level, each merge on the executor:
+//! deflation, the secular equation per root, Gu and Eisenstat's recomputed `z` for orthogonal
+//! vectors, and the product with the blocks' vectors through teamalg's GEMM. Design record: `docs/svd.md` ("The parallel
 //! tridiagonal solver").
 
-use std::mem::MaybeUninit;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::Mutex;
 
 use faer::dyn_stack::{MemStack, StackReq};
@@ -56,17 +56,49 @@ fn half_scratch<R: ComplexField>(m: usize) -> StackReq {
     faer_evd_scratch::<R>(m, ComputeEigenvectors::Yes, Par::Seq, Default::default())
 }
 
-/// The scratch [`solve`] needs for order `n`.
-pub(crate) fn solve_scratch<R: ComplexField>(n: usize) -> StackReq {
-    let (n1, n2) = (n / 2, n - n / 2);
+/// The most leaves a matrix is torn into.
+const MAX_LEAVES: usize = 64;
+
+/// How many leaves an order-`n` matrix is torn into for `width` participants: a power of two,
+/// at least `width` where the matrix allows, at most [`MAX_LEAVES`], each leaf at least half
+/// of [`MIN_ORDER`]; 2 for widths up to 2.
+pub(crate) fn leaf_count(n: usize, width: usize) -> usize {
+    let mut p = width.max(2).next_power_of_two().min(MAX_LEAVES);
+    while p > 2 && n / p < MIN_ORDER / 2 {
+        p /= 2;
+    }
+    p
+}
+
+/// The scratch of `p` leaves of an order-`n` matrix solved at once.
+fn leaves_scratch<R: ComplexField>(n: usize, p: usize) -> StackReq {
+    let one = half_scratch::<R>(n / p + 1);
+    StackReq::all_of(&vec![one; p])
+}
+
+/// The scratch of one merge of order `n`: the grouped copy, the merged product, the
+/// differences and the merged problem's vectors.
+fn merge_scratch<R: ComplexField>(n: usize) -> StackReq {
     StackReq::all_of(&[
-        // The halves' vectors, the grouped copy, the merged product, the differences and the
-        // merged problem's vectors.
-        temp_mat_scratch::<R>(n, n).array(3),
+        temp_mat_scratch::<R>(n, n).array(2),
         temp_mat_scratch::<R>(n + 1, n),
         temp_mat_scratch::<R>(n, n),
-        half_scratch::<R>(n1),
-        half_scratch::<R>(n2),
+    ])
+}
+
+/// The scratch [`solve`] needs for order `n`, on any width.
+pub(crate) fn solve_scratch<R: ComplexField>(n: usize) -> StackReq {
+    // Every leaf count the widths can ask for (powers of two).
+    let mut leaves = StackReq::EMPTY;
+    let mut p = 2;
+    while p <= MAX_LEAVES {
+        leaves = leaves.or(leaves_scratch::<R>(n, p));
+        p *= 2;
+    }
+    StackReq::all_of(&[
+        // The leaves' and the merged blocks' vectors, in turn.
+        temp_mat_scratch::<R>(n, n).array(2),
+        leaves.or(merge_scratch::<R>(n)),
     ])
 }
 
@@ -74,6 +106,11 @@ pub(crate) fn solve_scratch<R: ComplexField>(n: usize) -> StackReq {
 /// symmetric tridiagonal matrix with diagonal `diag` and off-diagonal `off` (`n - 1` entries;
 /// any further entries are ignored), on `split.width` participants of `exec`. `n` is at least
 /// [`MIN_ORDER`].
+///
+/// The matrix is torn at once into [`leaf_count`] leaves (two up to width 2), which are solved
+/// in one section, a leaf per participant at a time; then the leaves are merged pairwise, level
+/// by level, each merge on the whole team. So every participant has a leaf to solve at any
+/// width, and the merges' products are the team's GEMMs.
 pub(crate) fn solve<R: Real>(
     diag: &[R],
     off: &[R],
@@ -103,33 +140,84 @@ pub(crate) fn solve<R: Real>(
         return Ok(());
     }
     let inv = R::ONE / scale;
-    let (n1, n2) = (n / 2, n - n / 2);
-    let beta = off[n1 - 1] * inv;
-    // Cuppen's tear: T = diag(T1 - |b| e e^T, T2 - |b| e e^T) + |b| (e_n1 + sign(b) e_n1+1)(..)^T.
+    let leaves = leaf_count(n, width);
+    let bounds: Vec<usize> = (0..=leaves).map(|i| i * n / leaves).collect();
+    // Cuppen's tear at each boundary b: T = diag(T1 - |e| u u^T, T2 - |e| u u^T) + |e| (u_b-1 +
+    // sign(e) u_b)(..)^T, with e = off[b - 1] and u the unit vectors.
     let mut d: Vec<R> = diag.iter().map(|&x| x * inv).collect();
     let mut e: Vec<R> = off[..n - 1].iter().map(|&x| x * inv).collect();
-    d[n1 - 1] -= beta.abs();
-    d[n1] -= beta.abs();
-    e[n1 - 1] = R::ZERO;
     e.push(R::ZERO);
+    let mut beta = vec![R::ZERO; leaves + 1];
+    for (l, &b) in bounds.iter().enumerate().take(leaves).skip(1) {
+        beta[l] = e[b - 1];
+        d[b - 1] -= beta[l].abs();
+        d[b] -= beta[l].abs();
+        e[b - 1] = R::ZERO;
+    }
 
     let (mut q, stack) = temp_mat_zeroed::<R, _, _>(n, n, stack);
     let mut q = q.as_mat_mut();
-    let req1 = half_scratch::<R>(n1);
-    let (buf1, stack) = stack.make_aligned_uninit::<u8>(req1.size_bytes(), req1.align_bytes());
-    let req2 = half_scratch::<R>(n2);
-    let (buf2, stack) = stack.make_aligned_uninit::<u8>(req2.size_bytes(), req2.align_bytes());
+    // The blocks merged below the top level (none with two leaves).
+    let inner = if leaves > 2 { n } else { 0 };
+    let (mut next, stack) = temp_mat_zeroed::<R, _, _>(inner, inner, stack);
+    let mut next = next.as_mat_mut();
     let mut dvals = vec![R::ZERO; n];
-    halves(
+    solve_leaves(
         (&d, &e),
         &mut dvals,
         q.as_mut(),
-        n1,
-        [buf1, buf2],
+        &bounds,
         width,
         exec,
+        stack,
     )?;
 
+    // Merge pairs of blocks, level by level; the last merge writes to `out`.
+    let mut span = 1;
+    while span < leaves {
+        let last = 2 * span == leaves;
+        for g in (0..leaves).step_by(2 * span) {
+            let (o, mid, end) = (bounds[g], bounds[g + span], bounds[g + 2 * span]);
+            let nb = end - o;
+            let dest = if last {
+                out.as_mut()
+            } else {
+                next.as_mut().submatrix_mut(o, o, nb, nb)
+            };
+            merge(
+                &mut dvals[o..end],
+                q.as_mut().submatrix_mut(o, o, nb, nb),
+                (mid - o, beta[g + span]),
+                dest,
+                (width, gemm),
+                exec,
+                stack,
+            );
+        }
+        std::mem::swap(&mut q, &mut next);
+        span *= 2;
+    }
+    for (w, &v) in w.iter_mut().zip(&dvals) {
+        *w = v * scale;
+    }
+    Ok(())
+}
+
+/// Merges two adjacent blocks of a torn matrix: `q` (`nb x nb`) holds the blocks' vectors on
+/// its diagonal (the first `n1` columns the top block's) and `d` their values; the tear
+/// between them had off-diagonal `beta`. Writes the merged values to `d` in increasing order
+/// and their vectors to `dest`.
+fn merge<R: Real>(
+    d: &mut [R],
+    mut q: MatMut<'_, R>,
+    (n1, beta): (usize, R),
+    mut dest: MatMut<'_, R>,
+    (width, gemm): (usize, GemmParams),
+    exec: &(impl Executor + ?Sized),
+    stack: &mut MemStack,
+) {
+    let n = d.len();
+    let n2 = n - n1;
     // z = (last row of Q1, sign(b) first row of Q2) / sqrt 2, rho = 2 |b|: norm(z) = 1.
     let half = R::ONE / R::from_f64(2.0).sqrt();
     let sign = if beta < R::ZERO { -R::ONE } else { R::ONE };
@@ -147,7 +235,7 @@ pub(crate) fn solve<R: Real>(
         .map(|c| if c < n1 { Rows::Top } else { Rows::Bottom })
         .collect();
 
-    let (kept, deflated) = deflate(&mut dvals, &mut z, &mut rows, rho, q.as_mut());
+    let (kept, deflated) = deflate(d, &mut z, &mut rows, rho, q.as_mut());
     let k = kept.len();
 
     // The merged columns, grouped by rows (top, both, bottom) so that each half's product
@@ -174,7 +262,7 @@ pub(crate) fn solve<R: Real>(
     let mut v = v.as_mat_mut();
 
     if k > 0 {
-        let dk: Vec<R> = kept.iter().map(|&c| dvals[c]).collect();
+        let dk: Vec<R> = kept.iter().map(|&c| d[c]).collect();
         let zk: Vec<R> = kept.iter().map(|&c| z[c]).collect();
         roots(&dk, &zk, rho, delta.as_mut(), width, exec);
         let zhat = recomputed_z(&zk, |j, i| delta[(j, i)], |i, j| dk[i] - dk[j], width, exec);
@@ -203,69 +291,84 @@ pub(crate) fn solve<R: Real>(
     }
 
     // Every eigenvalue in order, each with its column: a root with its product column, a
-    // deflated value with its (rotated) column of the halves' vectors.
+    // deflated value with its (rotated) column of the blocks' vectors.
     let mut all: Vec<(R, usize, bool)> = Vec::with_capacity(n);
     all.extend((0..k).map(|i| (delta[(k, i)], i, true)));
-    all.extend(deflated.iter().map(|&c| (dvals[c], c, false)));
+    all.extend(deflated.iter().map(|&c| (d[c], c, false)));
     all.sort_by(|a, b| a.0.total_cmp(&b.0));
     for (r, &(value, src, root)) in all.iter().enumerate() {
-        w[r] = value * scale;
+        d[r] = value;
         let col = if root {
             m.as_ref().col(src)
         } else {
             q.as_ref().col(src)
         };
-        out.as_mut().col_mut(r).copy_from(col);
+        dest.as_mut().col_mut(r).copy_from(col);
     }
-    Ok(())
 }
 
-/// Solves the two halves at once, one per participant (both on the caller when `width` is 1):
-/// their eigenvalues go to `w`, their vectors to the diagonal blocks of `q`.
-fn halves<R: Real>(
+/// Solves the leaves `bounds[l]..bounds[l + 1]` at once, each by one participant (all on the
+/// caller when `width` is 1): their eigenvalues go to `w`, their vectors to the diagonal
+/// blocks of `q`.
+fn solve_leaves<R: Real>(
     (d, e): (&[R], &[R]),
     w: &mut [R],
     q: MatMut<'_, R>,
-    n1: usize,
-    bufs: [&mut [MaybeUninit<u8>]; 2],
+    bounds: &[usize],
     width: usize,
     exec: &(impl Executor + ?Sized),
+    stack: &mut MemStack,
 ) -> Result<(), NoConvergence> {
-    let n = d.len();
-    let [buf1, buf2] = bufs;
-    let (w1, w2) = w.split_at_mut(n1);
-    let (top, bottom) = q.split_at_row_mut(n1);
-    let (q1, _) = top.split_at_col_mut(n1);
-    let (_, q2) = bottom.split_at_col_mut(n1);
-    // Each job is taken once, by the participant the index names.
-    let jobs = [
-        Mutex::new(Some((&d[..n1], &e[..n1], w1, q1, buf1))),
-        Mutex::new(Some((&d[n1..], &e[n1..n], w2, q2, buf2))),
-    ];
+    let leaves = bounds.len() - 1;
+    let mut jobs = Vec::with_capacity(leaves);
+    let mut rest_w = w;
+    let mut rest_q = q;
+    let mut stack = stack;
+    for l in 0..leaves {
+        let (a, b) = (bounds[l], bounds[l + 1]);
+        let (wl, tail) = rest_w.split_at_mut(b - a);
+        rest_w = tail;
+        let req = half_scratch::<R>(b - a);
+        let (buf, rest) = stack.make_aligned_uninit::<u8>(req.size_bytes(), req.align_bytes());
+        stack = rest;
+        // The leaf's diagonal block of what is left of q, and what is below and right of it.
+        let (top, bottom) = rest_q.split_at_row_mut(b - a);
+        let (ql, _) = top.split_at_col_mut(b - a);
+        rest_q = bottom.split_at_col_mut(b - a).1;
+        jobs.push(Mutex::new(Some((&d[a..b], &e[a..b], wl, ql, buf))));
+    }
+    let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
     let busy = Busy::default();
     let body = |p: Part<'_>| {
-        busy.time(p.index(), || {
-            for job in jobs.iter().skip(p.index()).step_by(p.width()) {
-                let taken = job.lock().unwrap_or_else(|e| e.into_inner()).take();
-                if let Some((d, e, w, q, buf)) = taken {
-                    let done = tridiagonal_self_adjoint_evd(
-                        ColRef::from_slice(d).as_diagonal(),
-                        ColRef::from_slice(e).as_diagonal(),
-                        ColMut::from_slice_mut(w).as_diagonal_mut(),
-                        Some(q),
-                        Par::Seq,
-                        MemStack::new(buf),
-                        Default::default(),
-                    );
-                    if done.is_err() {
-                        failed.store(true, Relaxed);
-                    }
+        busy.time(p.index(), || loop {
+            let j = next.fetch_add(1, Relaxed);
+            let Some(job) = jobs.get(j) else { break };
+            let taken = job.lock().unwrap_or_else(|e| e.into_inner()).take();
+            if let Some((d, e, w, q, buf)) = taken {
+                let done = tridiagonal_self_adjoint_evd(
+                    ColRef::from_slice(d).as_diagonal(),
+                    ColRef::from_slice(e).as_diagonal(),
+                    ColMut::from_slice_mut(w).as_diagonal_mut(),
+                    Some(q),
+                    Par::Seq,
+                    MemStack::new(buf),
+                    Default::default(),
+                );
+                if done.is_err() {
+                    failed.store(true, Relaxed);
                 }
             }
         })
     };
-    sections::run(exec, "evd/halves", n, width.min(2), &busy, &body);
+    sections::run(
+        exec,
+        "evd/halves",
+        bounds[leaves],
+        width.min(leaves),
+        &busy,
+        &body,
+    );
     if failed.load(Relaxed) {
         Err(NoConvergence)
     } else {
