@@ -158,6 +158,25 @@ fn every_executor_solves_with_the_top_tear_parallel() {
     every_executor(run);
 }
 
+/// Wider than two, a block from order 512 solves its two blocks one after the other, each torn
+/// again with its merge on the team: at order 600 on four, each block of 300 runs its own
+/// section of halves (one section at width 2, for the whole matrix).
+#[test]
+fn a_wide_team_tears_below_the_top() {
+    let team = sample::team(4);
+    for (what, d, e) in cases(600) {
+        let ((), seen) =
+            teamalg::kernels::sections::collect(|| check(&d, &e, &team, 4, true, what));
+        let halves = seen.iter().filter(|s| s.site == "svd/halves").count();
+        assert_eq!(halves, 2, "{what}: {halves} sections of halves");
+    }
+    // Two wide: one tear on the team, as before.
+    let team = sample::team(2);
+    let (d, e) = random(600, 3.0);
+    let ((), seen) = teamalg::kernels::sections::collect(|| check(&d, &e, &team, 2, true, "two"));
+    assert_eq!(seen.iter().filter(|s| s.site == "svd/halves").count(), 1);
+}
+
 /// A NaN or an infinity anywhere in the bidiagonal is refused before anything is written (it
 /// once reached the sorts, which may panic on an order that is not total).
 #[test]

@@ -3,7 +3,9 @@
 //! and a square bottom block, each solved recursively (teamalg's bidiagonal QR at the leaves),
 //! and merged by the singular-value secular equation. At the top the two blocks are solved at
 //! once, one per participant, and the merge runs on the executor: roots and vectors in chunks,
-//! the products through teamalg's GEMM. Every block writes its vectors straight into its
+//! the products through teamalg's GEMM. On a team wider than two, a block from order 512
+//! solves its two blocks one after the other, each torn again with its merge on the executor,
+//! down to the blocks whose two halves run at once. Every block writes its vectors straight into its
 //! parent's basis, and every buffer comes from the caller's scratch, so a call that holds its
 //! scratch touches no fresh memory. Design record: `docs/svd.md` ("The bidiagonal divide and
 //! conquer").
@@ -36,7 +38,8 @@ pub const LEAF: usize = 32;
 /// decide to go parallel.
 #[derive(Debug, Clone, Copy)]
 pub struct Split {
-    /// The most participants of the top tear (its halves take at most two).
+    /// The most participants of the divide and conquer (two blocks solved at once take at
+    /// most two; wider, a block from order 512 solves its two one after the other on all).
     pub width: usize,
     /// How the top merge's GEMMs decide to go parallel.
     pub gemm: GemmParams,
@@ -55,18 +58,28 @@ fn serial_scratch<R: ComplexField>(n: usize) -> StackReq {
     }
 }
 
-/// The scratch [`solve`] needs for order `n` (its two top blocks solved at once).
+/// The smallest block whose two blocks are solved one after the other, each on the whole team,
+/// when the team is wider than two (below it, they are solved at once, one per participant).
+const DEEP_MIN: usize = 512;
+
+/// The scratch [`solve`] needs for order `n` on any width: its two blocks solved at once, or
+/// (from [`DEEP_MIN`]) one after the other, each as a top block.
 pub fn solve_scratch<R: ComplexField>(n: usize) -> StackReq {
     if n <= LEAF {
-        StackReq::EMPTY
-    } else {
-        let r = n / 2;
-        StackReq::all_of(&[
-            merge_scratch::<R>(n),
-            serial_scratch::<R>(r),
-            serial_scratch::<R>(n - r - 1),
-        ])
+        return StackReq::EMPTY;
     }
+    let r = n / 2;
+    let at_once = StackReq::all_of(&[serial_scratch::<R>(r), serial_scratch::<R>(n - r - 1)]);
+    let blocks = if n >= DEEP_MIN {
+        StackReq::any_of(&[
+            at_once,
+            solve_scratch::<R>(r),
+            solve_scratch::<R>(n - r - 1),
+        ])
+    } else {
+        at_once
+    };
+    StackReq::all_of(&[merge_scratch::<R>(n), blocks])
 }
 
 /// The singular values (`s`, non-increasing) and vectors (`u` and `v`, `n x n`, column-major)
@@ -234,15 +247,28 @@ fn serially<R: Real>(
     v: MatMut<'_, R>,
     stack: &mut MemStack,
 ) -> Result<(), BidiagSvdError> {
-    if d.len() <= LEAF {
-        return leaf(d, e, s, u, v);
-    }
     let seq = Run {
         width: 1,
         exec: &Seq,
         gemm: GemmParams::default(),
     };
-    square(d, e, s, u, v, seq, stack)
+    block(d, e, s, u, v, seq, stack)
+}
+
+/// A square block where `run` says: a leaf, or torn again.
+fn block<R: Real, E: Executor + ?Sized>(
+    d: &[R],
+    e: &[R],
+    s: &mut [R],
+    u: MatMut<'_, R>,
+    v: MatMut<'_, R>,
+    run: Run<'_, E>,
+    stack: &mut MemStack,
+) -> Result<(), BidiagSvdError> {
+    if d.len() <= LEAF {
+        return leaf(d, e, s, u, v);
+    }
+    square(d, e, s, u, v, run, stack)
 }
 
 /// A leaf: the bidiagonal QR on identity factors.
@@ -323,17 +349,24 @@ fn square<R: Real, E: Executor + ?Sized>(
 
 type Block<'a, 'b, R> = (&'a [R], &'a [R], &'b mut [R], MatMut<'b, R>, MatMut<'b, R>);
 
-/// Solves the wide top block and the square bottom block: at once, one per participant, when
-/// `run` is the top level's on two or more; else one after the other on the caller.
+/// Solves the wide top block and the square bottom block: on a team wider than two and from
+/// order [`DEEP_MIN`], one after the other, each on the whole team (so each is torn again and
+/// its merge runs on the team); else at once, one per participant, when `run` has two or more;
+/// else one after the other on the caller.
 fn blocks<R: Real, E: Executor + ?Sized>(
     top: Block<'_, '_, R>,
     bottom: Block<'_, '_, R>,
     run: Run<'_, E>,
     stack: &mut MemStack,
 ) -> Result<(), BidiagSvdError> {
+    let seq = Run {
+        width: 1,
+        exec: &Seq,
+        gemm: GemmParams::default(),
+    };
     let serial = |(d, e, s, u, v): Block<'_, '_, R>, wide_block: bool, stack: &mut MemStack| {
         if wide_block {
-            wide(d, e, s, u, v, stack)
+            wide(d, e, s, u, v, seq, stack)
         } else {
             serially(d, e, s, u, v, stack)
         }
@@ -342,9 +375,15 @@ fn blocks<R: Real, E: Executor + ?Sized>(
         serial(top, true, stack)?;
         return serial(bottom, false, stack);
     }
+    let n = top.0.len() + bottom.0.len() + 1;
+    if run.width > 2 && n >= DEEP_MIN {
+        let (d, e, s, u, v) = top;
+        wide(d, e, s, u, v, run, stack)?;
+        let (d, e, s, u, v) = bottom;
+        return block(d, e, s, u, v, run, stack);
+    }
     let req = serial_scratch::<R>(top.0.len());
     let (buf, rest) = stack.make_aligned_uninit::<u8>(req.size_bytes(), req.align_bytes());
-    let n = top.0.len() + bottom.0.len() + 1;
     // Each job is taken once, by the participant the index names.
     let jobs = [
         Mutex::new(Some((top, true, MemStack::new(buf)))),
@@ -373,13 +412,15 @@ fn blocks<R: Real, E: Executor + ?Sized>(
 /// The wide block of `r` rows and `r + 1` columns (`d` and `e`, `r` entries each; `e[r - 1]`
 /// sits in the last column), serially. Right rotations chase that entry up the last column
 /// until the column is zero, leaving a square block; `v` (`(r + 1) x (r + 1)`) gets the
-/// rotations times the square block's `V`, its last column the block's null vector.
-fn wide<R: Real>(
+/// rotations times the square block's `V`, its last column the block's null vector. The square
+/// block runs where `run` says.
+fn wide<R: Real, E: Executor + ?Sized>(
     d: &[R],
     e: &[R],
     s: &mut [R],
     u: MatMut<'_, R>,
     mut v: MatMut<'_, R>,
+    run: Run<'_, E>,
     stack: &mut MemStack,
 ) -> Result<(), BidiagSvdError> {
     let r = d.len();
@@ -401,12 +442,13 @@ fn wide<R: Real>(
             e[i - 1] = c * e[i - 1];
         }
     }
-    serially(
+    block(
         &d,
         &e[..r - 1],
         s,
         u,
         v.as_mut().submatrix_mut(0, 0, r, r),
+        run,
         stack,
     )?;
     for j in 0..r {
