@@ -13,13 +13,8 @@ LARGE_S=${LARGE_S:-55}
 GAP_S=${GAP_S:-50}
 mkdir -p "$OUT_DIR"
 out="$OUT_DIR/run.txt"
-part() {
-  local limit=$1
-  shift
-  echo "### $* (limit ${limit} s)" >> "$out"
-  timeout "$limit" "$BIN" "$@" >> "$out" 2>&1
-  echo "### exit $?" >> "$out"
-}
+# shellcheck source=scripts/scale-part.sh
+. "$(dirname "$0")/scale-part.sh"
 { date -u +%FT%TZ; nproc; lscpu; } > "$out" 2>&1
 for w in 16 8 4 2; do
   part "$LARGE_S" --kernels gemm,lu,cholesky,qr --sizes 4096 --only f64 --min-rounds 3 --width "$w"

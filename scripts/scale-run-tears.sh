@@ -11,13 +11,8 @@ OUT_DIR=${OUT_DIR:-scale-out}
 SPECTRAL_S=${SPECTRAL_S:-50}
 mkdir -p "$OUT_DIR"
 out="$OUT_DIR/run.txt"
-part() {
-  local limit=$1
-  shift
-  echo "### $* (limit ${limit} s)" >> "$out"
-  timeout "$limit" "$BIN" "$@" >> "$out" 2>&1
-  echo "### exit $?" >> "$out"
-}
+# shellcheck source=scripts/scale-part.sh
+. "$(dirname "$0")/scale-part.sh"
 { date -u +%FT%TZ; nproc; lscpu | grep -E "Model name|^CPU\(s\)|L3"; } > "$out" 2>&1
 for w in 16 8 4 2; do
   part "$SPECTRAL_S" --kernels svd,evd --sizes 1024 --only f64 --width "$w"
