@@ -18,7 +18,8 @@ fn every_region_records_its_decision() {
         .unwrap();
 
     // LU of 512: panels of 64; the call decides once (seven sections, two wide), then each
-    // section after the first asks again.
+    // section after the first asks again, and so does the last section, the deferred row
+    // swaps of the columns left of the last panel.
     let mut a = Mat::<f64>::from_fn(512, 512, |i, j| {
         if i == j {
             600.0
@@ -27,7 +28,7 @@ fn every_region_records_its_decision() {
         }
     });
     let (_, lu) = trace::collect(|| drop(linalg::lu(a.as_mut(), &team)));
-    assert_eq!(lu.len(), 7, "{lu}");
+    assert_eq!(lu.len(), 8, "{lu}");
     assert!(lu.iter().all(|d| d.family == Family::LuPartial), "{lu}");
     assert_eq!(
         (lu[0].site, lu[0].sections, lu[0].dims),
@@ -36,11 +37,12 @@ fn every_region_records_its_decision() {
     assert_eq!((lu[0].width, lu[0].reason), (2, Reason::Paid), "{lu}");
     assert!(lu[0].overhead > std::time::Duration::ZERO, "{lu}");
     assert!(
-        lu[1..]
+        lu[1..7]
             .iter()
             .all(|d| d.site == "lu/panel" && d.sections == 1),
         "{lu}"
     );
+    assert_eq!((lu[7].site, lu[7].sections), ("lu/swaps", 1), "{lu}");
     // A later section weighs its dispatch alone.
     assert!(
         lu[1..]
