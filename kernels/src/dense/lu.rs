@@ -41,9 +41,11 @@ use crate::exec::tiles::Tiles;
 /// estimate of a section.
 const PANEL_COST: f64 = 2.0;
 
-/// The cost of swapping two elements of a column in cache, in multiply-adds of the update:
-/// about 1.5 ns against 0.05 ns on the 2-vCPU AMD EPYC host (the deferred pass at 2048).
-const SWAP_COST: f64 = 30.0;
+/// The cost of swapping two elements of a column in the deferred pass, in multiply-adds of
+/// the update: 3.1 to 3.3 ns a swap at 2048 and 5.3 ns at 1024 on the 2-vCPU AMD EPYC host
+/// (each column is loaded once for all its swaps), against about 0.05 ns a multiply-add
+/// (`docs/perf/runs/kernels-log.md`, "Deferred row swaps").
+const SWAP_COST: f64 = 60.0;
 
 /// Parameters of [`lu_in_place`].
 #[derive(Debug, Clone, Copy)]
