@@ -5,10 +5,9 @@
 //! chunks: each participant applies the panel's row swaps, the triangular solve with the
 //! panel's unit lower block and the GEMM update to the chunks of columns it claims (and the
 //! swaps to its share of the current wide panel's columns left of the panel). Participant 0
-//! owns the next panel's
-//! columns: it updates them first and factors the next panel while the others claim the
-//! update's chunks (lookahead), so the panel factorization, the serial part of LU, is hidden;
-//! then it claims chunks too (`claims.rs`). When the gate keeps the first section serial, the
+//! owns the next panel's columns: it updates them first and factors the next panel while the
+//! others claim the update's chunks (lookahead), so the panel factorization, the serial part
+//! of LU, is hidden; then it claims chunks too (`claims.rs`). When the gate keeps the first section serial, the
 //! whole matrix goes to faer's serial LU instead. The sections run on the lookahead driver
 //! (`lookahead.rs`). The earlier wide panels' columns get their swaps in one section after the
 //! last (`left_swaps`). Design record: `docs/kernels.md`.
@@ -31,8 +30,7 @@ use crate::dense::levels::{Levels, Panel};
 use crate::dense::lookahead::{self, Factorization};
 use crate::exec::claims::{Claims, MIN_COLS};
 use crate::exec::gate::{self, Region, Scope};
-use crate::exec::par::Executor;
-use crate::exec::par::Part;
+use crate::exec::par::{Executor, Part};
 use crate::exec::sections::{self, Busy};
 use crate::exec::tiles::Tiles;
 

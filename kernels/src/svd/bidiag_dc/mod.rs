@@ -5,9 +5,9 @@
 //! once, one per participant, and the merge runs on the executor: roots and vectors in chunks,
 //! the products through teamalg's GEMM. On a team wider than two, a block from order 512
 //! solves its two blocks one after the other, each torn again with its merge on the executor,
-//! down to the blocks whose two halves run at once. Every block writes its vectors straight into its
-//! parent's basis, and every buffer comes from the caller's scratch, so a call that holds its
-//! scratch touches no fresh memory. Design record: `docs/svd.md` ("The bidiagonal divide and
+//! down to the blocks whose two halves run at once. Every block writes its vectors straight
+//! into its parent's basis, and every buffer comes from the caller's scratch, so a call that
+//! holds its scratch touches no fresh memory. Design record: `docs/svd.md` ("The bidiagonal divide and
 //! conquer").
 
 use std::sync::Mutex;
@@ -179,6 +179,17 @@ impl<E: Executor + ?Sized> Clone for Run<'_, E> {
 
 impl<E: Executor + ?Sized> Copy for Run<'_, E> {}
 
+impl Run<'static, Seq> {
+    /// A block below the top: on the calling thread, its products too.
+    fn serial() -> Self {
+        Run {
+            width: 1,
+            exec: &Seq,
+            gemm: GemmParams::default(),
+        }
+    }
+}
+
 fn identity<R: Real>(mut x: MatMut<'_, R>) {
     x.fill(R::ZERO);
     for i in 0..x.nrows().min(x.ncols()) {
@@ -247,28 +258,7 @@ fn serially<R: Real>(
     v: MatMut<'_, R>,
     stack: &mut MemStack,
 ) -> Result<(), BidiagSvdError> {
-    let seq = Run {
-        width: 1,
-        exec: &Seq,
-        gemm: GemmParams::default(),
-    };
-    block(d, e, s, u, v, seq, stack)
-}
-
-/// A square block where `run` says: a leaf, or torn again.
-fn block<R: Real, E: Executor + ?Sized>(
-    d: &[R],
-    e: &[R],
-    s: &mut [R],
-    u: MatMut<'_, R>,
-    v: MatMut<'_, R>,
-    run: Run<'_, E>,
-    stack: &mut MemStack,
-) -> Result<(), BidiagSvdError> {
-    if d.len() <= LEAF {
-        return leaf(d, e, s, u, v);
-    }
-    square(d, e, s, u, v, run, stack)
+    square(d, e, s, u, v, Run::serial(), stack)
 }
 
 /// A leaf: the bidiagonal QR on identity factors.
@@ -291,8 +281,8 @@ fn leaf<R: Real>(
     bidiag_svd::<R>(s, &mut e, Some(u), Some(v), &Seq, params)
 }
 
-/// A square block of order `n > LEAF`: its two blocks solved into the merge's bases (at once
-/// when `run` is the top level's), then merged into `u` and `v`.
+/// A square block where `run` says: a leaf up to order [`LEAF`]; above it, its two blocks
+/// solved into the merge's bases ([`blocks`]), then merged into `u` and `v`.
 fn square<R: Real, E: Executor + ?Sized>(
     d: &[R],
     e: &[R],
@@ -303,6 +293,9 @@ fn square<R: Real, E: Executor + ?Sized>(
     stack: &mut MemStack,
 ) -> Result<(), BidiagSvdError> {
     let n = d.len();
+    if n <= LEAF {
+        return leaf(d, e, s, u, v);
+    }
     let r = n / 2;
     let (mut left, stack) = temp_mat_zeroed::<R, _, _>(n, n, stack);
     let mut left = left.as_mat_mut();
@@ -359,14 +352,9 @@ fn blocks<R: Real, E: Executor + ?Sized>(
     run: Run<'_, E>,
     stack: &mut MemStack,
 ) -> Result<(), BidiagSvdError> {
-    let seq = Run {
-        width: 1,
-        exec: &Seq,
-        gemm: GemmParams::default(),
-    };
     let serial = |(d, e, s, u, v): Block<'_, '_, R>, wide_block: bool, stack: &mut MemStack| {
         if wide_block {
-            wide(d, e, s, u, v, seq, stack)
+            wide(d, e, s, u, v, Run::serial(), stack)
         } else {
             serially(d, e, s, u, v, stack)
         }
@@ -380,7 +368,7 @@ fn blocks<R: Real, E: Executor + ?Sized>(
         let (d, e, s, u, v) = top;
         wide(d, e, s, u, v, run, stack)?;
         let (d, e, s, u, v) = bottom;
-        return block(d, e, s, u, v, run, stack);
+        return square(d, e, s, u, v, run, stack);
     }
     let req = serial_scratch::<R>(top.0.len());
     let (buf, rest) = stack.make_aligned_uninit::<u8>(req.size_bytes(), req.align_bytes());
@@ -442,7 +430,7 @@ fn wide<R: Real, E: Executor + ?Sized>(
             e[i - 1] = c * e[i - 1];
         }
     }
-    block(
+    square(
         &d,
         &e[..r - 1],
         s,
