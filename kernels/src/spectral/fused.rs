@@ -1,10 +1,7 @@
-//! The fused passes of the reductions, with runtime SIMD dispatch (`pulp`, the crate faer
-//! itself uses). The tridiagonalization's, over a band of columns: one read and one write of
-//! each matrix entry applies the previous step's rank-two update and accumulates both halves
-//! of the next Hermitian matrix-vector product. The bidiagonalization's, over a band of rows:
-//! one read and one write applies the previous step's update and forms the band's part of
-//! `u^H a_j` for every column. Design record:
-//! `docs/svd.md` ("The parallel tridiagonalization", "The parallel bidiagonalization").
+//! The tridiagonalization's fused pass, with runtime SIMD dispatch (`pulp`, the crate faer
+//! itself uses): over a band of columns, one read and one write of each matrix entry applies
+//! the previous step's rank-two update and accumulates both halves of the next Hermitian
+//! matrix-vector product. Design record: `docs/svd.md` ("The parallel tridiagonalization").
 
 use faer::MatMut;
 use num_complex::Complex;
@@ -31,35 +28,6 @@ pub struct Band<'a, T> {
     pub upper: &'a mut [T],
 }
 
-/// The bidiagonalization's pending update `A22 -= up y^T + z vp`, as a band of rows sees it.
-#[derive(Debug, Clone, Copy)]
-pub struct Pending<'a, T> {
-    /// The previous left reflector, the band's rows.
-    pub up: &'a [T],
-    /// The previous step's `z`, the band's rows.
-    pub z: &'a [T],
-    /// The previous step's `y`, one entry per column.
-    pub y: &'a [T],
-    /// The previous right reflector, one entry per column.
-    pub vp: &'a [T],
-}
-
-/// A band of rows of the bidiagonalization's trailing matrix `A22` and the vectors of one
-/// step ([`Fused::fused_rows`]), the row vectors restricted to the band's rows.
-// `Send` and `Sync` are automatic and sound, as for [`Band`]: each run gets its own rows and
-// its own column of partial products.
-#[derive(Debug)]
-pub struct Rows<'a, T> {
-    /// The band's rows, every column.
-    pub a: MatMut<'a, T>,
-    /// The previous step's update; `None` on the first step.
-    pub pending: Option<Pending<'a, T>>,
-    /// This step's left reflector, the band's rows.
-    pub u: &'a [T],
-    /// Gets, per column `j`, the band's part of `u^H a_j`.
-    pub out: &'a mut [T],
-}
-
 mod sealed {
     pub trait Sealed {}
     impl Sealed for f32 {}
@@ -74,10 +42,6 @@ pub trait Fused: Copy + Send + Sync + Sized + sealed::Sealed {
     /// `b_ij -= vp_i conj(yp_j) + yp_i conj(vp_j)`, then `z_i += b_ij v_j` and, for `i > j`,
     /// `upper_j += conj(b_ij) v_i`.
     fn fused_band(band: Band<'_, Self>);
-
-    /// Runs the bidiagonalization's fused pass over the band `rows`: for each column `j`,
-    /// `a_j -= up y_j + z vp_j` (with a pending update), then `out_j = u^H a_j`.
-    fn fused_rows(rows: Rows<'_, Self>);
 }
 
 /// Column `j` of the column-major `a`, as a slice.
@@ -165,62 +129,6 @@ macro_rules! fused_impl {
                 pulp::Arch::new().dispatch(Op(band));
             }
 
-            fn fused_rows(rows: Rows<'_, $t>) {
-                struct Op<'a>(Rows<'a, $t>);
-                impl WithSimd for Op<'_> {
-                    type Output = ();
-                    #[inline(always)]
-                    fn with_simd<S: Simd>(self, simd: S) {
-                        let Rows { mut a, pending, u, out } = self.0;
-                        let conj: fn($t) -> $t = $conj;
-                        let zero = simd.$splat($zero);
-                        for j in 0..a.ncols() {
-                            let col = column(a.as_mut(), j);
-                            // Without a pending update, multipliers of zero on `u` itself.
-                            let (up, z, ny, nvp) = match pending {
-                                Some(p) => (p.up, p.z, -p.y[j], -p.vp[j]),
-                                None => (u, u, $zero, $zero),
-                            };
-                            let (sny, snvp) = (simd.$splat(ny), simd.$splat(nvp));
-                            let (ah, at) = S::$as_mut(col);
-                            let (uh, ut) = S::$as(u);
-                            let (uph, upt) = S::$as(up);
-                            let (zh, zt) = S::$as(z);
-                            let len = ah.len();
-                            let (uh, uph, zh) = (&uh[..len], &uph[..len], &zh[..len]);
-                            let (mut acc0, mut acc1) = (zero, zero);
-                            let mut a2 = ah.chunks_exact_mut(2);
-                            let (mut u2, mut up2, mut z2) =
-                                (uh.chunks_exact(2), uph.chunks_exact(2), zh.chunks_exact(2));
-                            for (((a, u), up), z) in (&mut a2).zip(&mut u2).zip(&mut up2).zip(&mut z2) {
-                                let mut x0 = simd.$mul_add(up[0], sny, a[0]);
-                                let mut x1 = simd.$mul_add(up[1], sny, a[1]);
-                                x0 = simd.$mul_add(z[0], snvp, x0);
-                                x1 = simd.$mul_add(z[1], snvp, x1);
-                                a[0] = x0;
-                                a[1] = x1;
-                                acc0 = simd.$conj_mul_add(u[0], x0, acc0);
-                                acc1 = simd.$conj_mul_add(u[1], x1, acc1);
-                            }
-                            let rest = a2.into_remainder().iter_mut().zip(u2.remainder()).zip(up2.remainder()).zip(z2.remainder());
-                            for (((a, u), up), z) in rest {
-                                let mut x = simd.$mul_add(*up, sny, *a);
-                                x = simd.$mul_add(*z, snvp, x);
-                                *a = x;
-                                acc0 = simd.$conj_mul_add(*u, x, acc0);
-                            }
-                            let mut sum = simd.$reduce(simd.$add(acc0, acc1));
-                            for (((a, u), up), z) in at.iter_mut().zip(ut).zip(upt).zip(zt) {
-                                let x = *a + *up * ny + *z * nvp;
-                                *a = x;
-                                sum += conj(*u) * x;
-                            }
-                            out[j] = sum;
-                        }
-                    }
-                }
-                pulp::Arch::new().dispatch(Op(rows));
-            }
         }
     };
 }

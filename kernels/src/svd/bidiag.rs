@@ -1,9 +1,13 @@
 //! The reduction of a general matrix to upper bidiagonal form, `A = U B V^H`, on the executor:
-//! faer's one-stage algorithm (Householder reflectors from the left and the right, each step's
-//! update delayed and fused with the next product), with its two passes over the trailing
-//! matrix run as sections on the same bands of rows: the fused update and `u^H A`, then
-//! `A conj(v)`. faer's layout in and out, so the SVD's back-transformations take the result as
-//! they take faer's own. Design record: `docs/svd.md` ("The parallel bidiagonalization").
+//! blocked as LAPACK's `gebrd` (`labrd` panels), in faer's layout and with faer's reflectors,
+//! so the SVD's back-transformations take the result as they take faer's own. A panel of `nb`
+//! steps leaves the trailing matrix as it was and keeps each step's updates as thin factors,
+//! `A = A0 - L R^H`; each step reads the untouched trailing matrix twice (`y = A0^H u` and
+//! `x = A0 w`, corrected by the thin factors), and the panel ends in one rank-`2 nb` GEMM.
+//! faer's fused one-stage steps read the trailing matrix twice and write it once; here the
+//! writes go into the GEMM. Each of the three passes shares out the same columns, so a
+//! participant keeps its own columns in its cache across the panel. Design record:
+//! `docs/svd.md` ("The parallel bidiagonalization").
 
 use std::time::{Duration, Instant};
 
@@ -12,38 +16,48 @@ use faer::linalg::matmul::matmul;
 use faer::linalg::svd::bidiag::{
     bidiag_in_place as faer_bidiag, bidiag_in_place_scratch as faer_bidiag_scratch,
 };
-use faer::traits::math_utils::{add, conj, is_finite, mul, mul_real, one, recip, sub, zero};
+use faer::traits::math_utils::{add, conj, mul_real, one, recip};
 use faer::traits::ComplexField;
-use faer::{Accum, ColMut, ColRef, Mat, MatMut, MatRef, Par};
+use faer::{Accum, Mat, MatMut, MatRef, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
 use crate::exec::gate::{self, Region, Scope};
 use crate::exec::par::{Executor, Part};
 use crate::exec::sections::{self, Busy};
 use crate::exec::tiles::Tiles;
-use crate::spectral::fused::{Fused, Pending, Rows};
 use crate::spectral::householder::block_factors;
 use crate::spectral::watch::{Passes, Watch};
 
-/// The most row bands of a step's passes: enough to balance sixteen participants.
-const MAX_BANDS: usize = 16;
+/// The most column chunks of a pass: enough to balance sixteen participants.
+const MAX_CHUNKS: usize = 16;
 
-/// The rows of a band are at least this many, so that a band's pass outweighs its share of
-/// the partial products summed after it.
-const BAND_ROWS: usize = 64;
+/// A chunk has at least this many columns, so that its pass outweighs its share of the sums
+/// after it.
+const CHUNK_COLS: usize = 32;
 
-/// How many rows the lead's band has for each row of another band. The lead's rows measured
-/// faster: it wrote the step's vectors and works on the next row between the passes, so its
-/// band is warm in its cache; with equal bands the member was busy 1.35 times as long in the
-/// passes at order 1024 (`cargo run --release -p teamalg-tools --bin kernels -- --kernels bidiag --sections`).
-const LEAD_WEIGHT: f64 = 1.3;
+/// Below this order a serial call is faer's fused reduction: in the cache its single pass
+/// per step costs less than the panel's corrections (the blocked steps measured 1.37x faer's
+/// time at order 64, 1.07x at 128 and 0.86x at 256 on one core of the AMD EPYC host).
+const BLOCKED_SERIAL_MIN: usize = 192;
+
+/// The steps of a panel.
+fn panel_steps(n: usize) -> usize {
+    if n <= 256 {
+        16
+    } else {
+        32
+    }
+}
 
 /// Units of work (family [`Family::BidiagStep`]: an element of the trailing matrix, read by
-/// both passes) of the steps from `k` on, for an `m x n` matrix.
-fn units_from(m: usize, n: usize, k: usize) -> f64 {
-    (k..m.min(n))
-        .map(|s| ((m - s - 1) * (n.saturating_sub(s + 1))) as f64)
-        .sum()
+/// both of a step's passes) of the steps from `k` on, for an `m x n` matrix, for every `k`.
+fn units_from(m: usize, n: usize) -> Vec<f64> {
+    let size = m.min(n);
+    let mut units = vec![0.0; size + 1];
+    for s in (0..size).rev() {
+        units[s] = units[s + 1] + ((m - s - 1) * (n.saturating_sub(s + 1))) as f64;
+    }
+    units
 }
 
 /// The scratch of [`bidiag_in_place`]: faer's, for the serial path.
@@ -54,9 +68,10 @@ pub fn bidiag_in_place_scratch<T: ComplexField>(m: usize, n: usize) -> faer::dyn
 /// Reduces `a` (`m x n`) in place to upper bidiagonal form `A = U B V^H`, in faer's layout:
 /// `B` on the diagonal and superdiagonal, the left Householder vectors below the diagonal,
 /// the right ones right of the superdiagonal, and the block factors in `hl`
-/// (`bsl x min(m, n)`) and `hr` (`bsr x (min(m, n) - 1)`). When the gate says the call does
-/// not pay (family [`Family::BidiagStep`]) this is faer's serial `bidiag_in_place`; otherwise
-/// the same algorithm with its two passes per step on the executor.
+/// (`bsl x min(m, n)`) and `hr` (`bsr x (min(m, n) - 1)`). When `m >= n` and the gate says
+/// the call pays (family [`Family::BidiagStep`]), or the matrix is large enough that the
+/// blocked steps pay serially, this is the blocked reduction, its passes on the executor;
+/// otherwise faer's serial `bidiag_in_place`.
 ///
 /// # Panics
 /// When `a` is not column-major, or `hl` or `hr` has the wrong number of columns.
@@ -68,152 +83,85 @@ pub fn bidiag_in_place<T>(
     threshold: Option<ParThreshold>,
     stack: &mut faer::dyn_stack::MemStack,
 ) where
-    T: ComplexField + Scalar + Fused,
+    T: ComplexField + Scalar,
 {
     let (m, n) = (a.nrows(), a.ncols());
     let size = m.min(n);
     assert!(hl.ncols() == size && hr.ncols() == size.saturating_sub(1));
     assert!(hl.nrows() >= 1 && (size < 2 || hr.nrows() >= 1));
-    let units = units_from(m, n, 0);
+    let units = units_from(m, n);
     let region = Region {
         site: "bidiag",
         dims: [m, n, 0],
-        units,
+        units: units[0],
         family: Family::BidiagStep,
         sections: 2 * size,
         scope: Scope::Call,
-        call_units: units,
+        call_units: units[0],
     };
-    let w = if size > 2 {
+    let w = if size > 2 && m >= n {
         gate::width::<T>(exec, region, threshold)
     } else {
         1
     };
-    if w <= 1 {
+    if w <= 1 && (m < n || n < BLOCKED_SERIAL_MIN) {
         faer_bidiag(a, hl, hr, Par::Seq, stack, Default::default());
         return;
     }
-    exec.warm(w);
-    reduce(
-        a,
-        hl,
-        hr,
-        Passes {
-            exec,
-            width: w,
-            threshold,
-            watch: &Watch::default(),
-        },
-    );
+    if w > 1 {
+        exec.warm(w);
+    }
+    let on = Passes {
+        exec,
+        width: w,
+        threshold,
+        watch: &Watch::default(),
+    };
+    reduce(a, hl, hr, &units, on);
 }
 
-/// teamalg's reduction, at most `on.width` participants per pass: faer's steps, in its order; `on.watch`
-/// may take the sections to the caller (`docs/svd.md`, "The watch").
-fn reduce<T>(
+/// Reduces `a` (`m x n`, `m >= n`) as faer's `bidiag_in_place` does, with the panel's passes
+/// on at most `on.width` participants.
+pub(crate) fn reduce<T>(
     mut a: MatMut<'_, T>,
     mut hl: MatMut<'_, T>,
     mut hr: MatMut<'_, T>,
+    units: &[f64],
     on: Passes<'_, impl Executor + ?Sized>,
 ) where
-    T: ComplexField + Scalar + Fused,
+    T: ComplexField + Scalar,
 {
     let (m, n) = (a.nrows(), a.ncols());
-    let size = m.min(n);
-    // y (one entry per column) and z (one per row): the halves of each step's delayed update.
-    let mut y = Mat::<T>::zeros(n, 1);
-    let mut z = Mat::<T>::zeros(m, 1);
-    // The bands' partial products of y.
-    let mut parts = Mat::<T>::zeros(n, MAX_BANDS);
-    // Row k, worked on as a contiguous copy (gathered once, scattered once: in column-major
-    // storage each of its entries is a cache line and, across the row, a page of its own); the
-    // previous step's row (its right reflector) stays as `vp`; `row` is the conjugated row.
-    let (mut r, mut vp, mut row) = (
-        vec![zero::<T>(); n],
-        vec![zero::<T>(); n],
-        vec![zero::<T>(); n],
-    );
-    let (mut taus_l, mut taus_r) = (vec![zero::<T::Real>(); size], Vec::new());
-    for k in 0..size {
-        for (j, x) in r.iter_mut().enumerate().skip(k + 1) {
-            *x = a[(k, j)];
+    assert!(m >= n);
+    let size = n;
+    let nb = panel_steps(n).min(size.max(1));
+    let mut f = Factors {
+        l: Mat::<T>::zeros(m, 2 * nb),
+        r: Mat::<T>::zeros(n, 2 * nb),
+        nb,
+    };
+    let mut work = Work {
+        parts: Mat::<T>::zeros(m, MAX_CHUNKS),
+        small: Mat::<T>::zeros(2 * nb, MAX_CHUNKS),
+        t: Mat::<T>::zeros(2 * nb, 1),
+        row: Mat::<T>::zeros(n, 1),
+    };
+    let (mut taus_l, mut taus_r) = (Vec::with_capacity(size), Vec::with_capacity(size));
+    let mut k = 0;
+    while k < size {
+        let kb = nb.min(size - k);
+        for j in 0..kb {
+            let (tl, tr) = step(a.as_mut(), &mut f, &mut work, [k + j, j], units, on);
+            taus_l.push(tl);
+            taus_r.extend(tr);
         }
-        if k > 0 {
-            // Row k and column k get the previous step's update.
-            let (y1, z1) = (y[(k, 0)], z[(k, 0)]);
-            let up0 = a[(k, k - 1)];
-            a[(k, k)] = sub(&a[(k, k)], &add(&mul(&up0, &y1), &z1));
-            for i in k + 1..m {
-                let d = add(&mul(&a[(i, k - 1)], &y1), &z[(i, 0)]);
-                a[(i, k)] = sub(&a[(i, k)], &d);
-            }
-            for j in k + 1..n {
-                let d = add(&mul(&up0, &y[(j, 0)]), &mul(&z1, &vp[j]));
-                r[j] = sub(&r[j], &d);
-            }
-        } else {
-            vp.fill(zero());
+        let e = k + kb;
+        if e < size {
+            let (l, r) = (f.l.as_ref(), f.r.as_ref());
+            let (l, r) = (l.subcols(nb - kb, 2 * kb), r.subcols(nb - kb, 2 * kb));
+            trailing(a.as_mut(), l, r, e, units, on);
         }
-        let tl = {
-            let col = a.as_mut().col_mut(k).subrows_mut(k, m - k);
-            let (mut head, tail) = col.split_at_row_mut(1);
-            make_householder_in_place(&mut head[0], tail).tau
-        };
-        let tl_inv = recip(&tl);
-        taus_l[k] = tl;
-        // y = u^H A22, with the previous update applied on the way.
-        update_pass(a.as_mut(), &mut y, &mut parts, &z, &vp, k, on);
-        for j in k + 1..n {
-            let yj = mul_real(&add(&y[(j, 0)], &r[j]), &tl_inv);
-            y[(j, 0)] = yj;
-            r[j] = sub(&r[j], &yj);
-        }
-        let norm = ColRef::from_slice(&r[k + 1..]).norm_l2();
-        if norm != zero::<T::Real>() {
-            let inv = recip(&norm);
-            for x in r.iter_mut().skip(k + 1) {
-                *x = mul_real(x, &inv);
-            }
-        }
-        for (j, x) in row.iter_mut().enumerate().skip(k + 1) {
-            *x = conj(&r[j]);
-        }
-        // z = A22 conj(row).
-        product_pass(a.as_ref(), &mut z, &row, k, on);
-        if k + 1 == size {
-            for j in k + 1..n {
-                a[(k, j)] = r[j];
-            }
-            break;
-        }
-        let info = {
-            let (head, tail) = r[k + 1..].split_at_mut(1);
-            make_householder_in_place(&mut head[0], ColMut::from_slice_mut(tail))
-        };
-        let (tr, hbi) = (info.tau, info.head_with_beta_inv);
-        let tr_inv = recip(&tr);
-        taus_r.push(tr);
-        let beta = r[k + 1];
-        r[k + 1] = mul_real(&beta, &norm);
-        let mut b = y[(k + 1, 0)];
-        for j in k + 2..n {
-            b = add(&b, &mul(&y[(j, 0)], &conj(&r[j])));
-        }
-        for j in k + 1..n {
-            a[(k, j)] = r[j];
-        }
-        let finite = is_finite(&hbi);
-        let (cbeta, chbi) = (conj(&beta), conj(&hbi));
-        for i in k + 1..m {
-            let (zi, ui, ai) = (z[(i, 0)], a[(i, k)], a[(i, k + 1)]);
-            let w = if finite {
-                sub(&mul(&sub(&zi, &mul(&ai, &cbeta)), &chbi), &mul(&ui, &b))
-            } else {
-                sub(&ai, &mul(&ui, &b))
-            };
-            z[(i, 0)] = mul_real(&w, &tr_inv);
-        }
-        // The next step's pending right reflector.
-        std::mem::swap(&mut vp, &mut r);
+        k = e;
     }
     block_factors(a.as_ref().subcols(0, size), hl.as_mut(), &taus_l);
     if size > 1 {
@@ -222,220 +170,304 @@ fn reduce<T>(
     }
 }
 
-/// The row bands of one step's passes over `A22` (`mm` rows from row `k + 1`), one per
-/// participant: fewer bands of equal rows measured faster than many small ones, whose short
-/// column segments cost a setup each, so the partial products of `u^H A22` (summed in band
-/// order) round by the width. Both passes give a participant the same rows, so they stay in
-/// its cache between them, and the top band (the lead's) holds the next step's row, which the
-/// lead works on between the passes.
-struct Bands {
-    count: usize,
-    starts: [usize; MAX_BANDS + 1],
+/// A panel's thin factors, `A = A0 - L R^H` over the columns used so far: `L = [X' U]`
+/// (`m x 2 nb`) and `R = [W' Y]` (`n x 2 nb`), where `U`'s and `W`'s columns are the left and
+/// right reflectors (with their unit entries), `Y` and `X` the left and right steps' products,
+/// and `X'`, `W'` hold their columns in reverse order. Step `j`'s pairs are then columns
+/// `nb - j .. nb + j` of both, one block for each product with them.
+struct Factors<T> {
+    l: Mat<T>,
+    r: Mat<T>,
+    nb: usize,
 }
 
-impl Bands {
-    fn new(mm: usize, k: usize, w: usize) -> Self {
-        let count = w.min(mm / BAND_ROWS).clamp(1, MAX_BANDS);
-        let mut starts = [mm; MAX_BANDS + 1];
-        starts[0] = 0;
-        // The lead's band is LEAD_WEIGHT times the others'.
-        let total = LEAD_WEIGHT + (count - 1) as f64;
-        for (b, start) in starts.iter_mut().enumerate().take(count).skip(1) {
-            // Edges on whole cache lines of a column (eight entries from an aligned start),
-            // so that no line is written by two participants.
-            let share = (LEAD_WEIGHT + (b - 1) as f64) / total;
-            let row = k + 1 + (share * mm as f64) as usize;
-            *start = (row.div_ceil(8) * 8 - (k + 1)).min(mm);
+/// A step's buffers: the chunks' partial products, the small corrections and row `g`.
+struct Work<T> {
+    parts: Mat<T>,
+    small: Mat<T>,
+    t: Mat<T>,
+    row: Mat<T>,
+}
+
+/// Step `j` of the panel, on row and column `g` of `A`: the left reflector of column `g`, then
+/// (while a column is right of it) `y`, row `g`, its right reflector and `x`. Returns the two
+/// reflectors' coefficients.
+fn step<T>(
+    mut a: MatMut<'_, T>,
+    f: &mut Factors<T>,
+    work: &mut Work<T>,
+    [g, j]: [usize; 2],
+    units: &[f64],
+    on: Passes<'_, impl Executor + ?Sized>,
+) -> (T::Real, Option<T::Real>)
+where
+    T: ComplexField + Scalar,
+{
+    let (m, n) = (a.nrows(), a.ncols());
+    let nb = f.nb;
+    let (mm, nn) = (m - g, n - g - 1);
+    // The pairs so far: columns p0..p1 of L and R.
+    let (p0, p1) = (nb - j, nb + j);
+    // Column g, rows g..: the panel's updates so far.
+    if j > 0 {
+        let col = a.as_mut().col_mut(g).subrows_mut(g, mm).as_mat_mut();
+        let (lg, rg) = (
+            f.l.as_ref().submatrix(g, p0, mm, 2 * j),
+            f.r.as_ref().submatrix(g, p0, 1, 2 * j),
+        );
+        matmul(col, Accum::Add, lg, rg.adjoint(), -one::<T>(), Par::Seq);
+    }
+    let tl = {
+        let col = a.as_mut().col_mut(g).subrows_mut(g, mm);
+        let (mut head, tail) = col.split_at_row_mut(1);
+        make_householder_in_place(&mut head[0], tail).tau
+    };
+    f.l[(g, p1)] = one();
+    for i in g + 1..m {
+        f.l[(i, p1)] = a[(i, g)].clone();
+    }
+    if nn == 0 {
+        return (tl, None);
+    }
+    // y = (A0^H u - R (L^H u)) / tl over columns g+1.., the correction's small product first.
+    let u = f.l.as_ref().submatrix(g, p1, mm, 1);
+    let t = work.t.as_mut().subrows_mut(0, 2 * j);
+    matmul(
+        t,
+        Accum::Replace,
+        f.l.as_ref().submatrix(g, p0, mm, 2 * j).adjoint(),
+        u,
+        one::<T>(),
+        Par::Seq,
+    );
+    let tl_inv = recip(&tl);
+    {
+        let a0 = a.as_ref().submatrix(g, g + 1, mm, nn);
+        let t = work.t.as_ref().subrows(0, 2 * j);
+        let ys = Tiles::new(f.r.as_mut().submatrix_mut(g + 1, p0, nn, 2 * j + 1));
+        let chunk = |_: usize, c0: usize, c1: usize| {
+            // SAFETY: chunk [c0, c1) owns those rows of R; the chunks partition 0..nn.
+            let yc = unsafe { ys.tile(c0, c1, 0, 2 * j + 1) };
+            let (prev, mut out) = yc.split_at_col_mut(2 * j);
+            let a0c = a0.subcols(c0, c1 - c0).adjoint();
+            matmul(out.as_mut(), Accum::Replace, a0c, u, one::<T>(), Par::Seq);
+            matmul(
+                out.as_mut(),
+                Accum::Add,
+                prev.as_ref(),
+                t,
+                -one::<T>(),
+                Par::Seq,
+            );
+            for e in out.col_mut(0).iter_mut() {
+                *e = mul_real(e, &tl_inv);
+            }
+        };
+        pass::<T, _>(nn, "bidiag/left", [m, g], &chunk, units, on);
+    }
+    // Row g, columns g+1..: A0's row less L R^H (with this step's u and y).
+    let mut row = work.row.as_mut().subrows_mut(0, nn);
+    for (c, e) in row.as_mut().col_mut(0).iter_mut().enumerate() {
+        *e = a[(g, g + 1 + c)].clone();
+    }
+    {
+        let rr = f.r.as_ref().submatrix(g + 1, p0, nn, 2 * j + 1).conjugate();
+        let lg = f.l.as_ref().submatrix(g, p0, 1, 2 * j + 1).transpose();
+        matmul(row.as_mut(), Accum::Add, rr, lg, -one::<T>(), Par::Seq);
+    }
+    let tr = {
+        let col = row.as_mut().col_mut(0);
+        let (mut head, tail) = col.split_at_row_mut(1);
+        make_householder_in_place(&mut head[0], tail).tau
+    };
+    // The right reflector acts as A conj(G) with G = I - v v^H / tr: its vector is conj(v).
+    let pw = nb - 1 - j;
+    for c in 0..nn {
+        a[(g, g + 1 + c)] = row[(c, 0)].clone();
+        f.r[(g + 1 + c, pw)] = if c == 0 { one() } else { conj(&row[(c, 0)]) };
+    }
+    // x = (A0 w - L (R^H w)) / tr over rows g+1.., each chunk of columns adding its part of
+    // both products.
+    let mr = m - g - 1;
+    let tr_inv = recip(&tr);
+    let Work {
+        parts, small, t, ..
+    } = work;
+    let used = {
+        let a0 = a.as_ref().submatrix(g + 1, g + 1, mr, nn);
+        let (rw, rp) =
+            f.r.as_ref()
+                .submatrix(g + 1, pw, nn, 2 * j + 2)
+                .split_at_col(1);
+        let ps = Tiles::new(parts.as_mut().subrows_mut(0, mr));
+        let ss = Tiles::new(small.as_mut().subrows_mut(0, 2 * j + 1));
+        let chunk = |p: usize, c0: usize, c1: usize| {
+            // SAFETY: chunk p owns column p of `parts` and of `small`; one chunk per index.
+            let (pt, st) = unsafe { (ps.tile(0, mr, p, p + 1), ss.tile(0, 2 * j + 1, p, p + 1)) };
+            let (cols, wc) = (c1 - c0, rw.subrows(c0, c1 - c0));
+            matmul(
+                pt,
+                Accum::Replace,
+                a0.subcols(c0, cols),
+                wc,
+                one::<T>(),
+                Par::Seq,
+            );
+            let rc = rp.subrows(c0, cols).adjoint();
+            matmul(st, Accum::Replace, rc, wc, one::<T>(), Par::Seq);
+        };
+        pass::<T, _>(nn, "bidiag/right", [m, g], &chunk, units, on)
+    };
+    let (lx, lp) = f.l.as_mut().subrows_mut(g + 1, mr).split_at_col_mut(p0);
+    let mut x = lx.subcols_mut(pw, 1);
+    x.copy_from(parts.as_ref().subcols(0, 1).subrows(0, mr));
+    let mut s = t.as_mut().subrows_mut(0, 2 * j + 1);
+    s.copy_from(small.as_ref().submatrix(0, 0, 2 * j + 1, 1));
+    for p in 1..used {
+        let q = parts.as_ref().col(p).subrows(0, mr);
+        for (e, q) in x.as_mut().col_mut(0).iter_mut().zip(q.iter()) {
+            *e = add(e, q);
         }
-        Bands { count, starts }
+        let q = small.as_ref().col(p).subrows(0, 2 * j + 1);
+        for (e, q) in s.as_mut().col_mut(0).iter_mut().zip(q.iter()) {
+            *e = add(e, q);
+        }
+    }
+    let lp = lp.as_ref().subcols(0, 2 * j + 1);
+    matmul(
+        x.as_mut(),
+        Accum::Add,
+        lp,
+        s.as_ref(),
+        -one::<T>(),
+        Par::Seq,
+    );
+    for e in x.col_mut(0).iter_mut() {
+        *e = mul_real(e, &tr_inv);
+    }
+    (tl, Some(tr))
+}
+
+/// The panel's end: `A[e.., e..] -= L R^H` (the panel's pairs), the columns shared out.
+fn trailing<T>(
+    a: MatMut<'_, T>,
+    l: MatRef<'_, T>,
+    r: MatRef<'_, T>,
+    e: usize,
+    units: &[f64],
+    on: Passes<'_, impl Executor + ?Sized>,
+) where
+    T: ComplexField + Scalar,
+{
+    let (m, n) = (a.nrows(), a.ncols());
+    let (mr, nr) = (m - e, n - e);
+    let tiles = Tiles::new(a.submatrix_mut(e, e, mr, nr));
+    let chunk = |_: usize, c0: usize, c1: usize| {
+        // SAFETY: chunk [c0, c1) owns those columns of the trailing matrix.
+        let at = unsafe { tiles.tile(0, mr, c0, c1) };
+        let (lt, rt) = (l.subrows(e, mr), r.subrows(e + c0, c1 - c0));
+        matmul(at, Accum::Add, lt, rt.adjoint(), -one::<T>(), Par::Seq);
+    };
+    pass::<T, _>(nr, "bidiag/trailing", [m, e], &chunk, units, on);
+}
+
+/// Column chunks of a pass over `nn` columns: equal, at least [`CHUNK_COLS`] wide.
+#[derive(Clone, Copy)]
+struct Chunks {
+    count: usize,
+}
+
+impl Chunks {
+    /// The chunks of `nn` columns for a call `width` wide: one a participant, each at least
+    /// [`CHUNK_COLS`] wide. A chunk's partial products are summed after the pass in chunk
+    /// order, so the bits depend on the call's width, not on the pass's.
+    fn count(nn: usize, width: usize) -> Self {
+        Chunks {
+            count: (nn / CHUNK_COLS).clamp(1, width.clamp(1, MAX_CHUNKS)),
+        }
     }
 
-    /// Rows of band `b`, counted from `A22`'s first.
-    fn rows(&self, b: usize) -> (usize, usize) {
-        (self.starts[b], self.starts[b + 1].max(self.starts[b]))
+    fn bounds(self, p: usize, nn: usize) -> (usize, usize) {
+        (p * nn / self.count, (p + 1) * nn / self.count)
     }
 }
 
-/// The bands of step `k`'s pass `site` over `A22` (of an `m x n` matrix): as many as the gate
-/// gives participants (at most `w`), each of at least [`BAND_ROWS`] rows.
-fn bands<T: Scalar>(
-    exec: &(impl Executor + ?Sized),
+/// Runs `chunk` over `nn` columns in chunks, on as many participants as the gate gives
+/// (family [`Family::BidiagStep`], units the `(m - g) x nn` elements read), at most the
+/// chunks; returns the chunk count used (the chunk boundaries do not depend on the width, so
+/// the partial products sum the same way whoever works them).
+fn pass<T, E>(
+    nn: usize,
     site: &'static str,
-    [m, n, k]: [usize; 3],
-    w: usize,
-    threshold: Option<ParThreshold>,
-) -> Bands {
-    let (mm, nn) = (m - k - 1, n - k - 1);
+    [m, g]: [usize; 2],
+    chunk: &(dyn Fn(usize, usize, usize) + Sync),
+    units: &[f64],
+    on: Passes<'_, E>,
+) -> usize
+where
+    T: Scalar,
+    E: Executor + ?Sized,
+{
+    let Passes {
+        exec,
+        width,
+        threshold,
+        watch,
+    } = on;
+    let chunks = Chunks::count(nn, width);
     let region = Region {
         site,
-        dims: [mm, nn, k],
-        units: (mm * nn) as f64,
+        dims: [m - g, nn, g],
+        units: ((m - g) * nn) as f64,
         family: Family::BidiagStep,
         sections: 1,
         scope: Scope::Section,
-        call_units: units_from(m, n, k),
+        call_units: units[g],
     };
-    let w = gate::width::<T>(exec, region, threshold)
-        .min(w)
-        .min((mm / BAND_ROWS).max(1));
-    Bands::new(mm, k, w)
+    let w = if width > 1 && chunks.count > 1 && watch.parallel() {
+        gate::width::<T>(exec, region, threshold)
+            .min(width)
+            .min(chunks.count)
+    } else {
+        1
+    };
+    run(exec, site, g, chunks, nn, w, chunk, watch);
+    chunks.count
 }
 
-/// Step `k`'s first pass over `A22 = A[k+1.., k+1..]`: the previous step's update
-/// (`A22 -= up y^T + z vp`, for `k > 0`), then `y = A22^H u`, bands of rows shared out and
-/// their partial products summed in band order.
-fn update_pass<T>(
-    a: MatMut<'_, T>,
-    y: &mut Mat<T>,
-    parts: &mut Mat<T>,
-    z: &Mat<T>,
-    vp: &[T],
-    k: usize,
-    on: Passes<'_, impl Executor + ?Sized>,
-) where
-    T: ComplexField + Scalar + Fused,
-{
-    let Passes {
-        exec,
-        width: w,
-        threshold,
-        watch,
-    } = on;
-    let (m, n) = (a.nrows(), a.ncols());
-    let (mm, nn) = (m - k - 1, n - k - 1);
-    if nn == 0 {
-        return;
-    }
-    if mm == 0 {
-        y.as_mut().subrows_mut(k + 1, nn).fill(zero());
-        return;
-    }
-    let bands = bands::<T>(exec, "bidiag/update", [m, n, k], w, threshold);
-    let (left, right) = a.split_at_col_mut(k + 1);
-    let left = left.as_ref();
-    let slice = |j: usize| {
-        left.col(j)
-            .subrows(k + 1, mm)
-            .try_as_col_major()
-            .expect("column-major")
-            .as_slice()
-    };
-    let u = slice(k);
-    let up = (k > 0).then(|| slice(k - 1));
-    let zs = &z
-        .col(0)
-        .try_as_col_major()
-        .expect("column-major")
-        .as_slice()[k + 1..];
-    let ys = &y
-        .col(0)
-        .try_as_col_major()
-        .expect("column-major")
-        .as_slice()[k + 1..];
-    let vp = &vp[k + 1..];
-    let tiles = Tiles::new(right.subrows_mut(k + 1, mm));
-    let ps = Tiles::new(parts.as_mut().subrows_mut(0, nn));
-    let band = |b: usize| {
-        let (r0, r1) = bands.rows(b);
-        // SAFETY: band b owns rows r0..r1 of A22 and column b of `parts`; the bands partition
-        // 0..mm and each runs once.
-        let (at, pt) = unsafe { (tiles.tile(r0, r1, 0, nn), ps.tile(0, nn, b, b + 1)) };
-        let pt = pt.col_mut(0).try_as_col_major_mut().expect("contiguous");
-        T::fused_rows(Rows {
-            a: at,
-            pending: up.map(|up| Pending {
-                up: &up[r0..r1],
-                z: &zs[r0..r1],
-                y: ys,
-                vp,
-            }),
-            u: &u[r0..r1],
-            out: pt.as_slice_mut(),
-        });
-    };
-    run(exec, "bidiag/update", k, &bands, &band, watch);
-    let mut yc = y.as_mut().col_mut(0).subrows_mut(k + 1, nn);
-    yc.copy_from(parts.as_ref().col(0).subrows(0, nn));
-    for b in 1..bands.count {
-        let p = parts.as_ref().col(b).subrows(0, nn);
-        for (yi, pi) in yc.as_mut().iter_mut().zip(p.iter()) {
-            *yi = add(yi, pi);
-        }
-    }
-}
-
-/// Step `k`'s second pass: `z = A22 conj(row)` (`row` indexed like the columns of `a`), bands
-/// of rows shared out, each through faer's serial matrix-vector product.
-fn product_pass<T>(
-    a: MatRef<'_, T>,
-    z: &mut Mat<T>,
-    row: &[T],
-    k: usize,
-    on: Passes<'_, impl Executor + ?Sized>,
-) where
-    T: ComplexField + Scalar + Fused,
-{
-    let Passes {
-        exec,
-        width: w,
-        threshold,
-        watch,
-    } = on;
-    let (m, n) = (a.nrows(), a.ncols());
-    let (mm, nn) = (m - k - 1, n - k - 1);
-    if mm == 0 {
-        return;
-    }
-    if nn == 0 {
-        z.as_mut().subrows_mut(k + 1, mm).fill(zero());
-        return;
-    }
-    let a22 = a.submatrix(k + 1, k + 1, mm, nn);
-    let x = MatRef::from_column_major_slice(&row[k + 1..], nn, 1);
-    let bands = bands::<T>(exec, "bidiag/product", [m, n, k], w, threshold);
-    let zs = Tiles::new(z.as_mut().subrows_mut(k + 1, mm));
-    let band = |b: usize| {
-        let (r0, r1) = bands.rows(b);
-        // SAFETY: band b owns rows r0..r1 of z; the bands partition 0..mm and each runs once.
-        let zt = unsafe { zs.tile(r0, r1, 0, 1) };
-        matmul(
-            zt,
-            Accum::Replace,
-            a22.subrows(r0, r1 - r0),
-            x,
-            one::<T>(),
-            Par::Seq,
-        );
-    };
-    run(exec, "bidiag/product", k, &bands, &band, watch);
-}
-
-/// Runs `band` over `bands`, one participant each: on the caller, band after band, when
-/// there is one band or the call's watch has taken its sections to the caller (the same
-/// bands, so the same bits).
+/// Runs the chunks on `w` participants, each a contiguous run of chunks; on the caller when
+/// `w` is 1. Parallel sections are watched (`docs/svd.md`, "The watch").
+#[allow(clippy::too_many_arguments)]
 fn run(
     exec: &(impl Executor + ?Sized),
     site: &'static str,
-    k: usize,
-    bands: &Bands,
-    band: &(dyn Fn(usize) + Sync),
+    g: usize,
+    chunks: Chunks,
+    nn: usize,
+    w: usize,
+    chunk: &(dyn Fn(usize, usize, usize) + Sync),
     watch: &Watch,
 ) {
     let busy = Busy::default();
+    let count = chunks.count;
     let body = |part: Part<'_>| {
-        let (i, w, count) = (part.index(), part.width(), bands.count);
-        busy.time(i, || (i * count / w..(i + 1) * count / w).for_each(band));
+        let (i, pw) = (part.index(), part.width());
+        busy.time(i, || {
+            for p in i * count / pw..(i + 1) * count / pw {
+                let (c0, c1) = chunks.bounds(p, nn);
+                chunk(p, c0, c1);
+            }
+        });
     };
-    if bands.count <= 1 || !watch.parallel() {
-        return sections::run(exec, site, k, 1, &busy, &body);
+    if w <= 1 {
+        return sections::run(exec, site, g, 1, &busy, &body);
     }
     let start = Instant::now();
-    sections::run(exec, site, k, bands.count, &busy, &body);
+    sections::run(exec, site, g, w, &busy, &body);
     let wall = start.elapsed();
-    // The lead worked band 0; at that pace it would have done every row alone in `alone`.
-    let (lo, hi) = bands.rows(0);
-    let rows = bands.starts[bands.count];
-    let alone = busy.times().0.as_nanos() as f64 * rows as f64 / (hi - lo).max(1) as f64;
+    // The lead's share of the columns, at its pace, for all of them.
+    let lead_cols = chunks.bounds(count / w - 1, nn).1.max(1);
+    let alone = busy.times().0.as_nanos() as f64 * nn as f64 / lead_cols as f64;
     if watch.record(wall, Duration::from_nanos(alone as u64)) {
         exec.rest();
     }
@@ -490,14 +522,23 @@ mod tests {
             threshold: fixed,
             watch,
         };
-        reduce(a.as_mut(), hl.as_mut(), hr.as_mut(), on);
+        let units = units_from(m, n);
+        reduce(a.as_mut(), hl.as_mut(), hr.as_mut(), &units, on);
         (a, hl, hr)
     }
 
-    /// Sections the watch takes to the caller work the same bands: the same bits.
+    /// Sections the watch takes to the caller work the same chunks: the same bits.
     #[test]
-    fn the_caller_works_the_same_bands() {
-        let (parallel, off) = (reduced(&Watch::steady()), reduced(&Watch::off()));
+    fn the_caller_works_the_same_chunks() {
+        let (parallel, seen) = sections::collect(|| reduced(&Watch::steady()));
+        for site in ["bidiag/left", "bidiag/right", "bidiag/trailing"] {
+            assert!(
+                seen.iter().any(|s| s.site == site && s.width == 2),
+                "{site}"
+            );
+        }
+        let (off, seen) = sections::collect(|| reduced(&Watch::off()));
+        assert!(seen.iter().all(|s| s.width == 1));
         assert!(parallel == off);
     }
 }
