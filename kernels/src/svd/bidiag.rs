@@ -37,7 +37,8 @@ const CHUNK_COLS: usize = 32;
 
 /// Below this order a serial call is faer's fused reduction: in the cache its single pass
 /// per step costs less than the panel's corrections (the blocked steps measured 1.37x faer's
-/// time at order 64, 1.07x at 128 and 0.86x at 256 on one core of the AMD EPYC host).
+/// time at order 64, 1.07x at 128 and 0.86x at 256 on one core of the AMD EPYC host;
+/// `docs/perf/runs/kernels-log.md`, "The blocked bidiagonalization").
 const BLOCKED_SERIAL_MIN: usize = 192;
 
 /// The steps of a panel.
