@@ -123,7 +123,7 @@ pub fn bidiag_in_place<T>(
 
 /// Reduces `a` (`m x n`, `m >= n`) as faer's `bidiag_in_place` does, with the panel's passes
 /// on at most `on.width` participants.
-pub(crate) fn reduce<T>(
+fn reduce<T>(
     mut a: MatMut<'_, T>,
     mut hl: MatMut<'_, T>,
     mut hr: MatMut<'_, T>,
@@ -142,8 +142,8 @@ pub(crate) fn reduce<T>(
         nb,
     };
     let mut work = Work {
-        parts: Mat::<T>::zeros(m, MAX_CHUNKS),
-        small: Mat::<T>::zeros(2 * nb, MAX_CHUNKS),
+        parts: Mat::<T>::zeros(m, Chunks::new(n, on.width).count),
+        small: Mat::<T>::zeros(2 * nb, Chunks::new(n, on.width).count),
         t: Mat::<T>::zeros(2 * nb, 1),
         row: Mat::<T>::zeros(n, 1),
     };
@@ -376,27 +376,30 @@ fn trailing<T>(
 #[derive(Clone, Copy)]
 struct Chunks {
     count: usize,
+    nn: usize,
 }
 
 impl Chunks {
     /// The chunks of `nn` columns for a call `width` wide: one a participant, each at least
     /// [`CHUNK_COLS`] wide. A chunk's partial products are summed after the pass in chunk
     /// order, so the bits depend on the call's width, not on the pass's.
-    fn count(nn: usize, width: usize) -> Self {
+    fn new(nn: usize, width: usize) -> Self {
         Chunks {
             count: (nn / CHUNK_COLS).clamp(1, width.clamp(1, MAX_CHUNKS)),
+            nn,
         }
     }
 
-    fn bounds(self, p: usize, nn: usize) -> (usize, usize) {
-        (p * nn / self.count, (p + 1) * nn / self.count)
+    /// The columns of chunk `p`.
+    fn bounds(self, p: usize) -> (usize, usize) {
+        (p * self.nn / self.count, (p + 1) * self.nn / self.count)
     }
 }
 
 /// Runs `chunk` over `nn` columns in chunks, on as many participants as the gate gives
 /// (family [`Family::BidiagStep`], units the `(m - g) x nn` elements read), at most the
-/// chunks; returns the chunk count used (the chunk boundaries do not depend on the width, so
-/// the partial products sum the same way whoever works them).
+/// chunks; returns the chunk count (the chunks depend on the call's width, not on the pass's,
+/// so the partial products sum the same way whoever works them).
 fn pass<T, E>(
     nn: usize,
     site: &'static str,
@@ -415,7 +418,7 @@ where
         threshold,
         watch,
     } = on;
-    let chunks = Chunks::count(nn, width);
+    let chunks = Chunks::new(nn, width);
     let region = Region {
         site,
         dims: [m - g, nn, g],
@@ -432,19 +435,17 @@ where
     } else {
         1
     };
-    run(exec, site, g, chunks, nn, w, chunk, watch);
+    run(exec, site, g, chunks, w, chunk, watch);
     chunks.count
 }
 
 /// Runs the chunks on `w` participants, each a contiguous run of chunks; on the caller when
 /// `w` is 1. Parallel sections are watched (`docs/svd.md`, "The watch").
-#[allow(clippy::too_many_arguments)]
 fn run(
     exec: &(impl Executor + ?Sized),
     site: &'static str,
     g: usize,
     chunks: Chunks,
-    nn: usize,
     w: usize,
     chunk: &(dyn Fn(usize, usize, usize) + Sync),
     watch: &Watch,
@@ -455,7 +456,7 @@ fn run(
         let (i, pw) = (part.index(), part.width());
         busy.time(i, || {
             for p in i * count / pw..(i + 1) * count / pw {
-                let (c0, c1) = chunks.bounds(p, nn);
+                let (c0, c1) = chunks.bounds(p);
                 chunk(p, c0, c1);
             }
         });
@@ -467,8 +468,8 @@ fn run(
     sections::run(exec, site, g, w, &busy, &body);
     let wall = start.elapsed();
     // The lead's share of the columns, at its pace, for all of them.
-    let lead_cols = chunks.bounds(count / w - 1, nn).1.max(1);
-    let alone = busy.times().0.as_nanos() as f64 * nn as f64 / lead_cols as f64;
+    let lead_cols = chunks.bounds(count / w - 1).1.max(1);
+    let alone = busy.times().0.as_nanos() as f64 * chunks.nn as f64 / lead_cols as f64;
     if watch.record(wall, Duration::from_nanos(alone as u64)) {
         exec.rest();
     }
