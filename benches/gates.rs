@@ -73,7 +73,7 @@ fn gates(c: &mut Criterion) {
                     Duration::from_nanos(black_box(next() % 2_000_000)),
                     7,
                     nz,
-                    split,
+                    &split,
                     |k| costs.cost(DispatchKind::Team, k.get()),
                 )
             })

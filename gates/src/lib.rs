@@ -11,8 +11,8 @@
 //! `D` the measured cost of one section for the kind of token ([`DispatchKind`]) at that width
 //! ([`DispatchCosts`]). [`width_for_by`] picks the width that minimises
 //! `sections * D(k) + estimate / k` among those that pay; [`choose`] adds the kernel family's
-//! measured split cost ([`SplitCost`]: overhead per section, efficiency) and goes parallel only
-//! where the model says the call finishes sooner.
+//! measured split cost at each width ([`SplitCurve`] of [`SplitCost`]: overhead per section,
+//! efficiency) and goes parallel only where the model says the call finishes sooner.
 //!
 //! A [`Model`] holds what a pool's gates read: dispatch costs, rate curves, split costs and the
 //! [`Thresholds`] set by a pool or the environment. [`HostProfile`] is its file form, written by
@@ -41,14 +41,18 @@ mod model;
 mod profile;
 mod rate;
 mod rule;
+mod split;
 mod thresholds;
 pub mod trace;
 
 pub use costs::{
     CostsError, CpuVendor, DispatchCosts, DispatchKind, HostClass, WidthCosts, MAX_ANCHORS,
 };
-pub use model::{builtin_rate, builtin_split, Model, SplitCost, Splits};
+pub use model::{builtin_rate, Model};
 pub use profile::{Fingerprint, HostProfile, ProfileError, SeenLoad};
 pub use rate::{Family, Rate, RateCurve, Scalar, ScalarKind, FAMILIES, MAX_RATE_ANCHORS};
 pub use rule::{choose, decide, pays_at, width_for_by, Ask, Verdict, PAYS};
+pub use split::{
+    builtin_decay, builtin_split, SplitCost, SplitCurve, SplitCurveError, Splits, MAX_SPLIT_WIDTHS,
+};
 pub use thresholds::{ParThreshold, Source, Thresholds, ThresholdsError};

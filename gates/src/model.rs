@@ -4,67 +4,9 @@
 use std::sync::OnceLock;
 
 use crate::costs::{CpuVendor, DispatchCosts, HostClass};
-use crate::rate::{Family, Rate, RateCurve, ScalarKind, FAMILIES};
+use crate::rate::{Family, Rate, RateCurve, FAMILIES};
+use crate::split::{builtin_split, Splits};
 use crate::thresholds::{ParThreshold, Source, Thresholds};
-
-/// What running a family's region on several participants costs beyond the dispatch: a fixed
-/// `overhead` per section (the lead's panel work the others wait for, imbalance, the first
-/// touches of a member's cache) and an `efficiency` (the serial time over the summed
-/// participant times, below 1 when halved products run slower than whole ones).
-///
-/// The gate models a call of serial time `S` that makes `s` sections at width `k` as
-/// `s * (D(k) + overhead) + S / (k * efficiency)` ([`crate::choose`]). Both are properties of
-/// the family's whole call: `teamalg calibrate` fits them from two-wide runs of each kernel
-/// (every section parallel) against its serial run, at sizes around where the two cross.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SplitCost {
-    /// Nanoseconds per section beyond the dispatch cost.
-    pub overhead_ns: f64,
-    /// Serial time over summed participant time, in `(0, 1]`.
-    pub efficiency: f64,
-}
-
-impl SplitCost {
-    /// No cost beyond the dispatch: the rule as it stands.
-    pub const FREE: SplitCost = SplitCost {
-        overhead_ns: 0.0,
-        efficiency: 1.0,
-    };
-
-    /// Whether the values can be used (finite, overhead at least 0, efficiency in `(0, 1]`).
-    pub fn is_valid(&self) -> bool {
-        self.overhead_ns.is_finite()
-            && self.overhead_ns >= 0.0
-            && self.efficiency.is_finite()
-            && self.efficiency > 0.0
-            && self.efficiency <= 1.0
-    }
-}
-
-/// A family's split costs for real (`f32`, `f64`) and complex (`c32`, `c64`) scalars.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Splits {
-    /// Real scalars.
-    pub real: SplitCost,
-    /// Complex scalars.
-    pub cplx: SplitCost,
-}
-
-impl Splits {
-    /// Free for both.
-    pub const FREE: Splits = Splits {
-        real: SplitCost::FREE,
-        cplx: SplitCost::FREE,
-    };
-
-    /// The cost for a scalar kind.
-    pub fn for_kind(&self, kind: ScalarKind) -> SplitCost {
-        match kind {
-            ScalarKind::F32 | ScalarKind::F64 => self.real,
-            ScalarKind::C32 | ScalarKind::C64 => self.cplx,
-        }
-    }
-}
 
 /// Everything a gate reads: dispatch costs, rates, split costs, thresholds.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -257,51 +199,5 @@ fn apple_rate(family: Family) -> Rate {
         Family::BidiagSvdDc => h(53.0, 53.0 * 4.0),
         Family::TridiagEvdDc => h(31.0, 31.0 * 4.0),
         Family::SparseProduct => h(1.5, 1.8),
-    }
-}
-
-/// The built-in split costs of `family` on a CPU of `vendor`: fitted by `teamalg calibrate`
-/// on the EPYC host of [`builtin_rate`] (each value the median of five calibrations); free for
-/// families no kernel gates yet (QR's is fitted once its kernel exists), except the
-/// tridiagonalization's and the bidiagonalization's, fitted by hand to their benchmark rows.
-/// Those two reduction steps are bound by the memory system and split very differently on the
-/// two hosts measured, so they follow the vendor: AMD takes the EPYC fit, where two wide pays
-/// from order 128 to 256; every other CPU takes the fit from an Intel Xeon host, where it pays
-/// only from 512 to 1024 (the serial side for hosts not measured). The other families' costs
-/// are used on every host: no other host has been fitted.
-pub fn builtin_split(family: Family, vendor: CpuVendor) -> Splits {
-    let s = |overhead_ns, efficiency| SplitCost {
-        overhead_ns,
-        efficiency,
-    };
-    let f = |real: SplitCost, cplx: SplitCost| Splits { real, cplx };
-    let amd = vendor == CpuVendor::Amd;
-    match family {
-        Family::Gemm => f(s(195.0, 0.949), s(135.0, 0.982)),
-        Family::TriangularSolve => f(s(560.0, 0.945), s(1090.0, 0.970)),
-        Family::LuPartial => f(s(5832.0, 0.945), s(12450.0, 0.869)),
-        // LDL^H takes the Cholesky's (the gate audit finds its choice within 2 % of the better
-        // arm from 128 to 1024 on the AMD EPYC host).
-        Family::Cholesky | Family::Ldlt => f(s(1654.0, 0.847), s(7196.0, 0.836)),
-        // Bunch-Kaufman: fitted by hand to the gate audit on the AMD EPYC host
-        // (docs/perf/runs/kernels-log.md, "LDL^H and Bunch-Kaufman"). Its panels are long and
-        // serial (column updates and symmetric interchanges), and the member waits beside the
-        // lead through each; two wide was a wash at 128 and won from 256 or 384 in two audits
-        // of three (one lost up to 1.5x at 128 to 512 in real arithmetic). The per-section
-        // overhead stands for the panel: two wide from about 384 in real and 256 in complex.
-        Family::Lblt => f(s(20000.0, 0.847), s(30000.0, 0.836)),
-        // Fitted by hand to the reductions' benchmark rows (orders 256 to 1024, every step
-        // forced parallel) against the estimates of their built-in rates (docs/gates.md).
-        Family::TridiagStep if amd => f(s(850.0, 0.93), s(2300.0, 1.0)),
-        Family::BidiagStep if amd => f(s(2000.0, 1.0), s(1450.0, 1.0)),
-        Family::TridiagStep => f(s(4400.0, 0.77), s(3600.0, 0.81)),
-        Family::BidiagStep => f(s(10800.0, 0.61), s(6400.0, 0.625)),
-        // Fitted by hand to the column-pivoted QR's rows forced parallel at orders 256 to 1024
-        // on the Intel Xeon host (docs/perf/runs/kernels-log.md): its steps' two passes on
-        // each participant run at about half of faer's fused serial pass in real arithmetic
-        // and at 0.62 of it in complex, and each step's section costs about 3.5 us beyond
-        // its dispatch. So two wide never pays in real; complex pays from about order 256.
-        Family::QrColPivStep => f(s(3500.0, 0.5), s(3500.0, 0.62)),
-        _ => Splits::FREE,
     }
 }

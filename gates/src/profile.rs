@@ -10,21 +10,22 @@
 //! in_pool = [[2, 790]]
 //! outside = [[2, 1100]]
 //! rate.gemm = [0.031, 0.129, 0.015, 0.066]
-//! split.lu = [6200, 0.93, 9000, 0.95]
+//! split.lu = [[2, 6200, 0.93, 9000, 0.95], [4, 7400, 0.81, 9900, 0.88]]
 //! ```
 //!
 //! Costs are nanoseconds per section at each anchor width; a rate is nanoseconds per unit for
 //! `f64`, `c64`, `f32` and `c32` (two values: `f64` and `c64`, single precision at half); a
-//! split is the overhead per section in nanoseconds and the efficiency, for real then complex
-//! scalars ([`SplitCost`]). A profile from another machine (another CPU model, core count or class) is
+//! split is, at each width fitted, the overhead per section in nanoseconds and the efficiency,
+//! for real then complex scalars ([`SplitCurve`]; four numbers alone are width 2). A profile from another machine (another CPU model, core count or class) is
 //! refused: its costs would be wrong here.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::costs::{CpuVendor, DispatchCosts, DispatchKind, HostClass, WidthCosts};
-use crate::model::{builtin_rate, builtin_split, Model, SplitCost, Splits};
+use crate::model::{builtin_rate, Model};
 use crate::rate::{Family, Rate, RateCurve};
+use crate::split::{builtin_decay, builtin_split, SplitCost, SplitCurve, Splits};
 
 /// What identifies a machine for a profile.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -216,17 +217,29 @@ impl HostProfile {
             s += &format!("rate.{} = [{}]\n", family.name(), anchors.join(", "));
         }
         if !self.splits.is_empty() {
-            s += "# per section beyond dispatch: [real ns, real efficiency, complex ns, complex efficiency]\n";
+            s += "# per section beyond dispatch: [[width, real ns, real efficiency, complex ns, complex efficiency], ...]\n";
         }
         for (family, sp) in &self.splits {
-            s += &format!(
-                "split.{} = [{}, {}, {}, {}]\n",
-                family.name(),
-                sp.real.overhead_ns,
-                sp.real.efficiency,
-                sp.cplx.overhead_ns,
-                sp.cplx.efficiency
-            );
+            // Both curves at the widths of either (calibration fits them at the same widths).
+            let mut widths: Vec<usize> = sp
+                .real
+                .anchors()
+                .chain(sp.cplx.anchors())
+                .map(|a| a.0)
+                .collect();
+            widths.sort_unstable();
+            widths.dedup();
+            let anchors: Vec<String> = widths
+                .into_iter()
+                .map(|w| {
+                    let (real, cplx) = (sp.real.at(w), sp.cplx.at(w));
+                    format!(
+                        "[{w}, {}, {}, {}, {}]",
+                        real.overhead_ns, real.efficiency, cplx.overhead_ns, cplx.efficiency
+                    )
+                })
+                .collect();
+            s += &format!("split.{} = [{}]\n", family.name(), anchors.join(", "));
         }
         s
     }
@@ -292,28 +305,7 @@ impl HostProfile {
                 _ if key.starts_with("split.") => {
                     let family = Family::from_name(&key[6..])
                         .ok_or_else(|| bad(format!("unknown kernel family {:?}", &key[6..])))?;
-                    let v = numbers(value).filter(|v| v.len() == 4).ok_or_else(|| {
-                        bad(
-                            "expected [real ns, real efficiency, complex ns, complex efficiency]"
-                                .into(),
-                        )
-                    })?;
-                    let (real, cplx) = (
-                        SplitCost {
-                            overhead_ns: v[0],
-                            efficiency: v[1],
-                        },
-                        SplitCost {
-                            overhead_ns: v[2],
-                            efficiency: v[3],
-                        },
-                    );
-                    if !(real.is_valid() && cplx.is_valid()) {
-                        return Err(bad(
-                            "a split needs an overhead of at least 0 ns and an efficiency in (0, 1]"
-                                .into(),
-                        ));
-                    }
+                    let (real, cplx) = split_curves(value, builtin_decay(family)).map_err(bad)?;
                     splits.push((family, Splits { real, cplx }));
                 }
                 _ => {
@@ -420,6 +412,54 @@ fn rate_curve(v: &str) -> Result<RateCurve, String> {
         let v = numbers(inner).ok_or("expected [f64, c64, f32, c32]")?;
         Ok(RateCurve::flat(flat(&v)?))
     }
+}
+
+/// A split: `[real ns, real efficiency, complex ns, complex efficiency]` (width 2) or
+/// `[[width, real ns, real efficiency, complex ns, complex efficiency], ...]`, as two curves
+/// with `decay` where one width is given.
+fn split_curves(v: &str, decay: f64) -> Result<(SplitCurve, SplitCurve), String> {
+    const SHAPE: &str = "expected [real ns, real efficiency, complex ns, complex efficiency] or \
+                         [[width, real ns, real efficiency, complex ns, complex efficiency], ...]";
+    let rows: Vec<Vec<f64>> = if v.trim().starts_with("[[") {
+        nested(v).ok_or(SHAPE)?
+    } else {
+        let flat = numbers(v.trim()).ok_or(SHAPE)?;
+        vec![[2.0].into_iter().chain(flat).collect()]
+    };
+    let (mut real, mut cplx) = (Vec::new(), Vec::new());
+    for r in &rows {
+        let [w, ro, re, co, ce] = r[..] else {
+            return Err(SHAPE.into());
+        };
+        if w.fract() != 0.0 || !(2.0..=u16::MAX as f64).contains(&w) {
+            return Err(format!(
+                "a split width must be a whole number of at least 2 ({w})"
+            ));
+        }
+        let at = |overhead_ns, efficiency| SplitCost {
+            overhead_ns,
+            efficiency,
+        };
+        real.push((w as usize, at(ro, re)));
+        cplx.push((w as usize, at(co, ce)));
+    }
+    let real = SplitCurve::new(&real, decay).map_err(|e| e.to_string())?;
+    let cplx = SplitCurve::new(&cplx, decay).map_err(|e| e.to_string())?;
+    Ok((real, cplx))
+}
+
+/// `[[a, b, ...], [c, d, ...], ...]` of numbers.
+fn nested(v: &str) -> Option<Vec<Vec<f64>>> {
+    let body = v.trim().strip_prefix('[')?.strip_suffix(']')?;
+    let mut rows = Vec::new();
+    for item in body.split(']') {
+        let item = item.trim().trim_start_matches(',').trim();
+        if item.is_empty() {
+            continue;
+        }
+        rows.push(numbers(&format!("{item}]"))?);
+    }
+    Some(rows)
 }
 
 fn unquote(v: &str) -> Option<String> {

@@ -3,7 +3,7 @@
 use std::num::NonZeroUsize;
 use std::time::Duration;
 
-use crate::model::SplitCost;
+use crate::split::{SplitCost, SplitCurve};
 
 /// How many times its dispatch cost a region must be worth. At the threshold a region that
 /// scales 3x on 6 threads is 1.5x faster, and one that scales 2x is not slower.
@@ -62,22 +62,18 @@ pub enum Verdict {
 
 /// The rule with the family's split costs. A width `k >= 2` qualifies when the estimate pays
 /// its dispatches (`estimate >= PAYS * sections * D(k)`, [`pays_at`]) and the modelled parallel
-/// time `sections * (D(k) + overhead) + estimate / (k * efficiency)` is below the estimate;
-/// the qualifying width with the least modelled time wins (ties to the smaller), 1 when none
-/// qualifies, with the reason. With [`SplitCost::FREE`] this is [`width_for_by`].
+/// time `sections * (D(k) + overhead) + estimate / (k * efficiency)` is below the estimate,
+/// with the overhead and efficiency `split` gives at `k`; the qualifying width with the least
+/// modelled time wins (ties to the smaller), 1 when none qualifies, with the reason. With
+/// [`SplitCurve::FREE`] this is [`width_for_by`].
 pub fn choose(
     estimate: Duration,
     sections: usize,
     budget: NonZeroUsize,
-    split: SplitCost,
+    split: &SplitCurve,
     cost: impl Fn(NonZeroUsize) -> Duration,
 ) -> (NonZeroUsize, Verdict) {
     let est = estimate.as_nanos() as f64;
-    let split = if split.is_valid() {
-        split
-    } else {
-        SplitCost::FREE
-    };
     let mut best = NonZeroUsize::MIN;
     let mut best_time = est;
     let mut verdict = Verdict::NotPaid;
@@ -87,8 +83,7 @@ pub fn choose(
         if !pays_at(estimate, sections, d) {
             continue;
         }
-        let per_section = d.as_nanos() as f64 + split.overhead_ns;
-        let t = sections as f64 * per_section + est / (k.get() as f64 * split.efficiency);
+        let t = modelled(est, sections, k, d, split);
         if t < best_time {
             best = k;
             best_time = t;
@@ -109,9 +104,9 @@ pub struct Ask {
     pub sections: usize,
     /// The most participants the executor offers (1: serial, whatever the rule says).
     pub budget: usize,
-    /// The family's split cost for a whole call; [`SplitCost::FREE`] for a later section of
+    /// The family's split costs for a whole call; [`SplitCurve::FREE`] for a later section of
     /// a call or a region of no family.
-    pub split: SplitCost,
+    pub split: SplitCurve,
     /// The threshold in force.
     pub threshold: crate::ParThreshold,
     /// The call's units of work (what `ParThreshold::Fixed` compares).
@@ -140,14 +135,14 @@ pub struct Ask {
 /// use std::num::NonZeroUsize;
 /// use std::time::Duration;
 /// use teamalg_gates::trace::Reason;
-/// use teamalg_gates::{decide, Ask, ParThreshold, SplitCost};
+/// use teamalg_gates::{decide, Ask, ParThreshold, SplitCurve};
 ///
 /// let us = Duration::from_micros;
 /// let ask = Ask {
 ///     estimate: us(200),
 ///     sections: 4,
 ///     budget: 2,
-///     split: SplitCost::FREE,
+///     split: SplitCurve::FREE,
 ///     threshold: ParThreshold::Derived,
 ///     call_units: 0.0,
 ///     wake: Duration::ZERO,
@@ -174,12 +169,12 @@ pub fn decide(ask: Ask, cost: impl Fn(NonZeroUsize) -> Duration) -> (usize, crat
     }
     let budget = NonZeroUsize::new(ask.budget).unwrap_or(NonZeroUsize::MIN);
     let late = |k: NonZeroUsize| cost(k).saturating_add(ask.late);
-    let (w, verdict) = choose(ask.estimate, ask.sections, budget, ask.split, late);
+    let (w, verdict) = choose(ask.estimate, ask.sections, budget, &ask.split, late);
     match verdict {
         Verdict::Paid if !wake_pays(&ask, w, late(w)) => (1, Reason::WakeNotPaid),
         Verdict::Paid => (w.get(), Reason::Paid),
         _ if !ask.late.is_zero()
-            && choose(ask.estimate, ask.sections, budget, ask.split, &cost).1 == Verdict::Paid =>
+            && choose(ask.estimate, ask.sections, budget, &ask.split, &cost).1 == Verdict::Paid =>
         {
             (1, Reason::Late)
         }
@@ -196,13 +191,13 @@ fn wake_pays(ask: &Ask, w: NonZeroUsize, d: Duration) -> bool {
         return true;
     }
     let est = ask.estimate.as_nanos() as f64;
-    let split = if ask.split.is_valid() {
-        ask.split
-    } else {
-        SplitCost::FREE
-    };
-    let modelled = ask.wake.as_nanos() as f64
-        + ask.sections as f64 * (d.as_nanos() as f64 + split.overhead_ns)
-        + est / (w.get() as f64 * split.efficiency);
-    modelled < est
+    ask.wake.as_nanos() as f64 + modelled(est, ask.sections, w, d, &ask.split) < est
+}
+
+/// The modelled time at width `k`: `sections * (d + overhead) + est / (k * efficiency)`, with
+/// the split cost at `k` ([`SplitCost::FREE`] where the curve's is not valid).
+fn modelled(est: f64, sections: usize, k: NonZeroUsize, d: Duration, split: &SplitCurve) -> f64 {
+    let s = split.at(k.get());
+    let s = if s.is_valid() { s } else { SplitCost::FREE };
+    sections as f64 * (d.as_nanos() as f64 + s.overhead_ns) + est / (k.get() as f64 * s.efficiency)
 }

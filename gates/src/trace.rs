@@ -113,10 +113,10 @@ pub struct Decision {
     /// Dispatch cost of one section at the chosen width (at width 2 when serial;
     /// `Duration::MAX` when nothing can be dispatched).
     pub dispatch_cost: Duration,
-    /// The split overhead per section applied (the family's for a whole call, zero for a
-    /// later section).
+    /// The split overhead per section at the chosen width (at width 2 when serial; the
+    /// family's for a whole call, zero for a later section).
     pub overhead: Duration,
-    /// The split efficiency applied (1 for a later section).
+    /// The split efficiency at the chosen width, likewise (1 for a later section).
     pub efficiency: f64,
     /// What each section lost to late participants when the gate asked (the executor's live
     /// view; zero on a quiet machine), added to the dispatch cost.

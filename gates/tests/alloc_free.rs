@@ -53,7 +53,7 @@ fn lookups_allocate_nothing() {
         let rate = model.rate(Family::LuPartial, units).real;
         let split = model.split(Family::LuPartial).real;
         let est = Duration::from_nanos((units * rate) as u64);
-        sink += choose(est, 3, b, split, |k| {
+        sink += choose(est, 3, b, &split, |k| {
             costs.cost(DispatchKind::Team, k.get())
         })
         .0

@@ -1,9 +1,9 @@
 //! Host profiles: round trip, malformed and foreign files.
 
 use teamalg_gates::{
-    builtin_rate, builtin_split, CpuVendor, DispatchCosts, DispatchKind, Family, Fingerprint,
-    HostClass, HostProfile, ParThreshold, ProfileError, Rate, RateCurve, SeenLoad, SplitCost,
-    Splits, WidthCosts,
+    builtin_decay, builtin_rate, builtin_split, CpuVendor, DispatchCosts, DispatchKind, Family,
+    Fingerprint, HostClass, HostProfile, ParThreshold, ProfileError, Rate, RateCurve, SeenLoad,
+    SplitCost, SplitCurve, Splits, WidthCosts,
 };
 
 fn sample() -> HostProfile {
@@ -46,14 +46,8 @@ fn sample() -> HostProfile {
         splits: vec![(
             Family::LuPartial,
             Splits {
-                real: SplitCost {
-                    overhead_ns: 6200.0,
-                    efficiency: 0.93,
-                },
-                cplx: SplitCost {
-                    overhead_ns: 9000.0,
-                    efficiency: 0.95,
-                },
+                real: SplitCurve::new(&[(2, at(6200.0, 0.93)), (8, at(7000.0, 0.7))], 0.4).unwrap(),
+                cplx: SplitCurve::new(&[(2, at(9000.0, 0.95)), (8, at(9500.0, 0.8))], 0.4).unwrap(),
             },
         )],
         load: Some(SeenLoad {
@@ -61,6 +55,13 @@ fn sample() -> HostProfile {
             rejected: 0.03,
             unstable: 1,
         }),
+    }
+}
+
+fn at(overhead_ns: f64, efficiency: f64) -> SplitCost {
+    SplitCost {
+        overhead_ns,
+        efficiency,
     }
 }
 
@@ -83,7 +84,12 @@ fn a_profile_round_trips() {
     );
     assert_eq!(back.rate(Family::Cholesky).at(1e9).cplx_single, 0.18);
     assert_eq!(back.rate(Family::Cholesky).at(1.0).real, 0.2);
-    assert_eq!(back.split(Family::LuPartial).real.overhead_ns, 6200.0);
+    assert!(
+        text.contains("split.lu = [[2, 6200, 0.93, 9000, 0.95], [8, 7000, 0.7, 9500, 0.8]]"),
+        "{text}"
+    );
+    assert_eq!(back.split(Family::LuPartial).real.at(2).overhead_ns, 6200.0);
+    assert_eq!(back.split(Family::LuPartial).real.at(8).efficiency, 0.7);
     assert_eq!(
         back.split(Family::Gemm),
         builtin_split(Family::Gemm, CpuVendor::detect())
@@ -91,7 +97,7 @@ fn a_profile_round_trips() {
     // Its model: measured where measured, built in elsewhere, no thresholds.
     let m = back.model();
     assert_eq!(m.curve(Family::Cholesky), back.rate(Family::Cholesky));
-    assert_eq!(m.split(Family::LuPartial).cplx.efficiency, 0.95);
+    assert_eq!(m.split(Family::LuPartial).cplx.at(2).efficiency, 0.95);
     assert_eq!(m.costs, back.costs);
     assert_eq!(m.threshold(Family::Gemm).0, ParThreshold::Derived);
     // Through a file.
@@ -151,13 +157,27 @@ fn malformed_profiles_say_where() {
         HostProfile::parse(&bad_rate),
         Err(ProfileError::Malformed { .. })
     ));
-    // A split outside (0, 1] of efficiency, or a negative overhead, is refused.
+    // Four numbers alone (older profiles) are width 2, with the family's built-in decay.
+    let lu = "[[2, 6200, 0.93, 9000, 0.95], [8, 7000, 0.7, 9500, 0.8]]";
+    let flat = HostProfile::parse(&good.replace(lu, "[6200, 0.93, 9000, 0.95]")).unwrap();
+    let real = flat.split(Family::LuPartial).real;
+    assert_eq!(
+        real.anchors().collect::<Vec<_>>(),
+        vec![(2, at(6200.0, 0.93))]
+    );
+    assert_eq!(real.decay(), builtin_decay(Family::LuPartial));
+    // A split outside (0, 1] of efficiency, a negative overhead, a width below 2 or out of
+    // order, or a short row is refused.
     for bad in [
         "[6200, 1.5, 9000, 0.95]",
         "[-1, 0.9, 9000, 0.95]",
         "[6200, 0.93]",
+        "[[1, 6200, 0.93, 9000, 0.95]]",
+        "[[2.5, 6200, 0.93, 9000, 0.95]]",
+        "[[4, 6200, 0.93, 9000, 0.95], [2, 7000, 0.7, 9500, 0.8]]",
+        "[[2, 6200, 0.93, 9000]]",
     ] {
-        let text = good.replace("[6200, 0.93, 9000, 0.95]", bad);
+        let text = good.replace(lu, bad);
         assert_ne!(text, good);
         assert!(
             matches!(

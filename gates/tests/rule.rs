@@ -7,7 +7,7 @@ use num_complex::{Complex32, Complex64};
 use teamalg_gates::{
     builtin_rate, builtin_split, choose, pays_at, width_for_by, CostsError, CpuVendor,
     DispatchCosts, DispatchKind, Family, HostClass, Model, ParThreshold, Source, SplitCost,
-    Thresholds, Verdict, WidthCosts, PAYS,
+    SplitCurve, Thresholds, Verdict, WidthCosts, PAYS,
 };
 
 fn us(x: f64) -> Duration {
@@ -210,7 +210,7 @@ fn choose_is_the_rule_without_split_costs() {
     let budget = NonZeroUsize::new(8).unwrap();
     let cost = |k: NonZeroUsize| ns(500 * k.get() as u64);
     for est in [100u64, 2_000, 3_000, 10_000, 100_000, 10_000_000] {
-        let (w, v) = choose(ns(est), 1, budget, SplitCost::FREE, cost);
+        let (w, v) = choose(ns(est), 1, budget, &SplitCurve::FREE, cost);
         assert_eq!(w, width_for_by(ns(est), 1, budget, cost), "{est}");
         assert_eq!(v == Verdict::Paid, w.get() > 1, "{est}");
     }
@@ -220,46 +220,92 @@ fn choose_is_the_rule_without_split_costs() {
 fn split_costs_raise_the_bar() {
     let two = NonZeroUsize::new(2).unwrap();
     let d = |_: NonZeroUsize| ns(500);
-    let split = |overhead_ns, efficiency| SplitCost {
-        overhead_ns,
-        efficiency,
+    let split = |overhead_ns, efficiency| {
+        SplitCurve::single(
+            SplitCost {
+                overhead_ns,
+                efficiency,
+            },
+            0.0,
+        )
     };
     // 10 us pays for a 0.5 us dispatch and halves to 5.5 us ...
     assert_eq!(
-        choose(us(10.0), 1, two, SplitCost::FREE, d),
+        choose(us(10.0), 1, two, &SplitCurve::FREE, d),
         (two, Verdict::Paid)
     );
     // ... still with 3 us of overhead per section (8.5 us) ...
     assert_eq!(
-        choose(us(10.0), 1, two, split(3000.0, 1.0), d).1,
+        choose(us(10.0), 1, two, &split(3000.0, 1.0), d).1,
         Verdict::Paid
     );
     // ... not with 6 us (11.5 us), nor at half efficiency (10.5 us) ...
     for s in [split(6000.0, 1.0), split(0.0, 0.5)] {
         assert_eq!(
-            choose(us(10.0), 1, two, s, d),
+            choose(us(10.0), 1, two, &s, d),
             (NonZeroUsize::MIN, Verdict::NotFaster)
         );
     }
     // ... and 1 us does not pay its dispatch at all.
     assert_eq!(
-        choose(us(1.0), 1, two, SplitCost::FREE, d).1,
+        choose(us(1.0), 1, two, &SplitCurve::FREE, d).1,
         Verdict::NotPaid
     );
     // Sections count: ten sections of 6 us overhead against 100 us.
     assert_eq!(
-        choose(us(100.0), 10, two, split(6000.0, 1.0), d).1,
+        choose(us(100.0), 10, two, &split(6000.0, 1.0), d).1,
         Verdict::NotFaster
     );
     assert_eq!(
-        choose(us(1000.0), 10, two, split(6000.0, 1.0), d).1,
+        choose(us(1000.0), 10, two, &split(6000.0, 1.0), d).1,
         Verdict::Paid
     );
     // An invalid split is ignored rather than trusted.
     assert_eq!(
-        choose(us(10.0), 1, two, split(f64::NAN, 7.0), d).1,
+        choose(us(10.0), 1, two, &split(f64::NAN, 7.0), d).1,
         Verdict::Paid
     );
+}
+
+/// The split cost is read at each width weighed: a team of 16 whose efficiency falls beyond 4
+/// runs the region at 4, where the width-2 efficiency held at every width took all 16.
+#[test]
+fn a_falling_efficiency_narrows_the_width() {
+    let sixteen = NonZeroUsize::new(16).unwrap();
+    let d = |k: NonZeroUsize| ns(200 * k.get() as u64);
+    let at = |overhead_ns, efficiency| SplitCost {
+        overhead_ns,
+        efficiency,
+    };
+    let falling = SplitCurve::new(
+        &[
+            (2, at(1000.0, 0.9)),
+            (4, at(1000.0, 0.85)),
+            (8, at(1000.0, 0.3)),
+        ],
+        0.0,
+    )
+    .unwrap();
+    // Least squares of ln efficiency on ln k over the three anchors.
+    assert!(
+        (falling.decay() - 0.792).abs() < 1e-3,
+        "{}",
+        falling.decay()
+    );
+    let est = us(500.0);
+    assert_eq!(
+        choose(est, 4, sixteen, &falling, d),
+        (NonZeroUsize::new(4).unwrap(), Verdict::Paid)
+    );
+    let held = SplitCurve::single(at(1000.0, 0.9), 0.0);
+    assert_eq!(choose(est, 4, sixteen, &held, d), (sixteen, Verdict::Paid));
+    // With the built-in decay of a family measured to fall slowly (GEMM, 0.2) the whole
+    // team still wins a large product; with Cholesky's (0.7), a narrower width.
+    let gemm = builtin_split(Family::Gemm, CpuVendor::Amd).real;
+    assert_eq!(choose(us(5000.0), 1, sixteen, &gemm, d).0, sixteen);
+    let chol = builtin_split(Family::Cholesky, CpuVendor::Amd).real;
+    let w = choose(us(500.0), 16, sixteen, &chol, d).0.get();
+    assert!((2..16).contains(&w), "{w}");
 }
 
 #[test]
@@ -309,7 +355,7 @@ fn reduction_splits_follow_the_vendor() {
         let rate = builtin_rate(Family::BidiagStep, class).at(units).real;
         let estimate = Duration::from_nanos((units * rate) as u64);
         let split = builtin_split(Family::BidiagStep, vendor).real;
-        choose(estimate, 2 * n, two, split, |k| {
+        choose(estimate, 2 * n, two, &split, |k| {
             costs.cost(DispatchKind::Team, k.get())
         })
         .0

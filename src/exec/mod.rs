@@ -9,7 +9,7 @@ use std::num::NonZeroUsize;
 use std::time::Duration;
 
 use std::sync::Arc;
-use teamalg_gates::{decide, Ask, DispatchKind, Model, ParThreshold, SplitCost};
+use teamalg_gates::{decide, Ask, DispatchKind, Model, ParThreshold, SplitCurve};
 
 use crate::error::Error;
 use crate::pool::Pool;
@@ -333,7 +333,7 @@ pub(crate) fn decide_plain(
         estimate,
         sections,
         budget,
-        split: SplitCost::FREE,
+        split: SplitCurve::FREE,
         threshold: ParThreshold::Derived,
         call_units: 0.0,
         wake,

@@ -27,10 +27,20 @@ fn calibration_measures_every_kind_rate_and_split() {
         vec![2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64]
     );
     assert_eq!(calibrate::anchor_widths(100_000).len(), 16);
+    assert_eq!(calibrate::split_widths(1), Vec::<usize>::new());
+    assert_eq!(calibrate::split_widths(2), vec![2]);
+    assert_eq!(calibrate::split_widths(12), vec![2, 4, 8, 12]);
+    assert_eq!(calibrate::split_widths(64), vec![2, 4, 8, 16, 32, 64]);
+    assert_eq!(calibrate::split_widths(128), vec![2, 8, 32, 128]);
+    assert_eq!(
+        calibrate::split_widths(1024),
+        vec![2, 8, 32, 128, 512, 1024]
+    );
     let mut steps = Vec::new();
     let cal = calibrate::calibrate(|s| steps.push((s.done, s.total, s.what)));
     let cpus = teamalg::available_cpus();
     let widths = calibrate::anchor_widths(cpus);
+    let split_widths = calibrate::split_widths(cpus);
     let splits = if cpus >= 2 {
         calibrate::SPLIT_FAMILIES.len()
     } else {
@@ -38,7 +48,7 @@ fn calibration_measures_every_kind_rate_and_split() {
     };
     assert_eq!(
         steps.len(),
-        3 * widths.len() + Family::KERNELS.len() + splits
+        3 * widths.len() + Family::KERNELS.len() + splits * split_widths.len()
     );
     assert!(steps
         .iter()
@@ -75,10 +85,15 @@ fn calibration_measures_every_kind_rate_and_split() {
             assert!(row.contains(&(a.width as u16, ns)), "{a:?} not in {row:?}");
         }
     }
-    // The split of each gated family, real and complex, valid.
+    // The split of each gated family, real and complex, valid, one anchor per split width.
     assert_eq!(profile.splits.len(), splits);
     for (_, s) in &profile.splits {
-        assert!(s.real.is_valid() && s.cplx.is_valid(), "{s:?}");
+        for curve in [s.real, s.cplx] {
+            let anchors: Vec<_> = curve.anchors().collect();
+            let at: Vec<usize> = anchors.iter().map(|a| a.0).collect();
+            assert_eq!(at, split_widths, "{s:?}");
+            assert!(anchors.iter().all(|a| a.1.is_valid()), "{s:?}");
+        }
     }
     // How long it took is a measurement, not a property: printed, and recorded in
     // `docs/perf/calibration.md` (timing belongs in benchmarks, not in tests).

@@ -14,7 +14,7 @@ use std::num::NonZeroUsize;
 use std::time::Duration;
 
 use teamalg_gates::trace::{self, Decision, Reason};
-use teamalg_gates::{decide, Ask, Family, Model, ParThreshold, Scalar, Source, SplitCost};
+use teamalg_gates::{decide, Ask, Family, Model, ParThreshold, Scalar, Source, SplitCurve};
 
 use crate::exec::par::Executor;
 use crate::exec::stream;
@@ -84,7 +84,7 @@ pub fn width<T: Scalar>(
     let rate = model.rate(region.family, region.call_units).of::<T>();
     let split = match region.scope {
         Scope::Call => model.split(region.family).for_kind(T::KIND),
-        Scope::Section => SplitCost::FREE,
+        Scope::Section => SplitCurve::FREE,
     };
     let estimate = duration(region.units * rate);
     let budget = exec.width();
@@ -120,8 +120,8 @@ pub fn width<T: Scalar>(
         sections: region.sections,
         estimate,
         dispatch_cost: exec.dispatch_cost(chosen.max(2)),
-        overhead: duration(split.overhead_ns),
-        efficiency: split.efficiency,
+        overhead: duration(split.at(chosen.max(2)).overhead_ns),
+        efficiency: split.at(chosen.max(2)).efficiency,
         late,
         threshold,
         source,

@@ -15,11 +15,11 @@
 //! - **Rates.** Each kernel family's serial path (`f64`, `c64`, `f32`, `c32`) at n = 32, 64,
 //!   128 and 256 ([`RATE_SIZES`]; small calls run fewer units per nanosecond), the median of
 //!   five runs, repeated until two medians agree within 5 %: a [`RateCurve`].
-//! - **Split costs.** Each gated family's kernel on a held team of two, every section forced
-//!   parallel, against the same call forced serial, calls interleaved, at sizes around where
-//!   the two cross; the least-squares fit of
-//!   `parallel - sections * D(2) = sections * overhead + serial / (2 * efficiency)` over the
-//!   sizes ([`SplitCost`]).
+//! - **Split costs.** At each of [`split_widths`], each gated family's kernel on a held team of
+//!   that width, every section forced parallel, against the same call forced serial, in blocks,
+//!   at sizes around where the two cross; the least-squares fit of
+//!   `parallel - sections * D(k) = sections * overhead + serial / (k * efficiency)` over the
+//!   sizes ([`SplitCost`]), one anchor of the family's [`SplitCurve`] per width.
 //!
 //! One file per part: `dispatch.rs`, `rates.rs`, `splits.rs`; this one holds what they share
 //! and the whole calibration.
@@ -32,8 +32,9 @@ use faer::traits::ComplexField;
 use faer::{c32, c64, Accum, Mat, Par};
 use teamalg::gates::trace;
 use teamalg::gates::{
-    DispatchCosts, DispatchKind, Family, Fingerprint, HostProfile, ParThreshold, Rate, RateCurve,
-    Scalar, SeenLoad, SplitCost, Splits, WidthCosts, MAX_ANCHORS,
+    builtin_decay, DispatchCosts, DispatchKind, Family, Fingerprint, HostProfile, ParThreshold,
+    Rate, RateCurve, Scalar, SeenLoad, SplitCost, SplitCurve, Splits, WidthCosts, MAX_ANCHORS,
+    MAX_SPLIT_WIDTHS,
 };
 use teamalg::kernels::cholesky::{cholesky_in_place, cholesky_in_place_scratch, CholeskyParams};
 use teamalg::kernels::gemm::{matmul, GemmParams};
@@ -91,6 +92,36 @@ pub fn anchor_widths(cpus: usize) -> Vec<usize> {
     w
 }
 
+/// The widths split costs are fitted at on a machine with `cpus` CPUs: 2, 4, 8, ... below
+/// `cpus`, and `cpus` itself; none below 2 CPUs. Where that makes more than six, every fourth
+/// power of two (2, 8, 32, ...), and so on: a few seconds each. The widths between are read
+/// off the curve ([`SplitCurve::at`]).
+pub fn split_widths(cpus: usize) -> Vec<usize> {
+    let mut factor = 2;
+    loop {
+        let mut w = vec![];
+        let mut k = 2;
+        while k < cpus {
+            w.push(k);
+            k = k.saturating_mul(factor);
+        }
+        if cpus >= 2 {
+            w.push(cpus);
+        }
+        if w.len() <= SPLIT_WIDTHS_MAX {
+            return w;
+        }
+        factor *= 2;
+    }
+}
+
+/// The most widths a calibration fits split costs at.
+const SPLIT_WIDTHS_MAX: usize = if MAX_SPLIT_WIDTHS < 6 {
+    MAX_SPLIT_WIDTHS
+} else {
+    6
+};
+
 /// What a calibration step measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Measure {
@@ -98,8 +129,8 @@ pub enum Measure {
     Dispatch(DispatchKind, usize),
     /// The serial rate of a kernel family.
     Rate(Family),
-    /// The split costs of a kernel family.
-    Split(Family),
+    /// The split costs of a kernel family at a width.
+    Split(Family, usize),
 }
 
 /// One step of a calibration, for a progress display.
@@ -128,6 +159,8 @@ pub struct SplitFit {
     pub family: Family,
     /// Whether the scalars were complex (`c64`) or real (`f64`).
     pub complex: bool,
+    /// The width of the team.
+    pub width: usize,
     /// The fit.
     pub cost: SplitCost,
     /// The largest relative error of the fit over the sizes timed.
@@ -145,9 +178,9 @@ pub struct Timed {
     pub sections: usize,
     /// Serial time, ns (the least median of two blocks).
     pub serial_ns: f64,
-    /// Two-wide time, every section parallel, ns (likewise).
+    /// The time at the fit's width, every section parallel, ns (likewise).
     pub parallel_ns: f64,
-    /// What the fitted model says of the two-wide time, ns.
+    /// What the fitted model says of that time, ns.
     pub model_ns: f64,
 }
 
@@ -186,10 +219,10 @@ pub fn calibrate(mut progress: impl FnMut(Step)) -> Calibration {
     let watch = LoadWatch::start();
     let cpus = teamalg::available_cpus();
     let widths = anchor_widths(cpus);
-    let splits_on = cpus >= 2;
+    let split_at = split_widths(cpus);
     let total = widths.len() * DispatchKind::ALL.len()
         + Family::KERNELS.len()
-        + if splits_on { SPLIT_FAMILIES.len() } else { 0 };
+        + SPLIT_FAMILIES.len() * split_at.len();
     let mut done = 0;
     let mut step = |what| {
         done += 1;
@@ -227,28 +260,32 @@ pub fn calibrate(mut progress: impl FnMut(Step)) -> Calibration {
         splits: Vec::new(),
         load: None,
     };
-    let mut fits = Vec::new();
-    if splits_on {
-        // The team the kernels use, with the costs and rates just measured.
+    let mut fits: Vec<SplitFit> = Vec::new();
+    for &width in &split_at {
+        // A team of this width, with the costs and rates just measured.
         let team = Pool::builder()
-            .threads(2)
+            .threads(width)
             .host_profile(profile.clone())
             .build()
-            .and_then(|p| p.into_team(2).map_err(|e| e.error))
-            .expect("a team of two for calibration");
+            .and_then(|p| p.into_team(width).map_err(|e| e.error))
+            .expect("a team for calibration");
         for family in SPLIT_FAMILIES {
-            step(Measure::Split(family));
-            let real = fit_split::<f64>(family, &team);
-            let cplx = fit_split::<c64>(family, &team);
-            profile.splits.push((
-                family,
-                Splits {
-                    real: real.cost,
-                    cplx: cplx.cost,
-                },
-            ));
-            fits.push(real);
-            fits.push(cplx);
+            step(Measure::Split(family, width));
+            fits.push(fit_split::<f64>(family, &team));
+            fits.push(fit_split::<c64>(family, &team));
+        }
+    }
+    for family in SPLIT_FAMILIES {
+        let curve = |complex: bool| {
+            let anchors: Vec<(usize, SplitCost)> = fits
+                .iter()
+                .filter(|f| f.family == family && f.complex == complex)
+                .map(|f| (f.width, f.cost))
+                .collect();
+            SplitCurve::new(&anchors, builtin_decay(family))
+        };
+        if let (Ok(real), Ok(cplx)) = (curve(false), curve(true)) {
+            profile.splits.push((family, Splits { real, cplx }));
         }
     }
     let load = watch.finish(&anchors);

@@ -1,5 +1,6 @@
-//! The split costs: each gated family's kernel on a held team of two, forced serial against
-//! forced parallel, and the least-squares fit of what going parallel costs beyond dispatch.
+//! The split costs: each gated family's kernel on a held team of one width, forced serial
+//! against forced parallel, and the least-squares fit of what going parallel costs beyond
+//! dispatch at that width.
 
 use super::*;
 
@@ -20,13 +21,14 @@ struct Point {
     sections: f64,
     /// Their dispatch costs, summed, ns.
     dispatch: f64,
-    /// The serial time split two ways, ns.
+    /// The serial time split `width` ways, ns.
     work: f64,
 }
 
-/// Times `family` at each size on `team` (two wide), serial and forced parallel, calls
-/// interleaved, and fits its split cost.
+/// Times `family` at each size on `team`, serial and forced parallel, in blocks, and fits its
+/// split cost at the team's width.
 pub(super) fn fit_split<T: Sample>(family: Family, team: &teamalg::Team) -> SplitFit {
+    let width = team.width();
     let mut points = Vec::new();
     for &n in split_sizes(family) {
         let mut w = Workload::<T>::new(family, n);
@@ -61,7 +63,7 @@ pub(super) fn fit_split<T: Sample>(family: Family, team: &teamalg::Team) -> Spli
             parallel: p.iter().copied().fold(f64::MAX, f64::min),
             sections: call.sections as f64,
             dispatch: call.sections as f64 * call.dispatch_cost.as_nanos() as f64,
-            work: serial / 2.0,
+            work: serial / width as f64,
         });
     }
     let cost = fit(&points);
@@ -85,6 +87,7 @@ pub(super) fn fit_split<T: Sample>(family: Family, team: &teamalg::Team) -> Spli
     SplitFit {
         family,
         complex: matches!(T::KIND, teamalg::gates::ScalarKind::C64),
+        width,
         cost,
         worst_error,
         points: timed,

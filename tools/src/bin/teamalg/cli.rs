@@ -86,7 +86,9 @@ fn calibrate(out: &std::path::Path, quiet: bool, verbose: bool, force: bool) {
         let what = match step.what {
             Measure::Dispatch(kind, width) => format!("{} sections at width {width}", kind.name()),
             Measure::Rate(family) => format!("serial rate of {}", family.name()),
-            Measure::Split(family) => format!("split cost of {}", family.name()),
+            Measure::Split(family, width) => {
+                format!("split cost of {} at width {width}", family.name())
+            }
         };
         eprint!("\r  [{:>2}/{}] {:<44}", step.done, step.total, what);
         let _ = std::io::stderr().flush();
@@ -153,17 +155,24 @@ fn calibrate(out: &std::path::Path, quiet: bool, verbose: bool, force: bool) {
     }
     if !cal.fits.is_empty() {
         println!(
-            "\n{:<17} {:<8} {:>14} {:>11} {:>12} {:>20}",
-            "split", "scalars", "overhead (us)", "efficiency", "worst error", "built-in (us, eff)"
+            "\n{:<17} {:<8} {:>5} {:>14} {:>11} {:>12} {:>20}",
+            "split",
+            "scalars",
+            "width",
+            "overhead (us)",
+            "efficiency",
+            "worst error",
+            "built-in (us, eff)"
         );
     }
     for f in &cal.fits {
         let b = builtin_split(f.family, CpuVendor::detect());
-        let b = if f.complex { b.cplx } else { b.real };
+        let b = if f.complex { b.cplx } else { b.real }.at(f.width);
         println!(
-            "{:<17} {:<8} {:>14.2} {:>11.3} {:>11.0}% {:>20}",
+            "{:<17} {:<8} {:>5} {:>14.2} {:>11.3} {:>11.0}% {:>20}",
             f.family.name(),
             if f.complex { "complex" } else { "real" },
+            f.width,
             f.cost.overhead_ns / 1e3,
             f.cost.efficiency,
             f.worst_error * 100.0,
@@ -172,15 +181,23 @@ fn calibrate(out: &std::path::Path, quiet: bool, verbose: bool, force: bool) {
     }
     if verbose {
         println!(
-            "\n{:<17} {:<8} {:>5} {:>8} {:>12} {:>12} {:>12}",
-            "split point", "scalars", "n", "sections", "serial (us)", "two (us)", "model (us)"
+            "\n{:<17} {:<8} {:>5} {:>5} {:>8} {:>12} {:>12} {:>12}",
+            "split point",
+            "scalars",
+            "width",
+            "n",
+            "sections",
+            "serial (us)",
+            "wide (us)",
+            "model (us)"
         );
         for f in &cal.fits {
             for t in &f.points {
                 println!(
-                    "{:<17} {:<8} {:>5} {:>8} {:>12.1} {:>12.1} {:>12.1}",
+                    "{:<17} {:<8} {:>5} {:>5} {:>8} {:>12.1} {:>12.1} {:>12.1}",
                     f.family.name(),
                     if f.complex { "complex" } else { "real" },
+                    f.width,
                     t.n,
                     t.sections,
                     t.serial_ns / 1e3,
