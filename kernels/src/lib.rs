@@ -12,6 +12,7 @@
 //! contract for its tokens and teams). Every parallel region asks the gate of `teamalg-gates`
 //! with its real number of sections ([`gate::width`]).
 
+pub mod batch;
 pub mod dense;
 pub mod evd;
 pub mod exec;

@@ -180,6 +180,18 @@ pub enum LinalgError {
         /// The operation.
         op: &'static str,
     },
+    /// A batch's slices do not hold one entry per problem (`linalg::batch`): the operand
+    /// slice has `found` entries where the batch has `expected` problems.
+    BatchLength {
+        /// The operation.
+        op: &'static str,
+        /// The operand slice.
+        operand: &'static str,
+        /// The problems of the batch (the first operand's length).
+        expected: usize,
+        /// The operand's entries.
+        found: usize,
+    },
 }
 
 impl LinalgError {
@@ -198,7 +210,8 @@ impl LinalgError {
             | LinalgError::NotHermitian { op, .. }
             | LinalgError::NoConvergence { op }
             | LinalgError::IndexOverflow { op }
-            | LinalgError::OutOfMemory { op } => op,
+            | LinalgError::OutOfMemory { op }
+            | LinalgError::BatchLength { op, .. } => op,
         }
     }
 }
@@ -260,6 +273,15 @@ impl fmt::Display for LinalgError {
                 "{op}: the result has more entries than its index type can count"
             ),
             LinalgError::OutOfMemory { op } => write!(f, "{op}: the result does not fit in memory"),
+            LinalgError::BatchLength {
+                op,
+                operand,
+                expected,
+                found,
+            } => write!(
+                f,
+                "{op}: {operand} has {found} entries, one per problem ({expected}) expected"
+            ),
         }
     }
 }

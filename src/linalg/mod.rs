@@ -89,7 +89,7 @@ use faer::traits::ComplexField;
 pub use faer::Side;
 use teamalg_gates::{Family, ParThreshold, Scalar, Source, Thresholds};
 
-mod check;
+pub(crate) mod check;
 mod cholesky;
 mod col_piv_qr;
 mod condition;
@@ -113,6 +113,7 @@ mod scratch;
 mod solves;
 mod sparse;
 mod svd;
+pub mod batch;
 mod triangular;
 
 pub use cholesky::{cholesky, cholesky_scratch, cholesky_with, cholesky_with_scratch, Cholesky};

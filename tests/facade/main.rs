@@ -4,6 +4,7 @@
 #[path = "../common/sample.rs"]
 mod sample;
 
+mod batch;
 mod col_piv_qr;
 mod condition;
 mod eigen;

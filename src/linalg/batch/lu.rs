@@ -1,0 +1,176 @@
+//! LU with partial pivoting and its solve, for each problem of a batch: `A_i X_i = B_i`.
+
+use faer::dyn_stack::{MemStack, StackReq};
+use faer::linalg::lu::partial_pivoting::{factor, solve};
+use faer::traits::math_utils::zero;
+use faer::{Conj, MatMut, Par};
+use teamalg_gates::Family;
+use teamalg_kernels::par::Executor;
+
+use super::{drive, length, BatchRun, Problems, Slots, Status};
+use crate::linalg::check::{self, Stored};
+use crate::linalg::{Dim, Field, LinalgError, Options};
+
+const OP: &str = "batch::lu_solve";
+
+/// Solves `A_i X_i = B_i` for every problem `i` by LU with partial pivoting, on `exec`:
+/// `a[i]` (square) is overwritten by its factors (`L` below the diagonal, `U` on and above),
+/// `b[i]` by the solution, and `status[i]` says how problem `i` went. See [the
+/// module](super) for how the batch goes parallel.
+///
+/// Per problem, checked before it is touched: [`LinalgError::NotSquare`] (`A`),
+/// [`LinalgError::ShapeMismatch`] (`B`'s rows), [`LinalgError::NotFinite`]; after factoring,
+/// [`LinalgError::Singular`] with the first zero pivot of `U` (`a[i]` then holds the factors
+/// and `b[i]` is unchanged). The call fails only with [`LinalgError::BatchLength`] (`b` or
+/// `status` not as long as `a`, before anything is read) or [`LinalgError::OutOfMemory`].
+pub fn lu_solve<T: Field>(
+    a: &mut [MatMut<'_, T>],
+    b: &mut [MatMut<'_, T>],
+    status: &mut [Status],
+    exec: &(impl Executor + ?Sized),
+) -> Result<BatchRun, LinalgError> {
+    lu_solve_with(a, b, status, exec, &Options::new())
+}
+
+/// [`lu_solve`] with the call's [`Options`]: the threshold of [`Family::LuPartial`] decides
+/// the batch's parallelism as it decides a single LU's, and the finiteness check can be
+/// turned off.
+pub fn lu_solve_with<T: Field>(
+    a: &mut [MatMut<'_, T>],
+    b: &mut [MatMut<'_, T>],
+    status: &mut [Status],
+    exec: &(impl Executor + ?Sized),
+    options: &Options,
+) -> Result<BatchRun, LinalgError> {
+    length(OP, "b", a.len(), b.len())?;
+    length(OP, "status", a.len(), status.len())?;
+    let problems = LuSolve {
+        count: a.len(),
+        a: Slots::new(a),
+        b: Slots::new(b),
+        options,
+    };
+    drive::<T, _>(&problems, status, exec, options)
+}
+
+struct LuSolve<'s, 'a, 'b, 'o, T> {
+    count: usize,
+    a: Slots<'s, MatMut<'a, T>>,
+    b: Slots<'s, MatMut<'b, T>>,
+    options: &'o Options,
+}
+
+impl<T: Field> LuSolve<'_, '_, '_, '_, T> {
+    /// Problem `i`'s order and right-hand sides when its shapes agree.
+    ///
+    /// # Safety
+    ///
+    /// The caller owns index `i`.
+    unsafe fn shape(&self, i: usize) -> Result<(usize, usize), LinalgError> {
+        // SAFETY: the caller owns `i`.
+        let (a, b) = unsafe { (self.a.get(i).as_ref(), self.b.get(i).as_ref()) };
+        let n = check::square(OP, "A", a)?;
+        check::dim(OP, "B", Dim::Rows, n, b.nrows())?;
+        Ok((n, b.ncols()))
+    }
+
+    /// The shapes and, when asked, the finiteness of problem `i`.
+    ///
+    /// # Safety
+    ///
+    /// The caller owns index `i`.
+    unsafe fn checked(&self, i: usize) -> Result<(usize, usize), LinalgError> {
+        // SAFETY: the caller owns `i`.
+        let shape = unsafe { self.shape(i) }?;
+        if self.options.checks_finite() {
+            // SAFETY: as above.
+            let (a, b) = unsafe { (self.a.get(i).as_ref(), self.b.get(i).as_ref()) };
+            check::finite(OP, "A", a, Stored::All)?;
+            check::finite(OP, "B", b, Stored::All)?;
+        }
+        Ok(shape)
+    }
+}
+
+/// The scratch of faer's serial LU and solve of order `n` with `k` right-hand sides, with the
+/// two pivot vectors.
+fn serial_scratch<T: Field>(n: usize, k: usize) -> StackReq {
+    StackReq::all_of(&[
+        StackReq::new::<usize>(n),
+        StackReq::new::<usize>(n),
+        factor::lu_in_place_scratch::<usize, T>(n, n, Par::Seq, Default::default()),
+        solve::solve_in_place_scratch::<usize, T>(n, k, Par::Seq),
+    ])
+}
+
+impl<T: Field> Problems<T> for LuSolve<'_, '_, '_, '_, T> {
+    const OP: &'static str = OP;
+    const SITE: &'static str = "batch/lu";
+    const FAMILY: Family = Family::LuPartial;
+
+    fn count(&self) -> usize {
+        self.count
+    }
+
+    fn units(&self, i: usize) -> f64 {
+        // SAFETY: called by the owner of `i` (the plan before the section, or the participant
+        // that claimed `i`).
+        match unsafe { self.shape(i) } {
+            // The factorization's multiply-adds and the solve's, in LU's unit.
+            Ok((n, k)) => {
+                let n = n as f64;
+                n * n * n / 3.0 + n * n * k as f64
+            }
+            Err(_) => 0.0,
+        }
+    }
+
+    fn scratch(&self, i: usize) -> StackReq {
+        // SAFETY: as in `units`.
+        match unsafe { self.shape(i) } {
+            Ok((n, k)) => serial_scratch::<T>(n, k),
+            Err(_) => StackReq::EMPTY,
+        }
+    }
+
+    unsafe fn serial(&self, i: usize, stack: &mut MemStack) -> Status {
+        // SAFETY: the caller owns `i`.
+        let (n, _) = unsafe { self.checked(i) }?;
+        // SAFETY: as above.
+        let (a, b) = unsafe { (self.a.get(i), self.b.get(i)) };
+        let (mut perm, stack) = stack.make_with(n, |_| 0usize);
+        let (mut perm_inv, stack) = stack.make_with(n, |_| 0usize);
+        let (_, p) = factor::lu_in_place(
+            a.as_mut(),
+            &mut perm,
+            &mut perm_inv,
+            Par::Seq,
+            stack,
+            Default::default(),
+        );
+        if let Some(index) = (0..n).find(|&k| a[(k, k)] == zero::<T>()) {
+            return Err(LinalgError::Singular { op: OP, index });
+        }
+        solve::solve_in_place_with_conj(
+            a.as_ref(),
+            a.as_ref(),
+            p,
+            Conj::No,
+            b.as_mut(),
+            Par::Seq,
+            stack,
+        );
+        Ok(())
+    }
+
+    unsafe fn on_team(&self, i: usize, exec: &(impl Executor + ?Sized)) -> Status {
+        // SAFETY: the caller owns `i`.
+        unsafe { self.checked(i) }?;
+        // SAFETY: as above.
+        let (a, b) = unsafe { (self.a.get(i), self.b.get(i)) };
+        // The input was checked above.
+        let unchecked = self.options.check_finite(false);
+        let lu = crate::linalg::lu_with(a.as_mut(), exec, &unchecked)?;
+        lu.solve_in_place(b.as_mut(), exec)
+    }
+}

@@ -1,0 +1,203 @@
+//! QR least squares for each problem of a batch: `X_i` minimizing `||A_i X_i - B_i||`.
+
+use faer::dyn_stack::{MemStack, StackReq};
+use faer::linalg::qr::no_pivoting::{factor, solve};
+use faer::linalg::{temp_mat_scratch, temp_mat_zeroed};
+use faer::mat::AsMatMut;
+use faer::traits::math_utils::{abs, eps, from_f64, zero};
+use faer::{Conj, MatMut, MatRef, Par};
+use teamalg_gates::Family;
+use teamalg_kernels::par::Executor;
+
+use super::{drive, length, BatchRun, Problems, Slots, Status};
+use crate::linalg::check::{self, Stored};
+use crate::linalg::condition::triangular_rcond;
+use crate::linalg::{Dim, Field, LinalgError, Options};
+
+const OP: &str = "batch::lstsq";
+
+/// Least squares for every problem `i` by Householder QR, on `exec`: `a[i]` (`m x n`,
+/// `m >= n`) is overwritten by its factors and `b[i]` (`m x k`) by `Q^H B`, whose first `n`
+/// rows are the `X_i` minimizing `||A_i X_i - B_i||` column by column (the last `m - n` hold
+/// the residuals' coordinates), as [`Qr::lstsq_in_place`](crate::linalg::Qr::lstsq_in_place)
+/// leaves them; `status[i]` says how problem `i` went. See [the module](super) for how the
+/// batch goes parallel.
+///
+/// Per problem, before it is touched: [`LinalgError::NotTall`], [`LinalgError::ShapeMismatch`]
+/// (`B`'s rows), [`LinalgError::NotFinite`]; after factoring, [`LinalgError::Singular`] (a zero
+/// on `R`'s diagonal) and [`LinalgError::RankDeficient`] (`R` singular to rounding, as the
+/// single call decides it), `b[i]` then unchanged. The call fails only with
+/// [`LinalgError::BatchLength`] or [`LinalgError::OutOfMemory`].
+pub fn lstsq<T: Field>(
+    a: &mut [MatMut<'_, T>],
+    b: &mut [MatMut<'_, T>],
+    status: &mut [Status],
+    exec: &(impl Executor + ?Sized),
+) -> Result<BatchRun, LinalgError> {
+    lstsq_with(a, b, status, exec, &Options::new())
+}
+
+/// [`lstsq`] with the call's [`Options`] (the threshold of [`Family::Qr`], the finiteness
+/// check).
+pub fn lstsq_with<T: Field>(
+    a: &mut [MatMut<'_, T>],
+    b: &mut [MatMut<'_, T>],
+    status: &mut [Status],
+    exec: &(impl Executor + ?Sized),
+    options: &Options,
+) -> Result<BatchRun, LinalgError> {
+    length(OP, "b", a.len(), b.len())?;
+    length(OP, "status", a.len(), status.len())?;
+    let problems = LeastSquares {
+        count: a.len(),
+        a: Slots::new(a),
+        b: Slots::new(b),
+        options,
+    };
+    drive::<T, _>(&problems, status, exec, options)
+}
+
+struct LeastSquares<'s, 'a, 'b, 'o, T> {
+    count: usize,
+    a: Slots<'s, MatMut<'a, T>>,
+    b: Slots<'s, MatMut<'b, T>>,
+    options: &'o Options,
+}
+
+impl<T: Field> LeastSquares<'_, '_, '_, '_, T> {
+    /// Problem `i`'s `(m, n, k)` when its shapes agree.
+    ///
+    /// # Safety
+    ///
+    /// The caller owns index `i`.
+    unsafe fn shape(&self, i: usize) -> Result<(usize, usize, usize), LinalgError> {
+        // SAFETY: the caller owns `i`.
+        let (a, b) = unsafe { (self.a.get(i).as_ref(), self.b.get(i).as_ref()) };
+        let (m, n) = a.shape();
+        if m < n {
+            return Err(LinalgError::NotTall {
+                op: OP,
+                rows: m,
+                cols: n,
+            });
+        }
+        check::dim(OP, "B", Dim::Rows, m, b.nrows())?;
+        Ok((m, n, b.ncols()))
+    }
+
+    /// The shapes and, when asked, the finiteness of problem `i`.
+    ///
+    /// # Safety
+    ///
+    /// The caller owns index `i`.
+    unsafe fn checked(&self, i: usize) -> Result<(usize, usize, usize), LinalgError> {
+        // SAFETY: the caller owns `i`.
+        let shape = unsafe { self.shape(i) }?;
+        if self.options.checks_finite() {
+            // SAFETY: as above.
+            let (a, b) = unsafe { (self.a.get(i).as_ref(), self.b.get(i).as_ref()) };
+            check::finite(OP, "A", a, Stored::All)?;
+            check::finite(OP, "B", b, Stored::All)?;
+        }
+        Ok(shape)
+    }
+}
+
+/// Refuses an `R` (`n x n`) with a zero on its diagonal or singular to rounding, as
+/// [`Qr`](crate::linalg::Qr)'s solves do.
+fn full_rank<T: Field>(r: MatRef<'_, T>) -> Result<(), LinalgError> {
+    let k = r.nrows();
+    if let Some(index) = (0..k).find(|&i| r[(i, i)] == zero::<T>()) {
+        return Err(LinalgError::Singular { op: OP, index });
+    }
+    let tol = eps::<T::Real>() * from_f64::<T::Real>(k as f64);
+    if k == 0 || triangular_rcond(r) > tol {
+        return Ok(());
+    }
+    let top = (0..k).fold(zero::<T::Real>(), |m, i| {
+        let d = abs(&r[(i, i)]);
+        if d > m {
+            d
+        } else {
+            m
+        }
+    });
+    let cut = top * tol;
+    let rank = (0..k).filter(|&i| abs(&r[(i, i)]) > cut).count().min(k - 1);
+    Err(LinalgError::RankDeficient {
+        op: OP,
+        rank,
+        of: k,
+    })
+}
+
+impl<T: Field> Problems<T> for LeastSquares<'_, '_, '_, '_, T> {
+    const OP: &'static str = OP;
+    const SITE: &'static str = "batch/qr";
+    const FAMILY: Family = Family::Qr;
+
+    fn count(&self) -> usize {
+        self.count
+    }
+
+    fn units(&self, i: usize) -> f64 {
+        // SAFETY: called by the owner of `i`.
+        match unsafe { self.shape(i) } {
+            // The factorization's multiply-adds and the two applications of `Q^H` and `R`.
+            Ok((m, n, k)) => {
+                let (m, n) = (m as f64, n as f64);
+                m * n * n - n * n * n / 3.0 + 2.0 * m * n * k as f64
+            }
+            Err(_) => 0.0,
+        }
+    }
+
+    fn scratch(&self, i: usize) -> StackReq {
+        // SAFETY: called by the owner of `i`.
+        match unsafe { self.shape(i) } {
+            Ok((m, n, k)) => {
+                let bs = factor::recommended_block_size::<T>(m, n);
+                StackReq::all_of(&[
+                    temp_mat_scratch::<T>(bs, n),
+                    StackReq::any_of(&[
+                        factor::qr_in_place_scratch::<T>(m, n, bs, Par::Seq, Default::default()),
+                        solve::solve_lstsq_in_place_scratch::<T>(m, n, bs, k, Par::Seq),
+                    ]),
+                ])
+            }
+            Err(_) => StackReq::EMPTY,
+        }
+    }
+
+    unsafe fn serial(&self, i: usize, stack: &mut MemStack) -> Status {
+        // SAFETY: the caller owns `i`.
+        let (m, n, _) = unsafe { self.checked(i) }?;
+        // SAFETY: as above.
+        let (a, b) = unsafe { (self.a.get(i), self.b.get(i)) };
+        let bs = factor::recommended_block_size::<T>(m, n);
+        let (mut h, stack) = temp_mat_zeroed::<T, _, _>(bs, n, stack);
+        let mut h = h.as_mat_mut();
+        factor::qr_in_place(a.as_mut(), h.as_mut(), Par::Seq, stack, Default::default());
+        full_rank(a.as_ref().subrows(0, n))?;
+        solve::solve_lstsq_in_place_with_conj(
+            a.as_ref(),
+            h.as_ref(),
+            a.as_ref(),
+            Conj::No,
+            b.as_mut(),
+            Par::Seq,
+            stack,
+        );
+        Ok(())
+    }
+
+    unsafe fn on_team(&self, i: usize, exec: &(impl Executor + ?Sized)) -> Status {
+        // SAFETY: the caller owns `i`.
+        unsafe { self.checked(i) }?;
+        // SAFETY: as above.
+        let (a, b) = unsafe { (self.a.get(i), self.b.get(i)) };
+        let unchecked = self.options.check_finite(false);
+        let qr = crate::linalg::qr_with(a.as_mut(), exec, &unchecked)?;
+        qr.lstsq_in_place(b.as_mut(), exec)
+    }
+}
