@@ -310,3 +310,87 @@ fn the_facade_allocates_only_its_pivots() {
         "the QR ran sections on the team"
     );
 }
+
+/// A warm batch spread over a team allocates nothing: each participant reuses one buffer of
+/// the keep, and the problems run faer's serial kernels in it (the caller's views are made once,
+/// outside the count, as a caller repeating a batch makes them).
+#[test]
+fn warm_batches_allocate_nothing() {
+    use faer::{Accum, Mat, MatMut, MatRef};
+    use teamalg::gates::{Family, ParThreshold};
+    use teamalg::linalg::batch::{self, Status};
+    use teamalg::linalg::{Diag, Options, SolveSide, Triangle};
+
+    fn views(v: &mut [Mat<f64>]) -> Vec<MatMut<'_, f64>> {
+        v.iter_mut().map(|m| m.as_mut()).collect()
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let team = Pool::builder()
+        .threads(2)
+        .build()
+        .unwrap()
+        .into_team(2)
+        .unwrap();
+    let sizes: Vec<usize> = (0..400).map(|k| 4 + k % 29).collect();
+    let a0: Vec<Mat<f64>> = sizes
+        .iter()
+        .enumerate()
+        .map(|(k, &n)| {
+            Mat::from_fn(n, n, |i, j| {
+                if i == j {
+                    (2 * n + k) as f64
+                } else {
+                    1.0 / (1 + i + j) as f64
+                }
+            })
+        })
+        .collect();
+    let (mut a, mut b) = (
+        a0.clone(),
+        sizes.iter().map(|&n| Mat::ones(n, 2)).collect::<Vec<_>>(),
+    );
+    let mut c: Vec<Mat<f64>> = sizes.iter().map(|&n| Mat::zeros(n, n)).collect();
+    let mut w: Vec<Vec<f64>> = sizes.iter().map(|&n| vec![0.0; n]).collect();
+    let mut status: Vec<Status> = vec![Ok(()); sizes.len()];
+    let ar: Vec<MatRef<'_, f64>> = a0.iter().map(|m| m.as_ref()).collect();
+    let (mut av, mut bv, mut cv) = (views(&mut a), views(&mut b), views(&mut c));
+    let mut wv: Vec<&mut [f64]> = w.iter_mut().map(|x| &mut x[..]).collect();
+    let spread = |f: Family| Options::new().threshold(f, ParThreshold::Fixed(0));
+    let mut counted = |name: &str, f: &mut dyn FnMut(&mut [Status])| {
+        let n = count(|| f(&mut status));
+        assert!(status.iter().all(|s| s.is_ok()), "{name}: {status:?}");
+        assert_eq!(n, 0, "{name}: allocations in a warm batch");
+    };
+    let restore = |av: &mut [MatMut<'_, f64>]| {
+        for (x, y) in av.iter_mut().zip(&a0) {
+            x.copy_from(y);
+        }
+    };
+    counted("lu_solve", &mut |st| {
+        restore(&mut av);
+        let run = batch::lu_solve_with(&mut av, &mut bv, st, &team, &spread(Family::LuPartial));
+        assert_eq!(run.unwrap().spread_width, 2);
+    });
+    counted("cholesky_solve", &mut |st| {
+        restore(&mut av);
+        let o = spread(Family::Cholesky);
+        batch::cholesky_solve_with(&mut av, &mut bv, st, &team, &o).unwrap();
+    });
+    counted("matmul", &mut |st| {
+        let o = spread(Family::Gemm);
+        batch::matmul_with(&mut cv, Accum::Replace, &ar, &ar, 1.0, st, &team, &o).unwrap();
+    });
+    counted("solve_triangular", &mut |st| {
+        let o = spread(Family::TriangularSolve);
+        let (l, lo, nu) = (SolveSide::Left, Triangle::Lower, Diag::NonUnit);
+        batch::solve_triangular_with(&ar, &mut bv, l, lo, nu, st, &team, &o).unwrap();
+    });
+    counted("svd", &mut |st| {
+        let o = spread(Family::BidiagSvdDc);
+        batch::svd_with(&ar, &mut wv, Some(&mut cv), None, st, &team, &o).unwrap();
+    });
+    counted("self_adjoint_eigen", &mut |st| {
+        let o = spread(Family::TridiagEvdDc);
+        batch::self_adjoint_eigen_with(&ar, &mut wv, Some(&mut cv), st, &team, &o).unwrap();
+    });
+}
