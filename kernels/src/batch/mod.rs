@@ -3,8 +3,8 @@
 //! run one at a time on the whole executor, and how wide the rest are spread. [`Claims`] hands
 //! the spread problems out in chunks.
 
+use std::marker::PhantomData;
 use std::ops::Range;
-
 use std::time::Duration;
 
 use teamalg_gates::{decide, Ask, Family, Model, ParThreshold, Scalar, SplitCurve};
@@ -12,6 +12,63 @@ use teamalg_gates::{decide, Ask, Family, Model, ParThreshold, Scalar, SplitCurve
 use crate::exec::claims;
 use crate::gate::{self, Region, Scope};
 use crate::par::Executor;
+
+/// A problem's serial time in nanoseconds from its units, at the rate of family `rate` for
+/// its own size. The rate is read once for a run of problems of one size (reading it takes a
+/// few logarithms, as long as a problem of order 8 takes to solve).
+#[derive(Debug)]
+pub struct Estimator<'m, T> {
+    model: &'m Model,
+    rate: Family,
+    last: (f64, f64),
+    _scalar: PhantomData<T>,
+}
+
+impl<'m, T: Scalar> Estimator<'m, T> {
+    /// Estimates at `model`'s rates of family `rate`.
+    pub fn new(model: &'m Model, rate: Family) -> Self {
+        Estimator {
+            model,
+            rate,
+            last: (f64::NAN, 0.0),
+            _scalar: PhantomData,
+        }
+    }
+
+    /// The serial time of a problem of `units` units, in nanoseconds.
+    #[inline]
+    pub fn ns(&mut self, units: f64) -> f64 {
+        let units = units.max(0.0);
+        if units != self.last.0 {
+            self.last = (units, self.model.rate(self.rate, units).of::<T>());
+        }
+        units * self.last.1
+    }
+}
+
+/// What a pass over some of a batch's problems adds up.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Tally {
+    /// Problems counted.
+    pub count: usize,
+    /// Their summed serial estimate, in nanoseconds.
+    pub ns: f64,
+    /// The largest estimate among them.
+    pub max_ns: f64,
+    /// Their summed units.
+    pub units: f64,
+}
+
+impl Tally {
+    /// Counts a problem of `units` units and serial estimate `ns`.
+    #[inline]
+    pub fn add(&mut self, units: f64, ns: f64) {
+        self.count += 1;
+        self.ns += ns;
+        self.max_ns = self.max_ns.max(ns);
+        self.units += units.max(0.0);
+    }
+}
 
 /// How a batch runs: which problems go on the whole executor, and how wide the others spread.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -23,73 +80,65 @@ pub struct Plan {
     /// A problem whose estimate is at least this many nanoseconds runs on the whole executor
     /// (infinite when none may).
     team_from_ns: f64,
-    rate: Family,
 }
 
 impl Plan {
-    /// The plan of a batch of `count` problems of `family` on `exec`, problem `i` of `units(i)`
-    /// units of work in the unit of family `rate`, whose serial rate prices them (`family`
-    /// itself for the kernels' families; GEMM's multiply-adds for a whole SVD or EVD, which no
-    /// family rates); `site` names the spread region in the trace (`"batch/lu"`), `call` is
-    /// the call's own threshold for `family`, which the trace and the thresholds name.
+    /// The plan of a batch of problems of `family` on `exec`: `all` tallies every problem
+    /// (their units in the unit of family `rate`, whose serial rate prices them through an
+    /// [`Estimator`]: `family` itself for the kernels' families, GEMM's multiply-adds for a
+    /// whole SVD or EVD, which no family rates). `site` names the spread region in the trace
+    /// (`"batch/lu"`); `call` is the call's own threshold for `family`, which the trace and the
+    /// thresholds name.
     ///
     /// A problem goes on the whole executor when it is at least one participant's share of the
     /// batch (`estimate * width >= total`) and its single call would pay going parallel at the
-    /// executor's width (one section, the family's split costs, [`teamalg_gates::decide`]).
-    /// The rest are spread: one section, its estimate the sum of theirs, asked of the one gate
-    /// ([`gate::width`]) as a later section of a call (no split cost: the problems are
-    /// independent). A threshold other than `Derived` (the call's, the pool's or the
-    /// environment's) keeps every problem off the team and decides the spread as it decides
-    /// a single call.
+    /// executor's width (one section, the family's split costs, [`teamalg_gates::decide`]):
+    /// [`Plan::on_team`]. When some problem may, `spread` is asked for the tally of the others
+    /// (a second pass, which only batches holding a large problem make). The rest are spread:
+    /// one section, its estimate the sum of theirs, asked of the one gate ([`gate::width`]) as
+    /// a later section of a call (no split cost: the problems are independent). A threshold
+    /// other than `Derived` (the call's, the pool's or the environment's) keeps every problem
+    /// off the team and decides the spread as it decides a single call.
     pub fn new<T: Scalar>(
         exec: &(impl Executor + ?Sized),
         site: &'static str,
-        (family, rate): (Family, Family),
-        count: usize,
-        units: impl Fn(usize) -> f64,
+        family: Family,
+        all: Tally,
+        spread: impl FnOnce(&Plan) -> Tally,
         call: Option<ParThreshold>,
     ) -> Plan {
         let model = exec.model();
-        let total: f64 = (0..count)
-            .map(|i| estimate::<T>(model, rate, units(i)))
-            .sum();
         let width = exec.width();
         let threshold = call.unwrap_or_else(|| model.threshold(family).0);
-        let team_from_ns = if width < 2 || threshold != ParThreshold::Derived {
+        let team_from_ns = if width < 2 || threshold != ParThreshold::Derived || all.count == 0 {
             f64::INFINITY
         } else {
-            smallest_alone::<T>(exec, family, total / width as f64)
+            smallest_alone::<T>(exec, family, all.ns / width as f64)
         };
         let mut plan = Plan {
             spread_width: 1,
             on_team: 0,
             team_from_ns,
-            rate,
         };
-        let (mut spread, mut spread_ns, mut spread_units) = (0usize, 0.0, 0.0);
-        for i in 0..count {
-            let u = units(i).max(0.0);
-            let e = estimate::<T>(model, rate, u);
-            if e >= team_from_ns {
-                plan.on_team += 1;
-            } else {
-                spread += 1;
-                spread_ns += e;
-                spread_units += u;
-            }
-        }
-        if spread > 0 {
+        let rest = if all.max_ns >= team_from_ns {
+            let rest = spread(&plan);
+            plan.on_team = all.count - rest.count;
+            rest
+        } else {
+            all
+        };
+        if rest.count > 0 {
             // The gate reads `family`'s rate at `call_units` and multiplies it by `units`: the
             // mean problem's size, and the units that make that product the spread problems'
             // summed estimate.
-            let mean = spread_units / spread as f64;
+            let mean = rest.units / rest.count as f64;
             let r = model.rate(family, mean).of::<T>();
-            let units = if r > 0.0 { spread_ns / r } else { spread_units };
+            let units = if r > 0.0 { rest.ns / r } else { rest.units };
             plan.spread_width = gate::width::<T>(
                 exec,
                 Region {
                     site,
-                    dims: [count, spread, plan.on_team],
+                    dims: [all.count, rest.count, plan.on_team],
                     units,
                     family,
                     sections: 1,
@@ -102,17 +151,11 @@ impl Plan {
         plan
     }
 
-    /// Whether a problem of `units` units runs on the whole executor (the same test
-    /// [`Plan::new`] counted with).
-    pub fn on_team<T: Scalar>(&self, model: &Model, units: f64) -> bool {
-        self.team_from_ns.is_finite()
-            && estimate::<T>(model, self.rate, units.max(0.0)) >= self.team_from_ns
+    /// Whether a problem of serial estimate `ns` runs on the whole executor.
+    #[inline]
+    pub fn on_team(&self, ns: f64) -> bool {
+        ns >= self.team_from_ns
     }
-}
-
-/// A problem's serial time in nanoseconds: its units at the family's rate for its own size.
-fn estimate<T: Scalar>(model: &Model, family: Family, units: f64) -> f64 {
-    units * model.rate(family, units).of::<T>()
 }
 
 /// The smallest estimate, at least `share`, that the rule sends parallel alone at the

@@ -43,13 +43,14 @@ use faer::dyn_stack::{MemStack, StackReq};
 use std::sync::Mutex;
 
 use teamalg_gates::Family;
-use teamalg_kernels::batch::{Claims, Plan};
+use teamalg_kernels::batch::{Claims, Estimator, Plan, Tally};
 use teamalg_kernels::par::{Executor, Part};
 
 use super::{scratch, Field, LinalgError, Options};
 
 mod cholesky;
 mod evd;
+mod layout;
 mod lu;
 mod matmul;
 mod qr;
@@ -59,6 +60,7 @@ mod triangular;
 
 pub use cholesky::{cholesky_solve, cholesky_solve_with};
 pub use evd::{self_adjoint_eigen, self_adjoint_eigen_with};
+pub use layout::{blocks, blocks_mut};
 pub use lu::{lu_solve, lu_solve_with};
 pub use matmul::{matmul, matmul_with};
 pub use qr::{lstsq, lstsq_with};
@@ -144,22 +146,43 @@ fn drive<T: Field, P: Problems<T>>(
     let count = problems.count();
     length(P::OP, "status", count, status.len())?;
     let model = exec.model();
+    // One pass for the plan and the scratch; a second only when a problem may go on the team.
+    let mut estimate = Estimator::<T>::new(model, P::RATE);
+    let (mut all, mut req) = (Tally::default(), StackReq::EMPTY);
+    for i in 0..count {
+        let units = problems.units(i);
+        all.add(units, estimate.ns(units));
+        req = req.or(problems.scratch(i));
+    }
     let plan = Plan::new::<T>(
         exec,
         P::SITE,
-        (P::FAMILY, P::RATE),
-        count,
-        |i| problems.units(i),
+        P::FAMILY,
+        all,
+        |plan| {
+            let (mut rest, mut spread_req) = (Tally::default(), StackReq::EMPTY);
+            for i in 0..count {
+                let units = problems.units(i);
+                let ns = estimate.ns(units);
+                if !plan.on_team(ns) {
+                    rest.add(units, ns);
+                    spread_req = spread_req.or(problems.scratch(i));
+                }
+            }
+            req = spread_req;
+            rest
+        },
         options.get(P::FAMILY),
     );
-    let on_team = |i: usize| plan.on_team::<T>(model, problems.units(i));
-    let req = (0..count)
-        .filter(|&i| !on_team(i))
-        .fold(StackReq::EMPTY, |r, i| r.or(problems.scratch(i)));
+    let on_team = |i: usize| {
+        plan.on_team > 0 && plan.on_team(Estimator::<T>::new(model, P::RATE).ns(problems.units(i)))
+    };
     let slots = Slots::new(status);
-    for i in (0..count).filter(|&i| on_team(i)) {
-        // SAFETY: one problem at a time, before the section: the caller owns every index.
-        unsafe { *slots.get(i) = problems.on_team(i, exec) };
+    if plan.on_team > 0 {
+        for i in (0..count).filter(|&i| on_team(i)) {
+            // SAFETY: one problem at a time, before the section: the caller owns every index.
+            unsafe { *slots.get(i) = problems.on_team(i, exec) };
+        }
     }
     let width = plan.spread_width;
     // The caller's buffer is taken before the section: when it cannot be had, nothing was
