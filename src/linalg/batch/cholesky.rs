@@ -103,6 +103,12 @@ impl<T: Field> Problems<T> for CholeskySolve<'_, '_, '_, '_, T> {
         self.count
     }
 
+    fn key(&self, i: usize) -> [usize; 8] {
+        // SAFETY: called by the owner of `i`.
+        let (a, b) = unsafe { (self.a.get(i), self.b.get(i)) };
+        [a.nrows(), a.ncols(), b.nrows(), b.ncols(), 0, 0, 0, 0]
+    }
+
     fn units(&self, i: usize) -> f64 {
         // SAFETY: called by the owner of `i`.
         match unsafe { self.shape(i) } {

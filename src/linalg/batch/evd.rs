@@ -104,6 +104,16 @@ impl<T: Field> Problems<T> for Evds<'_, '_, '_, '_, '_, T> {
         self.a.len()
     }
 
+    fn key(&self, i: usize) -> [usize; 8] {
+        let (r, c) = self.a[i].shape();
+        // SAFETY: called by the owner of `i`.
+        let w = unsafe { self.w.get(i) }.len();
+        // SAFETY: as above.
+        let u = unsafe { self.u.as_ref().map(|x| x.get(i).shape()) };
+        let u = u.unwrap_or((usize::MAX, 0));
+        [r, c, w, u.0, u.1, 0, 0, 0]
+    }
+
     fn units(&self, i: usize) -> f64 {
         // SAFETY: called by the owner of `i`.
         match unsafe { self.shape(i) } {

@@ -112,6 +112,12 @@ impl<T: Field> Problems<T> for LuSolve<'_, '_, '_, '_, T> {
         self.count
     }
 
+    fn key(&self, i: usize) -> [usize; 8] {
+        // SAFETY: called by the owner of `i`.
+        let (a, b) = unsafe { (self.a.get(i), self.b.get(i)) };
+        [a.nrows(), a.ncols(), b.nrows(), b.ncols(), 0, 0, 0, 0]
+    }
+
     fn units(&self, i: usize) -> f64 {
         // SAFETY: called by the owner of `i` (the plan before the section, or the participant
         // that claimed `i`).

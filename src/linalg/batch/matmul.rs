@@ -132,6 +132,13 @@ impl<T: Field> Problems<T> for Products<'_, '_, '_, '_, T> {
         self.count
     }
 
+    fn key(&self, i: usize) -> [usize; 8] {
+        // SAFETY: called by the owner of `i`.
+        let c = unsafe { self.c.get(i) };
+        let (a, b) = (self.a[i], self.b[i]);
+        [c.nrows(), c.ncols(), a.nrows(), a.ncols(), b.nrows(), b.ncols(), 0, 0]
+    }
+
     fn units(&self, i: usize) -> f64 {
         // SAFETY: called by the owner of `i`.
         match unsafe { self.shape(i) } {

@@ -116,6 +116,11 @@ trait Problems<T: Field>: Sync {
 
     /// How many problems.
     fn count(&self) -> usize;
+    /// What problem `i`'s units and scratch depend on (its operands' dimensions, `usize::MAX`
+    /// for an operand not given, zeros after the last): problems of one key
+    /// have the same [`Problems::units`] and [`Problems::scratch`], which the batch then reads
+    /// once per run of equal keys.
+    fn key(&self, i: usize) -> [usize; 8];
     /// Problem `i`'s units of work, as its single call counts them (0 for one whose shapes
     /// are wrong: it fails at once).
     fn units(&self, i: usize) -> f64;
@@ -147,12 +152,27 @@ fn drive<T: Field, P: Problems<T>>(
     length(P::OP, "status", count, status.len())?;
     let model = exec.model();
     // One pass for the plan and the scratch; a second only when a problem may go on the team.
+    // A run of problems of one shape reads their units, estimate and scratch once.
     let mut estimate = Estimator::<T>::new(model, P::RATE);
-    let (mut all, mut req) = (Tally::default(), StackReq::EMPTY);
+    let mut sized = |i: usize, last: &mut Option<([usize; 8], f64, f64, StackReq)>| {
+        let key = problems.key(i);
+        match *last {
+            Some((k, units, ns, req)) if k == key => (units, ns, req, false),
+            _ => {
+                let units = problems.units(i);
+                let (ns, req) = (estimate.ns(units), problems.scratch(i));
+                *last = Some((key, units, ns, req));
+                (units, ns, req, true)
+            }
+        }
+    };
+    let (mut all, mut req, mut last) = (Tally::default(), StackReq::EMPTY, None);
     for i in 0..count {
-        let units = problems.units(i);
-        all.add(units, estimate.ns(units));
-        req = req.or(problems.scratch(i));
+        let (units, ns, r, new) = sized(i, &mut last);
+        all.add(units, ns);
+        if new {
+            req = req.or(r);
+        }
     }
     let plan = Plan::new::<T>(
         exec,
@@ -160,13 +180,12 @@ fn drive<T: Field, P: Problems<T>>(
         P::FAMILY,
         all,
         |plan| {
-            let (mut rest, mut spread_req) = (Tally::default(), StackReq::EMPTY);
+            let (mut rest, mut spread_req, mut last) = (Tally::default(), StackReq::EMPTY, None);
             for i in 0..count {
-                let units = problems.units(i);
-                let ns = estimate.ns(units);
+                let (units, ns, r, _) = sized(i, &mut last);
                 if !plan.on_team(ns) {
                     rest.add(units, ns);
-                    spread_req = spread_req.or(problems.scratch(i));
+                    spread_req = spread_req.or(r);
                 }
             }
             req = spread_req;

@@ -137,6 +137,21 @@ impl<T: Field> Problems<T> for Svds<'_, '_, '_, '_, '_, '_, T> {
         self.a.len()
     }
 
+    fn key(&self, i: usize) -> [usize; 8] {
+        let (m, n) = self.a[i].shape();
+        // SAFETY: called by the owner of `i`.
+        let s = unsafe { self.s.get(i) }.len();
+        // SAFETY: as above.
+        let (u, v) = unsafe {
+            (
+                self.u.as_ref().map(|x| x.get(i).shape()),
+                self.v.as_ref().map(|x| x.get(i).shape()),
+            )
+        };
+        let (u, v) = (u.unwrap_or((usize::MAX, 0)), v.unwrap_or((usize::MAX, 0)));
+        [m, n, s, u.0, u.1, v.0, v.1, 0]
+    }
+
     fn units(&self, i: usize) -> f64 {
         // SAFETY: called by the owner of `i`.
         match unsafe { self.shape(i) } {

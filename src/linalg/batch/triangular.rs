@@ -132,6 +132,12 @@ impl<T: Field> Problems<T> for Solves<'_, '_, '_, '_, T> {
         self.count
     }
 
+    fn key(&self, i: usize) -> [usize; 8] {
+        // SAFETY: called by the owner of `i`.
+        let b = unsafe { self.b.get(i) };
+        [self.t[i].nrows(), self.t[i].ncols(), b.nrows(), b.ncols(), 0, 0, 0, 0]
+    }
+
     fn units(&self, i: usize) -> f64 {
         // SAFETY: called by the owner of `i`.
         match unsafe { self.shape(i) } {

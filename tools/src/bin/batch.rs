@@ -1,7 +1,8 @@
 //! Batches of small problems, side by side in one run: a serial loop of faer's calls, rayon's
 //! `par_iter` over the same serial calls (as users write it: `for_each_init` for the scratch,
-//! rayon's own split), and `teamalg::linalg::batch` on a held team and on a pool and team
-//! built per call.
+//! rayon's own split), and `teamalg::linalg::batch` on a held team (with its finiteness
+//! checks, as by default, and without them, as the serial loop and rayon run) and on a pool
+//! and team built per call.
 //!
 //! ```text
 //! cargo run --release -p teamalg-tools --bin batch -- [--cases lu32,lu8,svd64,mixed,gemm16]
@@ -26,6 +27,7 @@ use faer::linalg::svd::ComputeSvdVectors;
 use faer::{Accum, Conj, Mat, MatMut, Par};
 use rayon::prelude::*;
 use teamalg::linalg::batch::{self, Status};
+use teamalg::linalg::Options;
 use teamalg::{Pool, Team};
 use teamalg_tools::stats::percentile;
 
@@ -62,7 +64,7 @@ trait Case {
     fn serial(&mut self);
     fn rayon(&mut self, pool: &rayon::ThreadPool);
     /// Returns the batch's report.
-    fn teamalg(&mut self, team: &Team) -> batch::BatchRun;
+    fn teamalg(&mut self, team: &Team, options: &Options) -> batch::BatchRun;
     /// That every arm computed the same thing: the sum of the results' entries.
     fn checksum(&self) -> f64;
 }
@@ -193,9 +195,10 @@ impl Case for LuSolve {
                 )
         });
     }
-    fn teamalg(&mut self, team: &Team) -> batch::BatchRun {
+    fn teamalg(&mut self, team: &Team, options: &Options) -> batch::BatchRun {
         let (mut av, mut bv) = (views(&mut self.a), views(&mut self.b));
-        batch::lu_solve(&mut av, &mut bv, &mut self.status, team).expect("one entry per problem")
+        batch::lu_solve_with(&mut av, &mut bv, &mut self.status, team, options)
+            .expect("one entry per problem")
     }
     fn checksum(&self) -> f64 {
         self.b.iter().map(|m| m.sum()).sum()
@@ -294,17 +297,18 @@ impl Case for Svds {
                 )
         });
     }
-    fn teamalg(&mut self, team: &Team) -> batch::BatchRun {
+    fn teamalg(&mut self, team: &Team, options: &Options) -> batch::BatchRun {
         let av: Vec<_> = self.a.iter().map(|m| m.as_ref()).collect();
         let mut sv: Vec<&mut [f64]> = self.s.iter_mut().map(|x| &mut x[..]).collect();
         let (mut uv, mut vv) = (views(&mut self.u), views(&mut self.v));
-        batch::svd(
+        batch::svd_with(
             &av,
             &mut sv,
             Some(&mut uv),
             Some(&mut vv),
             &mut self.status,
             team,
+            options,
         )
         .expect("one entry per problem")
     }
@@ -354,10 +358,10 @@ impl Case for Products {
                 })
         });
     }
-    fn teamalg(&mut self, team: &Team) -> batch::BatchRun {
+    fn teamalg(&mut self, team: &Team, options: &Options) -> batch::BatchRun {
         let av: Vec<_> = self.a.iter().map(|m| m.as_ref()).collect();
         let mut cv = views(&mut self.c);
-        batch::matmul(
+        batch::matmul_with(
             &mut cv,
             Accum::Replace,
             &av,
@@ -365,6 +369,7 @@ impl Case for Products {
             1.0,
             &mut self.status,
             team,
+            options,
         )
         .expect("one entry per problem")
     }
@@ -425,16 +430,22 @@ fn main() {
         }
     );
     println!(
-        "\n{:<26} {:>12} {:>26} {:>26} {:>26}  shape",
-        "case", "serial (ms)", "rayon par_iter", "teamalg team", "teamalg per call"
+        "\n{:<26} {:>12} {:>26} {:>26} {:>26} {:>26}  shape",
+        "case",
+        "serial (ms)",
+        "rayon par_iter",
+        "teamalg team",
+        "team, unchecked",
+        "teamalg per call"
     );
     for name in &args.cases {
         let mut c = case(name);
-        let mut times: [Vec<f64>; 4] = Default::default();
+        let mut times: [Vec<f64>; 5] = Default::default();
         let mut shape = None;
-        let mut sums = [0.0f64; 4];
+        let mut sums = [0.0f64; 5];
+        let (checked, unchecked) = (Options::new(), Options::new().check_finite(false));
         for round in 0..=args.rounds {
-            for arm in 0..4 {
+            for arm in 0..5 {
                 c.reset();
                 if !pause.is_zero() {
                     std::thread::sleep(pause);
@@ -443,14 +454,17 @@ fn main() {
                 match arm {
                     0 => c.serial(),
                     1 => c.rayon(&pool),
-                    2 => shape = Some(c.teamalg(&team)),
+                    2 => shape = Some(c.teamalg(&team, &checked)),
+                    3 => {
+                        c.teamalg(&team, &unchecked);
+                    }
                     _ => {
                         let per_call = Pool::builder()
                             .threads(width)
                             .build()
                             .and_then(|p| p.into_team(width).map_err(|e| e.error))
                             .expect("a team per call");
-                        c.teamalg(&per_call);
+                        c.teamalg(&per_call, &checked);
                     }
                 }
                 let dt = t.elapsed().as_secs_f64() * 1e3;
@@ -489,12 +503,13 @@ fn main() {
             format!("{} on the team, spread {} wide", s.on_team, s.spread_width)
         });
         println!(
-            "{:<26} {:>12.1} {:>26} {:>26} {:>26}  {shape}",
+            "{:<26} {:>12.1} {:>26} {:>26} {:>26} {:>26}  {shape}",
             c.name(),
             percentile(&serial, 0.5),
             cell(1),
             cell(2),
-            cell(3)
+            cell(3),
+            cell(4)
         );
     }
 }
