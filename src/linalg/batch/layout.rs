@@ -64,11 +64,7 @@ fn whole(total: usize, cols: usize) -> Result<usize, LinalgError> {
             op: "batch::blocks",
             operand: "m",
             dim: Dim::Cols,
-            expected: if cols == 0 {
-                0
-            } else {
-                total / cols * cols
-            },
+            expected: total.checked_div(cols).map_or(0, |n| n * cols),
             found: total,
         }),
     }
