@@ -537,3 +537,112 @@ fn slices_of_other_lengths_are_refused_before_anything_is_read() {
     ));
     assert_eq!(a, before);
 }
+
+/// Every family with one large problem among a few small ones: the large one runs on the whole
+/// team (the single-call kernel), the others on the caller, and every result holds to its
+/// backward-error bound.
+#[test]
+fn each_family_runs_a_large_problem_on_the_team() {
+    let team = team(2);
+    let small = 6;
+    let sizes = |big: usize| -> Vec<usize> { std::iter::once(big).chain([small; 4]).collect() };
+
+    let n = sizes(500);
+    let a0: Vec<Mat<f64>> = n.iter().map(|&n| spd::<f64>(n, 1.0)).collect();
+    let b0: Vec<Mat<f64>> = n.iter().map(|&n| mat::<f64>(n, 2, 2.0)).collect();
+    let mut status = vec![Ok(()); n.len()];
+    for family in ["lu", "cholesky", "lstsq"] {
+        let (mut a, mut b) = (a0.clone(), b0.clone());
+        let (av, bv) = (&mut views_mut(&mut a), &mut views_mut(&mut b));
+        let run = match family {
+            "lu" => batch::lu_solve(av, bv, &mut status, &team),
+            "cholesky" => batch::cholesky_solve(av, bv, &mut status, &team),
+            _ => batch::lstsq(av, bv, &mut status, &team),
+        }
+        .unwrap();
+        assert_eq!((run.on_team, run.failed), (1, 0), "{family}");
+        for k in 0..n.len() {
+            let residual = &a0[k] * &b[k] - &b0[k];
+            assert_backward::<f64>(family, residual.as_ref(), n[k], norm(a0[k].as_ref()));
+        }
+    }
+
+    let n = sizes(400);
+    let a: Vec<Mat<f64>> = n.iter().map(|&n| mat::<f64>(n, n, 3.0)).collect();
+    let mut c: Vec<Mat<f64>> = n.iter().map(|&n| Mat::zeros(n, n)).collect();
+    let run = batch::matmul(
+        &mut views_mut(&mut c),
+        Accum::Replace,
+        &views(&a),
+        &views(&a),
+        1.0,
+        &mut status,
+        &team,
+    )
+    .unwrap();
+    assert_eq!(run.on_team, 1);
+    for k in 0..n.len() {
+        let e = (&c[k] - &a[k] * &a[k]).norm_max() / (&a[k] * &a[k]).norm_max().max(1.0);
+        assert!(e < 1e-13, "gemm {k}: {e:e}");
+    }
+    let mut x: Vec<Mat<f64>> = n.iter().map(|&n| mat::<f64>(n, n, 4.0)).collect();
+    let x0 = x.clone();
+    let t: Vec<Mat<f64>> = n.iter().map(|&n| spd::<f64>(n, 5.0)).collect();
+    let (left, lower, non_unit) = (SolveSide::Left, Triangle::Lower, Diag::NonUnit);
+    let run = batch::solve_triangular(
+        &views(&t),
+        &mut views_mut(&mut x),
+        left,
+        lower,
+        non_unit,
+        &mut status,
+        &team,
+    )
+    .unwrap();
+    assert_eq!(run.on_team, 1);
+    for k in 0..n.len() {
+        let l = Mat::from_fn(n[k], n[k], |i, j| if i >= j { t[k][(i, j)] } else { 0.0 });
+        // A triangular solve's residual is bounded by `c u n ||L|| ||X||`.
+        let residual = &l * &x[k] - &x0[k];
+        let scale = norm(l.as_ref()) * norm(x[k].as_ref());
+        assert_backward::<f64>("trsm", residual.as_ref(), n[k], scale);
+    }
+
+    let n = sizes(300);
+    let h: Vec<Mat<f64>> = n.iter().map(|&n| hermitian::<f64>(n, 6.0)).collect();
+    let mut w: Vec<Vec<f64>> = n.iter().map(|&n| vec![0.0; n]).collect();
+    let mut u: Vec<Mat<f64>> = n.iter().map(|&n| Mat::zeros(n, n)).collect();
+    let mut wv: Vec<&mut [f64]> = w.iter_mut().map(|x| &mut x[..]).collect();
+    let run = batch::self_adjoint_eigen(
+        &views(&h),
+        &mut wv,
+        Some(&mut views_mut(&mut u)),
+        &mut status,
+        &team,
+    )
+    .unwrap();
+    assert_eq!(run.on_team, 1);
+    for k in 0..n.len() {
+        let d = Mat::from_fn(n[k], n[k], |i, j| if i == j { w[k][i] } else { 0.0 });
+        let residual = &h[k] * &u[k] - &u[k] * &d;
+        assert_backward::<f64>("evd", residual.as_ref(), n[k], norm(h[k].as_ref()));
+    }
+    let mut s: Vec<Vec<f64>> = n.iter().map(|&n| vec![0.0; n]).collect();
+    let mut sv: Vec<&mut [f64]> = s.iter_mut().map(|x| &mut x[..]).collect();
+    let mut v: Vec<Mat<f64>> = n.iter().map(|&n| Mat::zeros(n, n)).collect();
+    let run = batch::svd(
+        &views(&h),
+        &mut sv,
+        Some(&mut views_mut(&mut u)),
+        Some(&mut views_mut(&mut v)),
+        &mut status,
+        &team,
+    )
+    .unwrap();
+    assert_eq!(run.on_team, 1);
+    for k in 0..n.len() {
+        let d = Mat::from_fn(n[k], n[k], |i, j| if i == j { s[k][i] } else { 0.0 });
+        let residual = &u[k] * &d * v[k].transpose() - &h[k];
+        assert_backward::<f64>("svd", residual.as_ref(), n[k], norm(h[k].as_ref()));
+    }
+}
