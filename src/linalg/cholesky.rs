@@ -225,7 +225,7 @@ impl<T: Field> Cholesky<'_, T> {
         // A is Hermitian: the adjoint's solve is the solve.
         let p = SolveParams::default();
         let inverse =
-            condition::norm1_estimate::<T>(n, |x, _| self.plain_solve(x.as_mut(), &Seq, p));
+            condition::norm1_estimate::<T>(n, |mut x, _| self.plain_solve(x.as_mut(), &Seq, p));
         condition::reciprocal::<T>(n, a_norm, inverse)
     }
 

@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 
 use faer::mat::AsMatRef;
 use faer::traits::math_utils::{abs, abs1, from_f64, is_finite, mul_real, one, recip, zero};
-use faer::{Mat, MatRef};
+use faer::{Mat, MatMut, MatRef};
 use teamalg_kernels::par::Seq;
 use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
 
@@ -23,24 +23,25 @@ use super::{real_to_f64, Field, LinalgError, Options};
 const ITERATIONS: usize = 5;
 
 /// `||x||_1` of a column, with the modulus of each entry.
-fn norm1<T: Field>(x: &Mat<T>) -> T::Real {
+fn norm1<T: Field>(x: MatRef<'_, T>) -> T::Real {
     (0..x.nrows()).fold(zero(), |s, i| s + abs(&x[(i, 0)]))
 }
 
-/// The column's entries divided by their magnitudes (1 where an entry is zero).
-fn signs<T: Field>(x: &Mat<T>) -> Mat<T> {
-    Mat::from_fn(x.nrows(), 1, |i, _| {
+/// Overwrites the column's entries with their signs: each divided by its magnitude (1 where
+/// an entry is zero).
+fn to_signs<T: Field>(mut x: MatMut<'_, T>) {
+    for i in 0..x.nrows() {
         let m = abs(&x[(i, 0)]);
-        if m == zero() {
+        x[(i, 0)] = if m == zero() {
             one()
         } else {
             mul_real(&x[(i, 0)], &recip(&m))
-        }
-    })
+        };
+    }
 }
 
 /// The index of the entry of largest magnitude (the first of equals).
-fn largest<T: Field>(x: &Mat<T>) -> usize {
+fn largest<T: Field>(x: MatRef<'_, T>) -> usize {
     (0..x.nrows()).fold(0, |j, i| {
         if abs(&x[(i, 0)]) > abs(&x[(j, 0)]) {
             i
@@ -53,28 +54,40 @@ fn largest<T: Field>(x: &Mat<T>) -> usize {
 /// Estimates `||X||_1` of an `n x n` matrix `X` given `apply(x, adjoint)`, which overwrites
 /// the column `x` with `X x` (or `X^H x` when `adjoint`). Hager's method with Higham's
 /// refinements (LAPACK's `xLACN2`): at most 2 + 2 [`ITERATIONS`] products. Not finite when a
-/// product overflows (an `apply` that fails fills `x` with NaN to say so).
+/// product overflows (an `apply` that fails fills `x` with NaN to say so). Its one column of
+/// workspace is allocated here; [`norm1_estimate_in`] takes it from the caller.
 pub(crate) fn norm1_estimate<T: Field>(
     n: usize,
-    mut apply: impl FnMut(&mut Mat<T>, bool),
+    apply: impl FnMut(MatMut<'_, T>, bool),
 ) -> T::Real {
+    let mut x = Mat::<T>::zeros(n, 1);
+    norm1_estimate_in(x.as_mut(), apply)
+}
+
+/// [`norm1_estimate`] in the caller's column `x` (`n x 1`, its entries overwritten): every
+/// vector of the estimator lives there in turn, so the estimate allocates nothing.
+pub(crate) fn norm1_estimate_in<T: Field>(
+    mut x: MatMut<'_, T>,
+    mut apply: impl FnMut(MatMut<'_, T>, bool),
+) -> T::Real {
+    let n = x.nrows();
     if n == 0 {
         return zero();
     }
-    let mut x = Mat::<T>::from_fn(n, 1, |_, _| from_f64(1.0 / n as f64));
-    apply(&mut x, false);
-    let mut estimate = norm1(&x);
+    x.fill(from_f64(1.0 / n as f64));
+    apply(x.as_mut(), false);
+    let mut estimate = norm1(x.as_ref());
     if n == 1 || !is_finite(&estimate) {
         return estimate;
     }
-    let mut z = signs(&x);
-    apply(&mut z, true);
-    let mut j = largest(&z);
+    to_signs(x.as_mut());
+    apply(x.as_mut(), true);
+    let mut j = largest(x.as_ref());
     for _ in 0..ITERATIONS {
-        let mut e = Mat::<T>::zeros(n, 1);
-        e[(j, 0)] = one();
-        apply(&mut e, false);
-        let next = norm1(&e);
+        x.fill(zero());
+        x[(j, 0)] = one();
+        apply(x.as_mut(), false);
+        let next = norm1(x.as_ref());
         if !is_finite(&next) {
             return next;
         }
@@ -82,21 +95,21 @@ pub(crate) fn norm1_estimate<T: Field>(
             break;
         }
         estimate = next;
-        let mut z = signs(&e);
-        apply(&mut z, true);
+        to_signs(x.as_mut());
+        apply(x.as_mut(), true);
         let last = j;
-        j = largest(&z);
-        if abs(&z[(last, 0)]) >= abs(&z[(j, 0)]) {
+        j = largest(x.as_ref());
+        if abs(&x[(last, 0)]) >= abs(&x[(j, 0)]) {
             break;
         }
     }
     // Higham's alternative vector, which catches the matrices the iteration underestimates.
-    let mut alt = Mat::<T>::from_fn(n, 1, |i, _| {
+    for i in 0..n {
         let v = 1.0 + i as f64 / (n - 1) as f64;
-        from_f64(if i % 2 == 0 { v } else { -v })
-    });
-    apply(&mut alt, false);
-    let other = norm1(&alt) * from_f64::<T::Real>(2.0 / (3.0 * n as f64));
+        x[(i, 0)] = from_f64(if i % 2 == 0 { v } else { -v });
+    }
+    apply(x.as_mut(), false);
+    let other = norm1(x.as_ref()) * from_f64::<T::Real>(2.0 / (3.0 * n as f64));
     if other > estimate {
         other
     } else {
@@ -142,6 +155,12 @@ pub(crate) fn reciprocal<T: Field>(n: usize, norm: T::Real, inverse_norm: T::Rea
 /// `[0, 1]` (LAPACK's `trcon` in the 1-norm): a few serial triangular solves, `O(n^2)`;
 /// exactly 0 when a diagonal entry is zero.
 pub(crate) fn triangular_rcond<T: Field>(r: MatRef<'_, T>) -> T::Real {
+    let mut x = Mat::<T>::zeros(r.nrows(), 1);
+    triangular_rcond_in(r, x.as_mut())
+}
+
+/// [`triangular_rcond`] with the estimator's column from the caller (`n x 1`).
+pub(crate) fn triangular_rcond_in<T: Field>(r: MatRef<'_, T>, work: MatMut<'_, T>) -> T::Real {
     let k = r.nrows();
     if (0..k).any(|i| r[(i, i)] == zero::<T>()) {
         return zero();
@@ -156,7 +175,7 @@ pub(crate) fn triangular_rcond<T: Field>(r: MatRef<'_, T>) -> T::Real {
     });
     let p = SolveParams::default();
     let (left, upper, lower) = (SolveSide::Left, Triangle::Upper, Triangle::Lower);
-    let inverse = norm1_estimate::<T>(k, |x, adjoint| {
+    let inverse = norm1_estimate_in::<T>(work, |mut x, adjoint| {
         if adjoint {
             // R^H x = b  <=>  R^T conj(x) = conj(b).
             conjugate(x.as_mut());

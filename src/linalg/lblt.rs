@@ -224,7 +224,7 @@ impl<T: Field> Lblt<T> {
             return zero();
         }
         let p = SolveParams::default();
-        let inverse = condition::norm1_estimate::<T>(n, |x, _| self.plain_solve(x.as_mut(), &Seq, p));
+        let inverse = condition::norm1_estimate::<T>(n, |mut x, _| self.plain_solve(x.as_mut(), &Seq, p));
         condition::reciprocal::<T>(n, a_norm, inverse)
     }
 

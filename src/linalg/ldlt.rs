@@ -135,7 +135,7 @@ impl<T: Field> Ldlt<T> {
         let n = self.factors().nrows();
         let p = SolveParams::default();
         // A is Hermitian: its adjoint solve is its solve.
-        let inverse = condition::norm1_estimate::<T>(n, |x, _| self.plain_solve(x.as_mut(), &Seq, p));
+        let inverse = condition::norm1_estimate::<T>(n, |mut x, _| self.plain_solve(x.as_mut(), &Seq, p));
         condition::reciprocal::<T>(n, a_norm, inverse)
     }
 

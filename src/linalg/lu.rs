@@ -288,7 +288,7 @@ impl<T: Field> Lu<'_, T> {
             return Ok(zero());
         }
         let p = SolveParams::default();
-        let inverse = condition::norm1_estimate::<T>(n, |x, adjoint| {
+        let inverse = condition::norm1_estimate::<T>(n, |mut x, adjoint| {
             if adjoint {
                 conjugate(x.as_mut());
                 self.transpose_solve(x.as_mut(), &Seq, p);

@@ -385,6 +385,11 @@ fn warm_batches_allocate_nothing() {
         let (l, lo, nu) = (SolveSide::Left, Triangle::Lower, Diag::NonUnit);
         batch::solve_triangular_with(&ar, &mut bv, l, lo, nu, st, &team, &o).unwrap();
     });
+    counted("lstsq", &mut |st| {
+        restore(&mut av);
+        let o = spread(Family::Qr);
+        batch::lstsq_with(&mut av, &mut bv, st, &team, &o).unwrap();
+    });
     counted("svd", &mut |st| {
         let o = spread(Family::BidiagSvdDc);
         batch::svd_with(&ar, &mut wv, Some(&mut cv), None, st, &team, &o).unwrap();

@@ -11,7 +11,7 @@ use teamalg_kernels::par::Executor;
 
 use super::{drive, length, BatchRun, Problems, Slots, Status};
 use crate::linalg::check::{self, Stored};
-use crate::linalg::condition::triangular_rcond;
+use crate::linalg::condition::triangular_rcond_in;
 use crate::linalg::{Dim, Field, LinalgError, Options};
 
 const OP: &str = "batch::lstsq";
@@ -104,14 +104,14 @@ impl<T: Field> LeastSquares<'_, '_, '_, '_, T> {
 }
 
 /// Refuses an `R` (`n x n`) with a zero on its diagonal or singular to rounding, as
-/// [`Qr`](crate::linalg::Qr)'s solves do.
-fn full_rank<T: Field>(r: MatRef<'_, T>) -> Result<(), LinalgError> {
+/// [`Qr`](crate::linalg::Qr)'s solves do; `work` is the condition estimate's column (`n x 1`).
+fn full_rank<T: Field>(r: MatRef<'_, T>, work: MatMut<'_, T>) -> Result<(), LinalgError> {
     let k = r.nrows();
     if let Some(index) = (0..k).find(|&i| r[(i, i)] == zero::<T>()) {
         return Err(LinalgError::Singular { op: OP, index });
     }
     let tol = eps::<T::Real>() * from_f64::<T::Real>(k as f64);
-    if k == 0 || triangular_rcond(r) > tol {
+    if k == 0 || triangular_rcond_in(r, work) > tol {
         return Ok(());
     }
     let top = (0..k).fold(zero::<T::Real>(), |m, i| {
@@ -167,6 +167,7 @@ impl<T: Field> Problems<T> for LeastSquares<'_, '_, '_, '_, T> {
                     temp_mat_scratch::<T>(bs, n),
                     StackReq::any_of(&[
                         factor::qr_in_place_scratch::<T>(m, n, bs, Par::Seq, Default::default()),
+                        temp_mat_scratch::<T>(n, 1),
                         solve::solve_lstsq_in_place_scratch::<T>(m, n, bs, k, Par::Seq),
                     ]),
                 ])
@@ -184,7 +185,10 @@ impl<T: Field> Problems<T> for LeastSquares<'_, '_, '_, '_, T> {
         let (mut h, stack) = temp_mat_zeroed::<T, _, _>(bs, n, stack);
         let mut h = h.as_mat_mut();
         factor::qr_in_place(a.as_mut(), h.as_mut(), Par::Seq, stack, Default::default());
-        full_rank(a.as_ref().subrows(0, n))?;
+        {
+            let (mut work, _) = temp_mat_zeroed::<T, _, _>(n, 1, stack);
+            full_rank(a.as_ref().subrows(0, n), work.as_mat_mut())?;
+        }
         solve::solve_lstsq_in_place_with_conj(
             a.as_ref(),
             h.as_ref(),
