@@ -392,10 +392,11 @@ fn warm_batches_allocate_nothing() {
     });
     counted("svd", &mut |st| {
         let o = spread(Family::BidiagSvdDc);
-        batch::svd_with(&ar, &mut wv, Some(&mut cv), None, st, &team, &o).unwrap();
+        batch::svd_with(&ar, &mut wv, Some((&mut cv).into()), None, st, &team, &o).unwrap();
     });
     counted("self_adjoint_eigen", &mut |st| {
         let o = spread(Family::TridiagEvdDc);
-        batch::self_adjoint_eigen_with(&ar, &mut wv, Some(&mut cv), st, &team, &o).unwrap();
+        batch::self_adjoint_eigen_with(&ar, &mut wv, Some((&mut cv).into()), st, &team, &o)
+            .unwrap();
     });
 }

@@ -293,7 +293,7 @@ fn svds_and_evds_match_the_serial_loop_everywhere() {
         batch::svd_with(
             &views(&a),
             &mut sv,
-            Some(&mut views_mut(&mut u)),
+            Some((&mut views_mut(&mut u)).into()),
             None,
             &mut status,
             exec,
@@ -616,7 +616,7 @@ fn each_family_runs_a_large_problem_on_the_team() {
     let run = batch::self_adjoint_eigen(
         &views(&h),
         &mut wv,
-        Some(&mut views_mut(&mut u)),
+        Some((&mut views_mut(&mut u)).into()),
         &mut status,
         &team,
     )
@@ -633,8 +633,8 @@ fn each_family_runs_a_large_problem_on_the_team() {
     let run = batch::svd(
         &views(&h),
         &mut sv,
-        Some(&mut views_mut(&mut u)),
-        Some(&mut views_mut(&mut v)),
+        Some((&mut views_mut(&mut u)).into()),
+        Some((&mut views_mut(&mut v)).into()),
         &mut status,
         &team,
     )
@@ -645,4 +645,106 @@ fn each_family_runs_a_large_problem_on_the_team() {
         let residual = &u[k] * &d * v[k].transpose() - &h[k];
         assert_backward::<f64>("svd", residual.as_ref(), n[k], norm(h[k].as_ref()));
     }
+}
+
+/// Strided operands: the same results as the views, bit for bit, and a matrix that is not a
+/// whole number of problems refused.
+#[test]
+fn strided_operands_match_the_views() {
+    use teamalg::linalg::batch::{BatchMut, BatchRef};
+    let team = team(2);
+    let (n, count) = (7, 300);
+    let big_a = Mat::from_fn(n, n * count, |i, j| {
+        let k = j / n;
+        if i == j % n {
+            (2 * n + k) as f64
+        } else {
+            1.0 / (1 + i + j % n) as f64
+        }
+    });
+    let big_b = mat::<f64>(n, 2 * count, 1.0);
+    let o = forced(Family::LuPartial);
+    let mut status = vec![Ok(()); count];
+    let (mut sa, mut sb) = (big_a.clone(), big_b.clone());
+    let run = batch::lu_solve_with(
+        BatchMut::strided(sa.as_mut(), n).unwrap(),
+        BatchMut::strided(sb.as_mut(), 2).unwrap(),
+        &mut status,
+        &team,
+        &o,
+    )
+    .unwrap();
+    assert_eq!((run.failed, run.spread_width), (0, 2));
+    let mut a: Vec<Mat<f64>> = (0..count)
+        .map(|k| big_a.get(.., k * n..(k + 1) * n).to_owned())
+        .collect();
+    let mut b: Vec<Mat<f64>> = (0..count)
+        .map(|k| big_b.get(.., 2 * k..2 * k + 2).to_owned())
+        .collect();
+    batch::lu_solve_with(
+        &mut views_mut(&mut a),
+        &mut views_mut(&mut b),
+        &mut status,
+        &team,
+        &o,
+    )
+    .unwrap();
+    for k in 0..count {
+        same(
+            "strided lu",
+            k,
+            &sb.get(.., 2 * k..2 * k + 2).to_owned(),
+            &b[k],
+        );
+        same(
+            "strided factors",
+            k,
+            &sa.get(.., k * n..(k + 1) * n).to_owned(),
+            &a[k],
+        );
+    }
+    // Products, reading and writing strided.
+    let mut c = Mat::<f64>::zeros(n, n * count);
+    let ar = BatchRef::strided(big_a.as_ref(), n).unwrap();
+    let o = forced(Family::Gemm);
+    batch::matmul_with(
+        BatchMut::strided(c.as_mut(), n).unwrap(),
+        Accum::Replace,
+        ar,
+        ar,
+        1.0,
+        &mut status,
+        &team,
+        &o,
+    )
+    .unwrap();
+    for k in (0..count).step_by(37) {
+        let x = big_a.get(.., k * n..(k + 1) * n);
+        same(
+            "strided gemm",
+            k,
+            &c.get(.., k * n..(k + 1) * n).to_owned(),
+            &(x * x),
+        );
+    }
+    // 2 100 columns are not a whole number of problems of 11.
+    match BatchRef::strided(big_a.as_ref(), 11) {
+        Err(e) => assert!(
+            matches!(
+                e,
+                LinalgError::ShapeMismatch {
+                    op: "batch::strided",
+                    found: 2100,
+                    ..
+                }
+            ),
+            "{e:?}"
+        ),
+        Ok(_) => panic!("a partial problem was accepted"),
+    }
+    assert!(
+        BatchRef::<f64>::strided(Mat::<f64>::zeros(3, 0).as_ref(), 0)
+            .unwrap()
+            .is_empty()
+    );
 }

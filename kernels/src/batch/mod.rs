@@ -110,10 +110,17 @@ impl Plan {
         let model = exec.model();
         let width = exec.width();
         let threshold = call.unwrap_or_else(|| model.threshold(family).0);
-        let team_from_ns = if width < 2 || threshold != ParThreshold::Derived || all.count == 0 {
+        let share = all.ns / width.max(1) as f64;
+        // No problem is a participant's share in a batch of many like-sized ones: the search
+        // for the smallest estimate that goes alone is made only for a batch that holds one.
+        let team_from_ns = if width < 2
+            || threshold != ParThreshold::Derived
+            || all.count == 0
+            || all.max_ns < share
+        {
             f64::INFINITY
         } else {
-            smallest_alone::<T>(exec, family, all.ns / width as f64)
+            smallest_alone::<T>(exec, family, share)
         };
         let mut plan = Plan {
             spread_width: 1,

@@ -1,14 +1,15 @@
 //! Cholesky and its solve, for each problem of a batch: `A_i X_i = B_i` with `A_i` Hermitian
 //! positive definite.
 
+use faer::reborrow::IntoConst;
 use faer::dyn_stack::{MemStack, StackReq};
 use faer::linalg::cholesky::llt::factor::{self, LltError};
 use faer::linalg::cholesky::llt::solve;
-use faer::{Conj, MatMut, Par};
+use faer::{Conj, Par};
 use teamalg_gates::Family;
 use teamalg_kernels::par::Executor;
 
-use super::{drive, length, BatchRun, Problems, Slots, Status};
+use super::{drive, length, BatchMut, BatchRun, Problems, Shared, Status};
 use crate::linalg::check::{self, Stored};
 use crate::linalg::{hermitian, Dim, Field, LinalgError, Options};
 
@@ -25,9 +26,9 @@ const OP: &str = "batch::cholesky_solve";
 /// [`LinalgError::NotPositiveDefinite`] (`a[i]` then holds a partial factorization, as the
 /// in-place [`cholesky`](crate::linalg::cholesky) leaves it, and `b[i]` is unchanged). The
 /// call fails only with [`LinalgError::BatchLength`] or [`LinalgError::OutOfMemory`].
-pub fn cholesky_solve<T: Field>(
-    a: &mut [MatMut<'_, T>],
-    b: &mut [MatMut<'_, T>],
+pub fn cholesky_solve<'s1, 'm1: 's1, 's2, 'm2: 's2, T: Field>(
+    a: impl Into<BatchMut<'s1, 'm1, T>>,
+    b: impl Into<BatchMut<'s2, 'm2, T>>,
     status: &mut [Status],
     exec: &(impl Executor + ?Sized),
 ) -> Result<BatchRun, LinalgError> {
@@ -36,19 +37,20 @@ pub fn cholesky_solve<T: Field>(
 
 /// [`cholesky_solve`] with the call's [`Options`] (the threshold of [`Family::Cholesky`], the
 /// side read, the checks).
-pub fn cholesky_solve_with<T: Field>(
-    a: &mut [MatMut<'_, T>],
-    b: &mut [MatMut<'_, T>],
+pub fn cholesky_solve_with<'s1, 'm1: 's1, 's2, 'm2: 's2, T: Field>(
+    a: impl Into<BatchMut<'s1, 'm1, T>>,
+    b: impl Into<BatchMut<'s2, 'm2, T>>,
     status: &mut [Status],
     exec: &(impl Executor + ?Sized),
     options: &Options,
 ) -> Result<BatchRun, LinalgError> {
+    let (a, b) = (a.into(), b.into());
     length(OP, "b", a.len(), b.len())?;
     length(OP, "status", a.len(), status.len())?;
     let problems = CholeskySolve {
         count: a.len(),
-        a: Slots::new(a),
-        b: Slots::new(b),
+        a: a.share(),
+        b: b.share(),
         options,
     };
     drive::<T, _>(&problems, status, exec, options)
@@ -56,8 +58,8 @@ pub fn cholesky_solve_with<T: Field>(
 
 struct CholeskySolve<'s, 'a, 'b, 'o, T> {
     count: usize,
-    a: Slots<'s, MatMut<'a, T>>,
-    b: Slots<'s, MatMut<'b, T>>,
+    a: Shared<'s, 'a, T>,
+    b: Shared<'s, 'b, T>,
     options: &'o Options,
 }
 
@@ -69,7 +71,7 @@ impl<T: Field> CholeskySolve<'_, '_, '_, '_, T> {
     /// The caller owns index `i`.
     unsafe fn shape(&self, i: usize) -> Result<(usize, usize), LinalgError> {
         // SAFETY: the caller owns `i`.
-        let (a, b) = unsafe { (self.a.get(i).as_ref(), self.b.get(i).as_ref()) };
+        let (a, b) = unsafe { (self.a.get(i).into_const(), self.b.get(i).into_const()) };
         let n = check::square(OP, "A", a)?;
         check::dim(OP, "B", Dim::Rows, n, b.nrows())?;
         Ok((n, b.ncols()))
@@ -84,7 +86,7 @@ impl<T: Field> CholeskySolve<'_, '_, '_, '_, T> {
         // SAFETY: the caller owns `i`.
         unsafe { self.shape(i) }?;
         // SAFETY: as above.
-        let (a, b) = unsafe { (self.a.get(i), self.b.get(i)) };
+        let (mut a, b) = unsafe { (self.a.get(i), self.b.get(i)) };
         hermitian::check(OP, a.as_ref(), self.options, false)?;
         if self.options.checks_finite() {
             check::finite(OP, "B", b.as_ref(), Stored::All)?;
@@ -136,7 +138,7 @@ impl<T: Field> Problems<T> for CholeskySolve<'_, '_, '_, '_, T> {
         // SAFETY: the caller owns `i`.
         unsafe { self.ready(i) }?;
         // SAFETY: as above.
-        let (a, b) = unsafe { (self.a.get(i), self.b.get(i)) };
+        let (mut a, mut b) = unsafe { (self.a.get(i), self.b.get(i)) };
         factor::cholesky_in_place(
             a.as_mut(),
             Default::default(),
@@ -158,7 +160,7 @@ impl<T: Field> Problems<T> for CholeskySolve<'_, '_, '_, '_, T> {
         // SAFETY: the caller owns `i`.
         unsafe { self.ready(i) }?;
         // SAFETY: as above.
-        let (a, b) = unsafe { (self.a.get(i), self.b.get(i)) };
+        let (mut a, mut b) = unsafe { (self.a.get(i), self.b.get(i)) };
         // Checked, and the lower triangle now holds `A`.
         let lower = self
             .options

@@ -1,15 +1,16 @@
 //! The self-adjoint EVD of each problem of a batch: `A_i = U_i diag(w_i) U_i^H`.
 
+use faer::reborrow::IntoConst;
 use faer::dyn_stack::{MemStack, StackReq};
 use faer::linalg::evd::{self as faer_evd, ComputeEigenvectors};
 use faer::linalg::{temp_mat_scratch, temp_mat_zeroed};
 use faer::mat::AsMatMut;
 use faer::traits::math_utils::real;
-use faer::{MatMut, MatRef, Par};
+use faer::Par;
 use teamalg_gates::Family;
 use teamalg_kernels::par::Executor;
 
-use super::{drive, length, BatchRun, Problems, Slots, Status};
+use super::{drive, length, BatchMut, BatchRef, BatchRun, Problems, Shared, Slots, Status};
 use crate::linalg::check::{self, Stored};
 use crate::linalg::{Dim, Field, LinalgError, Options, RealOf};
 
@@ -25,10 +26,10 @@ const OP: &str = "batch::self_adjoint_eigen";
 /// [`LinalgError::ShapeMismatch`] (`w`, `u`), [`LinalgError::NotFinite`] (the lower triangle,
 /// always checked); [`LinalgError::NoConvergence`]. The call fails only with
 /// [`LinalgError::BatchLength`] or [`LinalgError::OutOfMemory`].
-pub fn self_adjoint_eigen<T: Field>(
-    a: &[MatRef<'_, T>],
+pub fn self_adjoint_eigen<'s1, 'm1: 's1, T: Field>(
+    a: impl Into<BatchRef<'s1, 'm1, T>>,
     w: &mut [&mut [RealOf<T>]],
-    u: Option<&mut [MatMut<'_, T>]>,
+    u: Option<BatchMut<'_, '_, T>>,
     status: &mut [Status],
     exec: &(impl Executor + ?Sized),
 ) -> Result<BatchRun, LinalgError> {
@@ -37,14 +38,15 @@ pub fn self_adjoint_eigen<T: Field>(
 
 /// [`self_adjoint_eigen`] with the call's [`Options`] (the threshold of
 /// [`Family::TridiagEvdDc`] decides the batch's parallelism).
-pub fn self_adjoint_eigen_with<T: Field>(
-    a: &[MatRef<'_, T>],
+pub fn self_adjoint_eigen_with<'s1, 'm1: 's1, T: Field>(
+    a: impl Into<BatchRef<'s1, 'm1, T>>,
     w: &mut [&mut [RealOf<T>]],
-    u: Option<&mut [MatMut<'_, T>]>,
+    u: Option<BatchMut<'_, '_, T>>,
     status: &mut [Status],
     exec: &(impl Executor + ?Sized),
     options: &Options,
 ) -> Result<BatchRun, LinalgError> {
+    let a = a.into();
     length(OP, "w", a.len(), w.len())?;
     if let Some(u) = &u {
         length(OP, "u", a.len(), u.len())?;
@@ -53,16 +55,16 @@ pub fn self_adjoint_eigen_with<T: Field>(
     let problems = Evds {
         a,
         w: Slots::new(w),
-        u: u.map(Slots::new),
+        u: u.map(BatchMut::share),
         options,
     };
     drive::<T, _>(&problems, status, exec, options)
 }
 
 struct Evds<'s, 'a, 'w, 'u, 'o, T: Field> {
-    a: &'s [MatRef<'a, T>],
+    a: BatchRef<'s, 'a, T>,
     w: Slots<'s, &'w mut [RealOf<T>]>,
-    u: Option<Slots<'s, MatMut<'u, T>>>,
+    u: Option<Shared<'s, 'u, T>>,
     options: &'o Options,
 }
 
@@ -73,12 +75,12 @@ impl<T: Field> Evds<'_, '_, '_, '_, '_, T> {
     ///
     /// The caller owns index `i`.
     unsafe fn shape(&self, i: usize) -> Result<usize, LinalgError> {
-        let n = check::square(OP, "A", self.a[i])?;
+        let n = check::square(OP, "A", self.a.get(i))?;
         // SAFETY: the caller owns `i`.
         check::dim(OP, "w", Dim::Rows, n, unsafe { self.w.get(i) }.len())?;
         if let Some(u) = &self.u {
             // SAFETY: as above.
-            let u = unsafe { u.get(i).as_ref() };
+            let u = unsafe { u.get(i).into_const() };
             check::dim(OP, "u", Dim::Rows, n, u.nrows())?;
             check::dim(OP, "u", Dim::Cols, n, u.ncols())?;
         }
@@ -105,7 +107,7 @@ impl<T: Field> Problems<T> for Evds<'_, '_, '_, '_, '_, T> {
     }
 
     fn key(&self, i: usize) -> [usize; 8] {
-        let (r, c) = self.a[i].shape();
+        let (r, c) = self.a.get(i).shape();
         // SAFETY: called by the owner of `i`.
         let w = unsafe { self.w.get(i) }.len();
         // SAFETY: as above.
@@ -146,12 +148,12 @@ impl<T: Field> Problems<T> for Evds<'_, '_, '_, '_, '_, T> {
     unsafe fn serial(&self, i: usize, stack: &mut MemStack) -> Status {
         // SAFETY: the caller owns `i`.
         let n = unsafe { self.shape(i) }?;
-        let a = self.a[i];
+        let a = self.a.get(i);
         check::finite(OP, "A", a, Stored::Lower)?;
         let (mut d, stack) = temp_mat_zeroed::<T, _, _>(n, 1, stack);
         let mut d = d.as_mat_mut();
         // SAFETY: as above.
-        let u = unsafe { self.u.as_ref().map(|x| x.get(i).as_mut()) };
+        let u = unsafe { self.u.as_ref().map(|x| x.get(i)) };
         faer_evd::self_adjoint_evd(
             a,
             d.as_mut().col_mut(0).as_diagonal_mut(),
@@ -173,7 +175,7 @@ impl<T: Field> Problems<T> for Evds<'_, '_, '_, '_, '_, T> {
         // SAFETY: the caller owns `i`.
         unsafe { self.shape(i) }?;
         // SAFETY: as above.
-        let (w, u) = unsafe { (self.w.get(i), self.u.as_ref().map(|x| x.get(i).as_mut())) };
-        crate::linalg::self_adjoint_eigen_into(self.a[i], w, u, exec, self.options)
+        let (w, u) = unsafe { (self.w.get(i), self.u.as_ref().map(|x| x.get(i))) };
+        crate::linalg::self_adjoint_eigen_into(self.a.get(i), w, u, exec, self.options)
     }
 }

@@ -1,13 +1,14 @@
 //! LU with partial pivoting and its solve, for each problem of a batch: `A_i X_i = B_i`.
 
+use faer::reborrow::IntoConst;
 use faer::dyn_stack::{MemStack, StackReq};
 use faer::linalg::lu::partial_pivoting::{factor, solve};
 use faer::traits::math_utils::zero;
-use faer::{Conj, MatMut, Par};
+use faer::{Conj, Par};
 use teamalg_gates::Family;
 use teamalg_kernels::par::Executor;
 
-use super::{drive, length, BatchRun, Problems, Slots, Status};
+use super::{drive, length, BatchMut, BatchRun, Problems, Shared, Status};
 use crate::linalg::check::{self, Stored};
 use crate::linalg::{Dim, Field, LinalgError, Options};
 
@@ -23,9 +24,9 @@ const OP: &str = "batch::lu_solve";
 /// [`LinalgError::Singular`] with the first zero pivot of `U` (`a[i]` then holds the factors
 /// and `b[i]` is unchanged). The call fails only with [`LinalgError::BatchLength`] (`b` or
 /// `status` not as long as `a`, before anything is read) or [`LinalgError::OutOfMemory`].
-pub fn lu_solve<T: Field>(
-    a: &mut [MatMut<'_, T>],
-    b: &mut [MatMut<'_, T>],
+pub fn lu_solve<'s1, 'm1: 's1, 's2, 'm2: 's2, T: Field>(
+    a: impl Into<BatchMut<'s1, 'm1, T>>,
+    b: impl Into<BatchMut<'s2, 'm2, T>>,
     status: &mut [Status],
     exec: &(impl Executor + ?Sized),
 ) -> Result<BatchRun, LinalgError> {
@@ -35,19 +36,20 @@ pub fn lu_solve<T: Field>(
 /// [`lu_solve`] with the call's [`Options`]: the threshold of [`Family::LuPartial`] decides
 /// the batch's parallelism as it decides a single LU's, and the finiteness check can be
 /// turned off.
-pub fn lu_solve_with<T: Field>(
-    a: &mut [MatMut<'_, T>],
-    b: &mut [MatMut<'_, T>],
+pub fn lu_solve_with<'s1, 'm1: 's1, 's2, 'm2: 's2, T: Field>(
+    a: impl Into<BatchMut<'s1, 'm1, T>>,
+    b: impl Into<BatchMut<'s2, 'm2, T>>,
     status: &mut [Status],
     exec: &(impl Executor + ?Sized),
     options: &Options,
 ) -> Result<BatchRun, LinalgError> {
+    let (a, b) = (a.into(), b.into());
     length(OP, "b", a.len(), b.len())?;
     length(OP, "status", a.len(), status.len())?;
     let problems = LuSolve {
         count: a.len(),
-        a: Slots::new(a),
-        b: Slots::new(b),
+        a: a.share(),
+        b: b.share(),
         options,
     };
     drive::<T, _>(&problems, status, exec, options)
@@ -55,8 +57,8 @@ pub fn lu_solve_with<T: Field>(
 
 struct LuSolve<'s, 'a, 'b, 'o, T> {
     count: usize,
-    a: Slots<'s, MatMut<'a, T>>,
-    b: Slots<'s, MatMut<'b, T>>,
+    a: Shared<'s, 'a, T>,
+    b: Shared<'s, 'b, T>,
     options: &'o Options,
 }
 
@@ -68,7 +70,7 @@ impl<T: Field> LuSolve<'_, '_, '_, '_, T> {
     /// The caller owns index `i`.
     unsafe fn shape(&self, i: usize) -> Result<(usize, usize), LinalgError> {
         // SAFETY: the caller owns `i`.
-        let (a, b) = unsafe { (self.a.get(i).as_ref(), self.b.get(i).as_ref()) };
+        let (a, b) = unsafe { (self.a.get(i).into_const(), self.b.get(i).into_const()) };
         let n = check::square(OP, "A", a)?;
         check::dim(OP, "B", Dim::Rows, n, b.nrows())?;
         Ok((n, b.ncols()))
@@ -84,7 +86,7 @@ impl<T: Field> LuSolve<'_, '_, '_, '_, T> {
         let shape = unsafe { self.shape(i) }?;
         if self.options.checks_finite() {
             // SAFETY: as above.
-            let (a, b) = unsafe { (self.a.get(i).as_ref(), self.b.get(i).as_ref()) };
+            let (a, b) = unsafe { (self.a.get(i).into_const(), self.b.get(i).into_const()) };
             check::finite(OP, "A", a, Stored::All)?;
             check::finite(OP, "B", b, Stored::All)?;
         }
@@ -143,7 +145,7 @@ impl<T: Field> Problems<T> for LuSolve<'_, '_, '_, '_, T> {
         // SAFETY: the caller owns `i`.
         let (n, _) = unsafe { self.checked(i) }?;
         // SAFETY: as above.
-        let (a, b) = unsafe { (self.a.get(i), self.b.get(i)) };
+        let (mut a, mut b) = unsafe { (self.a.get(i), self.b.get(i)) };
         let (mut perm, stack) = stack.make_with(n, |_| 0usize);
         let (mut perm_inv, stack) = stack.make_with(n, |_| 0usize);
         let (_, p) = factor::lu_in_place(
@@ -173,7 +175,7 @@ impl<T: Field> Problems<T> for LuSolve<'_, '_, '_, '_, T> {
         // SAFETY: the caller owns `i`.
         unsafe { self.checked(i) }?;
         // SAFETY: as above.
-        let (a, b) = unsafe { (self.a.get(i), self.b.get(i)) };
+        let (mut a, mut b) = unsafe { (self.a.get(i), self.b.get(i)) };
         // The input was checked above.
         let unchecked = self.options.check_finite(false);
         let lu = crate::linalg::lu_with(a.as_mut(), exec, &unchecked)?;

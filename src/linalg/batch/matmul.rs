@@ -1,11 +1,12 @@
 //! Products for each problem of a batch: `C_i = alpha A_i B_i` or `C_i += alpha A_i B_i`.
 
+use faer::reborrow::IntoConst;
 use faer::dyn_stack::{MemStack, StackReq};
-use faer::{Accum, MatMut, MatRef, Par};
+use faer::{Accum, Par};
 use teamalg_gates::Family;
 use teamalg_kernels::par::Executor;
 
-use super::{drive, length, BatchRun, Problems, Slots, Status};
+use super::{drive, length, BatchMut, BatchRef, BatchRun, Problems, Shared, Status};
 use crate::linalg::check::{self, Stored};
 use crate::linalg::{Dim, Field, LinalgError, Options};
 
@@ -34,11 +35,11 @@ const OP: &str = "batch::matmul";
 /// assert_eq!(c[3], &a[3] * &a[3]);
 /// # Ok::<(), teamalg::linalg::LinalgError>(())
 /// ```
-pub fn matmul<T: Field>(
-    c: &mut [MatMut<'_, T>],
+pub fn matmul<'s1, 'm1: 's1, 's2, 'm2: 's2, 's3, 'm3: 's3, T: Field>(
+    c: impl Into<BatchMut<'s1, 'm1, T>>,
     accum: Accum,
-    a: &[MatRef<'_, T>],
-    b: &[MatRef<'_, T>],
+    a: impl Into<BatchRef<'s2, 'm2, T>>,
+    b: impl Into<BatchRef<'s3, 'm3, T>>,
     alpha: T,
     status: &mut [Status],
     exec: &(impl Executor + ?Sized),
@@ -49,16 +50,17 @@ pub fn matmul<T: Field>(
 /// [`matmul`] with the call's [`Options`] (the threshold of [`Family::Gemm`], the
 /// finiteness check).
 #[allow(clippy::too_many_arguments)] // The product's operands, as `linalg::matmul_with`'s.
-pub fn matmul_with<T: Field>(
-    c: &mut [MatMut<'_, T>],
+pub fn matmul_with<'s1, 'm1: 's1, 's2, 'm2: 's2, 's3, 'm3: 's3, T: Field>(
+    c: impl Into<BatchMut<'s1, 'm1, T>>,
     accum: Accum,
-    a: &[MatRef<'_, T>],
-    b: &[MatRef<'_, T>],
+    a: impl Into<BatchRef<'s2, 'm2, T>>,
+    b: impl Into<BatchRef<'s3, 'm3, T>>,
     alpha: T,
     status: &mut [Status],
     exec: &(impl Executor + ?Sized),
     options: &Options,
 ) -> Result<BatchRun, LinalgError> {
+    let (c, a, b) = (c.into(), a.into(), b.into());
     length(OP, "a", c.len(), a.len())?;
     length(OP, "b", c.len(), b.len())?;
     length(OP, "status", c.len(), status.len())?;
@@ -67,7 +69,7 @@ pub fn matmul_with<T: Field>(
     }
     let problems = Products {
         count: c.len(),
-        c: Slots::new(c),
+        c: c.share(),
         a,
         b,
         accum,
@@ -79,9 +81,9 @@ pub fn matmul_with<T: Field>(
 
 struct Products<'s, 'c, 'a, 'o, T> {
     count: usize,
-    c: Slots<'s, MatMut<'c, T>>,
-    a: &'s [MatRef<'a, T>],
-    b: &'s [MatRef<'a, T>],
+    c: Shared<'s, 'c, T>,
+    a: BatchRef<'s, 'a, T>,
+    b: BatchRef<'s, 'a, T>,
     accum: Accum,
     alpha: T,
     options: &'o Options,
@@ -95,8 +97,8 @@ impl<T: Field> Products<'_, '_, '_, '_, T> {
     /// The caller owns index `i`.
     unsafe fn shape(&self, i: usize) -> Result<(usize, usize, usize), LinalgError> {
         // SAFETY: the caller owns `i`.
-        let c = unsafe { self.c.get(i).as_ref() };
-        let (a, b) = (self.a[i], self.b[i]);
+        let c = unsafe { self.c.get(i).into_const() };
+        let (a, b) = (self.a.get(i), self.b.get(i));
         check::dim(OP, "A", Dim::Rows, c.nrows(), a.nrows())?;
         check::dim(OP, "B", Dim::Cols, c.ncols(), b.ncols())?;
         check::dim(OP, "B", Dim::Rows, a.ncols(), b.nrows())?;
@@ -112,11 +114,11 @@ impl<T: Field> Products<'_, '_, '_, '_, T> {
         // SAFETY: the caller owns `i`.
         unsafe { self.shape(i) }?;
         if self.options.checks_finite() {
-            check::finite(OP, "A", self.a[i], Stored::All)?;
-            check::finite(OP, "B", self.b[i], Stored::All)?;
+            check::finite(OP, "A", self.a.get(i), Stored::All)?;
+            check::finite(OP, "B", self.b.get(i), Stored::All)?;
             if self.accum == Accum::Add {
                 // SAFETY: as above.
-                check::finite(OP, "C", unsafe { self.c.get(i).as_ref() }, Stored::All)?;
+                check::finite(OP, "C", unsafe { self.c.get(i).into_const() }, Stored::All)?;
             }
         }
         Ok(())
@@ -135,7 +137,7 @@ impl<T: Field> Problems<T> for Products<'_, '_, '_, '_, T> {
     fn key(&self, i: usize) -> [usize; 8] {
         // SAFETY: called by the owner of `i`.
         let c = unsafe { self.c.get(i) };
-        let (a, b) = (self.a[i], self.b[i]);
+        let (a, b) = (self.a.get(i), self.b.get(i));
         [c.nrows(), c.ncols(), a.nrows(), a.ncols(), b.nrows(), b.ncols(), 0, 0]
     }
 
@@ -155,12 +157,12 @@ impl<T: Field> Problems<T> for Products<'_, '_, '_, '_, T> {
         // SAFETY: the caller owns `i`.
         unsafe { self.checked(i) }?;
         // SAFETY: as above.
-        let c = unsafe { self.c.get(i) };
+        let mut c = unsafe { self.c.get(i) };
         faer::linalg::matmul::matmul(
             c.as_mut(),
             self.accum,
-            self.a[i],
-            self.b[i],
+            self.a.get(i),
+            self.b.get(i),
             self.alpha,
             Par::Seq,
         );
@@ -171,13 +173,13 @@ impl<T: Field> Problems<T> for Products<'_, '_, '_, '_, T> {
         // SAFETY: the caller owns `i`.
         unsafe { self.checked(i) }?;
         // SAFETY: as above.
-        let c = unsafe { self.c.get(i) };
+        let mut c = unsafe { self.c.get(i) };
         let unchecked = self.options.check_finite(false);
         crate::linalg::matmul_with(
             c.as_mut(),
             self.accum,
-            self.a[i],
-            self.b[i],
+            self.a.get(i),
+            self.b.get(i),
             self.alpha,
             exec,
             &unchecked,

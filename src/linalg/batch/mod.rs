@@ -50,9 +50,9 @@ use super::{scratch, Field, LinalgError, Options};
 
 mod cholesky;
 mod evd;
-mod layout;
 mod lu;
 mod matmul;
+mod operands;
 mod qr;
 mod slots;
 mod svd;
@@ -60,13 +60,14 @@ mod triangular;
 
 pub use cholesky::{cholesky_solve, cholesky_solve_with};
 pub use evd::{self_adjoint_eigen, self_adjoint_eigen_with};
-pub use layout::{blocks, blocks_mut};
+pub use operands::{BatchMut, BatchRef};
 pub use lu::{lu_solve, lu_solve_with};
 pub use matmul::{matmul, matmul_with};
 pub use qr::{lstsq, lstsq_with};
 pub use svd::{svd, svd_with};
 pub use triangular::{solve_triangular, solve_triangular_with};
 
+use operands::Shared;
 use slots::Slots;
 
 /// One problem's outcome.

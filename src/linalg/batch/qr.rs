@@ -1,5 +1,6 @@
 //! QR least squares for each problem of a batch: `X_i` minimizing `||A_i X_i - B_i||`.
 
+use faer::reborrow::IntoConst;
 use faer::dyn_stack::{MemStack, StackReq};
 use faer::linalg::qr::no_pivoting::{factor, solve};
 use faer::linalg::{temp_mat_scratch, temp_mat_zeroed};
@@ -9,7 +10,7 @@ use faer::{Conj, MatMut, MatRef, Par};
 use teamalg_gates::Family;
 use teamalg_kernels::par::Executor;
 
-use super::{drive, length, BatchRun, Problems, Slots, Status};
+use super::{drive, length, BatchMut, BatchRun, Problems, Shared, Status};
 use crate::linalg::check::{self, Stored};
 use crate::linalg::condition::triangular_rcond_in;
 use crate::linalg::{Dim, Field, LinalgError, Options};
@@ -28,9 +29,9 @@ const OP: &str = "batch::lstsq";
 /// on `R`'s diagonal) and [`LinalgError::RankDeficient`] (`R` singular to rounding, as the
 /// single call decides it), `b[i]` then unchanged. The call fails only with
 /// [`LinalgError::BatchLength`] or [`LinalgError::OutOfMemory`].
-pub fn lstsq<T: Field>(
-    a: &mut [MatMut<'_, T>],
-    b: &mut [MatMut<'_, T>],
+pub fn lstsq<'s1, 'm1: 's1, 's2, 'm2: 's2, T: Field>(
+    a: impl Into<BatchMut<'s1, 'm1, T>>,
+    b: impl Into<BatchMut<'s2, 'm2, T>>,
     status: &mut [Status],
     exec: &(impl Executor + ?Sized),
 ) -> Result<BatchRun, LinalgError> {
@@ -39,19 +40,20 @@ pub fn lstsq<T: Field>(
 
 /// [`lstsq`] with the call's [`Options`] (the threshold of [`Family::Qr`], the finiteness
 /// check).
-pub fn lstsq_with<T: Field>(
-    a: &mut [MatMut<'_, T>],
-    b: &mut [MatMut<'_, T>],
+pub fn lstsq_with<'s1, 'm1: 's1, 's2, 'm2: 's2, T: Field>(
+    a: impl Into<BatchMut<'s1, 'm1, T>>,
+    b: impl Into<BatchMut<'s2, 'm2, T>>,
     status: &mut [Status],
     exec: &(impl Executor + ?Sized),
     options: &Options,
 ) -> Result<BatchRun, LinalgError> {
+    let (a, b) = (a.into(), b.into());
     length(OP, "b", a.len(), b.len())?;
     length(OP, "status", a.len(), status.len())?;
     let problems = LeastSquares {
         count: a.len(),
-        a: Slots::new(a),
-        b: Slots::new(b),
+        a: a.share(),
+        b: b.share(),
         options,
     };
     drive::<T, _>(&problems, status, exec, options)
@@ -59,8 +61,8 @@ pub fn lstsq_with<T: Field>(
 
 struct LeastSquares<'s, 'a, 'b, 'o, T> {
     count: usize,
-    a: Slots<'s, MatMut<'a, T>>,
-    b: Slots<'s, MatMut<'b, T>>,
+    a: Shared<'s, 'a, T>,
+    b: Shared<'s, 'b, T>,
     options: &'o Options,
 }
 
@@ -72,7 +74,7 @@ impl<T: Field> LeastSquares<'_, '_, '_, '_, T> {
     /// The caller owns index `i`.
     unsafe fn shape(&self, i: usize) -> Result<(usize, usize, usize), LinalgError> {
         // SAFETY: the caller owns `i`.
-        let (a, b) = unsafe { (self.a.get(i).as_ref(), self.b.get(i).as_ref()) };
+        let (a, b) = unsafe { (self.a.get(i).into_const(), self.b.get(i).into_const()) };
         let (m, n) = a.shape();
         if m < n {
             return Err(LinalgError::NotTall {
@@ -95,7 +97,7 @@ impl<T: Field> LeastSquares<'_, '_, '_, '_, T> {
         let shape = unsafe { self.shape(i) }?;
         if self.options.checks_finite() {
             // SAFETY: as above.
-            let (a, b) = unsafe { (self.a.get(i).as_ref(), self.b.get(i).as_ref()) };
+            let (a, b) = unsafe { (self.a.get(i).into_const(), self.b.get(i).into_const()) };
             check::finite(OP, "A", a, Stored::All)?;
             check::finite(OP, "B", b, Stored::All)?;
         }
@@ -180,7 +182,7 @@ impl<T: Field> Problems<T> for LeastSquares<'_, '_, '_, '_, T> {
         // SAFETY: the caller owns `i`.
         let (m, n, _) = unsafe { self.checked(i) }?;
         // SAFETY: as above.
-        let (a, b) = unsafe { (self.a.get(i), self.b.get(i)) };
+        let (mut a, mut b) = unsafe { (self.a.get(i), self.b.get(i)) };
         let bs = factor::recommended_block_size::<T>(m, n);
         let (mut h, stack) = temp_mat_zeroed::<T, _, _>(bs, n, stack);
         let mut h = h.as_mat_mut();
@@ -205,7 +207,7 @@ impl<T: Field> Problems<T> for LeastSquares<'_, '_, '_, '_, T> {
         // SAFETY: the caller owns `i`.
         unsafe { self.checked(i) }?;
         // SAFETY: as above.
-        let (a, b) = unsafe { (self.a.get(i), self.b.get(i)) };
+        let (mut a, mut b) = unsafe { (self.a.get(i), self.b.get(i)) };
         let unchecked = self.options.check_finite(false);
         let qr = crate::linalg::qr_with(a.as_mut(), exec, &unchecked)?;
         qr.lstsq_in_place(b.as_mut(), exec)

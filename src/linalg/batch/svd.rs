@@ -1,15 +1,16 @@
 //! The SVD of each problem of a batch: `A_i = U_i diag(s_i) V_i^H`, thin.
 
+use faer::reborrow::IntoConst;
 use faer::dyn_stack::{MemStack, StackReq};
 use faer::linalg::svd::{self as faer_svd, ComputeSvdVectors};
 use faer::linalg::{temp_mat_scratch, temp_mat_zeroed};
 use faer::mat::AsMatMut;
 use faer::traits::math_utils::real;
-use faer::{MatMut, MatRef, Par};
+use faer::Par;
 use teamalg_gates::Family;
 use teamalg_kernels::par::Executor;
 
-use super::{drive, length, BatchRun, Problems, Slots, Status};
+use super::{drive, length, BatchMut, BatchRef, BatchRun, Problems, Shared, Slots, Status};
 use crate::linalg::check::{self, Stored};
 use crate::linalg::{Dim, Field, LinalgError, Options, RealOf};
 
@@ -40,11 +41,11 @@ const OP: &str = "batch::svd";
 /// assert!(s.iter().all(|x| x[0] >= x[1] && x[1] >= x[2] && x[2] >= x[3]));
 /// # Ok::<(), teamalg::linalg::LinalgError>(())
 /// ```
-pub fn svd<T: Field>(
-    a: &[MatRef<'_, T>],
+pub fn svd<'s1, 'm1: 's1, T: Field>(
+    a: impl Into<BatchRef<'s1, 'm1, T>>,
     s: &mut [&mut [RealOf<T>]],
-    u: Option<&mut [MatMut<'_, T>]>,
-    v: Option<&mut [MatMut<'_, T>]>,
+    u: Option<BatchMut<'_, '_, T>>,
+    v: Option<BatchMut<'_, '_, T>>,
     status: &mut [Status],
     exec: &(impl Executor + ?Sized),
 ) -> Result<BatchRun, LinalgError> {
@@ -53,15 +54,16 @@ pub fn svd<T: Field>(
 
 /// [`svd`] with the call's [`Options`] (the threshold of [`Family::BidiagSvdDc`] decides the
 /// batch's parallelism).
-pub fn svd_with<T: Field>(
-    a: &[MatRef<'_, T>],
+pub fn svd_with<'s1, 'm1: 's1, T: Field>(
+    a: impl Into<BatchRef<'s1, 'm1, T>>,
     s: &mut [&mut [RealOf<T>]],
-    u: Option<&mut [MatMut<'_, T>]>,
-    v: Option<&mut [MatMut<'_, T>]>,
+    u: Option<BatchMut<'_, '_, T>>,
+    v: Option<BatchMut<'_, '_, T>>,
     status: &mut [Status],
     exec: &(impl Executor + ?Sized),
     options: &Options,
 ) -> Result<BatchRun, LinalgError> {
+    let a = a.into();
     length(OP, "s", a.len(), s.len())?;
     if let Some(u) = &u {
         length(OP, "u", a.len(), u.len())?;
@@ -73,18 +75,18 @@ pub fn svd_with<T: Field>(
     let problems = Svds {
         a,
         s: Slots::new(s),
-        u: u.map(Slots::new),
-        v: v.map(Slots::new),
+        u: u.map(BatchMut::share),
+        v: v.map(BatchMut::share),
         options,
     };
     drive::<T, _>(&problems, status, exec, options)
 }
 
 struct Svds<'s, 'a, 'w, 'u, 'v, 'o, T: Field> {
-    a: &'s [MatRef<'a, T>],
+    a: BatchRef<'s, 'a, T>,
     s: Slots<'s, &'w mut [RealOf<T>]>,
-    u: Option<Slots<'s, MatMut<'u, T>>>,
-    v: Option<Slots<'s, MatMut<'v, T>>>,
+    u: Option<Shared<'s, 'u, T>>,
+    v: Option<Shared<'s, 'v, T>>,
     options: &'o Options,
 }
 
@@ -95,15 +97,15 @@ impl<T: Field> Svds<'_, '_, '_, '_, '_, '_, T> {
     ///
     /// The caller owns index `i`.
     unsafe fn shape(&self, i: usize) -> Result<(usize, usize), LinalgError> {
-        let (m, n) = self.a[i].shape();
+        let (m, n) = self.a.get(i).shape();
         let k = m.min(n);
         // SAFETY: the caller owns `i`.
         check::dim(OP, "s", Dim::Rows, k, unsafe { self.s.get(i) }.len())?;
         // SAFETY: as above.
         let (u, v) = unsafe {
             (
-                self.u.as_ref().map(|x| x.get(i).as_ref()),
-                self.v.as_ref().map(|x| x.get(i).as_ref()),
+                self.u.as_ref().map(|x| x.get(i).into_const()),
+                self.v.as_ref().map(|x| x.get(i).into_const()),
             )
         };
         for (name, x, rows) in [("u", u, m), ("v", v, n)] {
@@ -138,7 +140,7 @@ impl<T: Field> Problems<T> for Svds<'_, '_, '_, '_, '_, '_, T> {
     }
 
     fn key(&self, i: usize) -> [usize; 8] {
-        let (m, n) = self.a[i].shape();
+        let (m, n) = self.a.get(i).shape();
         // SAFETY: called by the owner of `i`.
         let s = unsafe { self.s.get(i) }.len();
         // SAFETY: as above.
@@ -183,15 +185,15 @@ impl<T: Field> Problems<T> for Svds<'_, '_, '_, '_, '_, '_, T> {
     unsafe fn serial(&self, i: usize, stack: &mut MemStack) -> Status {
         // SAFETY: the caller owns `i`.
         let (m, n) = unsafe { self.shape(i) }?;
-        let a = self.a[i];
+        let a = self.a.get(i);
         check::finite(OP, "A", a, Stored::All)?;
         let (mut d, stack) = temp_mat_zeroed::<T, _, _>(m.min(n), 1, stack);
         let mut d = d.as_mat_mut();
         // SAFETY: as above.
         let (u, v) = unsafe {
             (
-                self.u.as_ref().map(|x| x.get(i).as_mut()),
-                self.v.as_ref().map(|x| x.get(i).as_mut()),
+                self.u.as_ref().map(|x| x.get(i)),
+                self.v.as_ref().map(|x| x.get(i)),
             )
         };
         faer_svd::svd(
@@ -219,10 +221,10 @@ impl<T: Field> Problems<T> for Svds<'_, '_, '_, '_, '_, '_, T> {
         let (s, u, v) = unsafe {
             (
                 self.s.get(i),
-                self.u.as_ref().map(|x| x.get(i).as_mut()),
-                self.v.as_ref().map(|x| x.get(i).as_mut()),
+                self.u.as_ref().map(|x| x.get(i)),
+                self.v.as_ref().map(|x| x.get(i)),
             )
         };
-        crate::linalg::svd_into(self.a[i], s, u, v, exec, self.options)
+        crate::linalg::svd_into(self.a.get(i), s, u, v, exec, self.options)
     }
 }

@@ -1,12 +1,12 @@
 //! Triangular solves for each problem of a batch: `T_i X_i = B_i` or `X_i T_i = B_i`.
 
+use faer::reborrow::IntoConst;
 use faer::dyn_stack::{MemStack, StackReq};
-use faer::{MatMut, MatRef};
 use teamalg_gates::Family;
 use teamalg_kernels::par::{Executor, Seq};
 use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
 
-use super::{drive, length, BatchRun, Problems, Slots, Status};
+use super::{drive, length, BatchMut, BatchRef, BatchRun, Problems, Shared, Status};
 use crate::linalg::check::{self, Stored};
 use crate::linalg::{Dim, Field, LinalgError, Options};
 
@@ -20,9 +20,9 @@ const OP: &str = "batch::solve_triangular";
 /// Per problem, before `b[i]` is written: [`LinalgError::NotSquare`] (`T`),
 /// [`LinalgError::ShapeMismatch`] (`B`), [`LinalgError::NotFinite`] (the triangle read, and
 /// `B`). The call fails only with [`LinalgError::BatchLength`].
-pub fn solve_triangular<T: Field>(
-    t: &[MatRef<'_, T>],
-    b: &mut [MatMut<'_, T>],
+pub fn solve_triangular<'s1, 'm1: 's1, 's2, 'm2: 's2, T: Field>(
+    t: impl Into<BatchRef<'s1, 'm1, T>>,
+    b: impl Into<BatchMut<'s2, 'm2, T>>,
     side: SolveSide,
     triangle: Triangle,
     diag: Diag,
@@ -35,9 +35,9 @@ pub fn solve_triangular<T: Field>(
 /// [`solve_triangular`] with the call's [`Options`] (the threshold of
 /// [`Family::TriangularSolve`], the finiteness check).
 #[allow(clippy::too_many_arguments)] // The solve's operands, as `linalg::solve_triangular_with`'s.
-pub fn solve_triangular_with<T: Field>(
-    t: &[MatRef<'_, T>],
-    b: &mut [MatMut<'_, T>],
+pub fn solve_triangular_with<'s1, 'm1: 's1, 's2, 'm2: 's2, T: Field>(
+    t: impl Into<BatchRef<'s1, 'm1, T>>,
+    b: impl Into<BatchMut<'s2, 'm2, T>>,
     side: SolveSide,
     triangle: Triangle,
     diag: Diag,
@@ -45,12 +45,13 @@ pub fn solve_triangular_with<T: Field>(
     exec: &(impl Executor + ?Sized),
     options: &Options,
 ) -> Result<BatchRun, LinalgError> {
+    let (t, b) = (t.into(), b.into());
     length(OP, "b", t.len(), b.len())?;
     length(OP, "status", t.len(), status.len())?;
     let problems = Solves {
         count: t.len(),
         t,
-        b: Slots::new(b),
+        b: b.share(),
         side,
         triangle,
         diag,
@@ -61,8 +62,8 @@ pub fn solve_triangular_with<T: Field>(
 
 struct Solves<'s, 't, 'b, 'o, T> {
     count: usize,
-    t: &'s [MatRef<'t, T>],
-    b: Slots<'s, MatMut<'b, T>>,
+    t: BatchRef<'s, 't, T>,
+    b: Shared<'s, 'b, T>,
     side: SolveSide,
     triangle: Triangle,
     diag: Diag,
@@ -77,8 +78,8 @@ impl<T: Field> Solves<'_, '_, '_, '_, T> {
     /// The caller owns index `i`.
     unsafe fn shape(&self, i: usize) -> Result<(usize, usize), LinalgError> {
         // SAFETY: the caller owns `i`.
-        let b = unsafe { self.b.get(i).as_ref() };
-        let n = check::square(OP, "T", self.t[i])?;
+        let b = unsafe { self.b.get(i).into_const() };
+        let n = check::square(OP, "T", self.t.get(i))?;
         match self.side {
             SolveSide::Left => check::dim(OP, "B", Dim::Rows, n, b.nrows())?,
             SolveSide::Right => check::dim(OP, "B", Dim::Cols, n, b.ncols())?,
@@ -95,8 +96,8 @@ impl<T: Field> Solves<'_, '_, '_, '_, T> {
         // SAFETY: the caller owns `i`.
         unsafe { self.shape(i) }?;
         // SAFETY: as above.
-        let b = unsafe { self.b.get(i) };
-        let t = self.t[i];
+        let mut b = unsafe { self.b.get(i) };
+        let t = self.t.get(i);
         if self.options.checks_finite() {
             let part = match (self.triangle, self.diag) {
                 (Triangle::Lower, Diag::NonUnit) => Stored::Lower,
@@ -135,7 +136,7 @@ impl<T: Field> Problems<T> for Solves<'_, '_, '_, '_, T> {
     fn key(&self, i: usize) -> [usize; 8] {
         // SAFETY: called by the owner of `i`.
         let b = unsafe { self.b.get(i) };
-        [self.t[i].nrows(), self.t[i].ncols(), b.nrows(), b.ncols(), 0, 0, 0, 0]
+        [self.t.get(i).nrows(), self.t.get(i).ncols(), b.nrows(), b.ncols(), 0, 0, 0, 0]
     }
 
     fn units(&self, i: usize) -> f64 {

@@ -2,7 +2,8 @@
 //! `par_iter` over the same serial calls (as users write it: `for_each_init` for the scratch,
 //! rayon's own split), and `teamalg::linalg::batch` on a held team (with its finiteness
 //! checks, as by default, and without them, as the serial loop and rayon run) and on a pool
-//! and team built per call.
+//! and team built per call, and, where the problems are of one shape, on the held team with
+//! the operands strided (one matrix of equal problems side by side, `BatchMut::strided`).
 //!
 //! ```text
 //! cargo run --release -p teamalg-tools --bin batch -- [--cases lu32,lu8,svd64,mixed,gemm16]
@@ -26,7 +27,7 @@ use faer::linalg::lu::partial_pivoting::{factor, solve};
 use faer::linalg::svd::ComputeSvdVectors;
 use faer::{Accum, Conj, Mat, MatMut, Par};
 use rayon::prelude::*;
-use teamalg::linalg::batch::{self, Status};
+use teamalg::linalg::batch::{self, BatchMut, BatchRef, Status};
 use teamalg::linalg::Options;
 use teamalg::{Pool, Team};
 use teamalg_tools::stats::percentile;
@@ -65,8 +66,20 @@ trait Case {
     fn rayon(&mut self, pool: &rayon::ThreadPool);
     /// Returns the batch's report.
     fn teamalg(&mut self, team: &Team, options: &Options) -> batch::BatchRun;
+    /// The batch on a held team with its operands strided (one matrix of equal problems side
+    /// by side, no slice of views), where the case's problems are all of one shape.
+    fn strided(&mut self, _team: &Team, _options: &Options) -> Option<batch::BatchRun> {
+        None
+    }
     /// That every arm computed the same thing: the sum of the results' entries.
     fn checksum(&self) -> f64;
+    /// The same sum for the strided arm's results.
+    fn strided_checksum(&self) -> f64 {
+        0.0
+    }
+    /// Restores the strided arm's inputs and touches its outputs, as `reset` does the others'
+    /// (which the arms before leave in the caches).
+    fn strided_reset(&mut self) {}
 }
 
 /// A reproducible pseudo-random stream.
@@ -106,6 +119,8 @@ struct LuSolve {
     req: StackReq,
     nmax: usize,
     status: Vec<Status>,
+    /// The same systems side by side, when they are of one order: `(A0, B0, A, B)`.
+    strided: Option<[Mat<f64>; 4]>,
 }
 
 impl LuSolve {
@@ -133,7 +148,21 @@ impl LuSolve {
             req,
             nmax,
             status: vec![Ok(()); orders.len()],
+            strided: None,
         }
+        .with_strided()
+    }
+
+    fn with_strided(mut self) -> LuSolve {
+        let n = self.nmax;
+        if self.a0.iter().any(|a| a.nrows() != n) {
+            return self;
+        }
+        let count = self.a0.len();
+        let sa = Mat::from_fn(n, n * count, |i, j| self.a0[j / n][(i, j % n)]);
+        let sb = Mat::from_fn(n, count, |i, j| self.b0[j][(i, 0)]);
+        self.strided = Some([sa.clone(), sb.clone(), sa, sb]);
+        self
     }
 }
 
@@ -200,8 +229,27 @@ impl Case for LuSolve {
         batch::lu_solve_with(&mut av, &mut bv, &mut self.status, team, options)
             .expect("one entry per problem")
     }
+    fn strided_reset(&mut self) {
+        if let Some([a0, b0, a, b]) = self.strided.as_mut() {
+            a.copy_from(&*a0);
+            b.copy_from(&*b0);
+        }
+    }
+    fn strided(&mut self, team: &Team, options: &Options) -> Option<batch::BatchRun> {
+        let n = self.nmax;
+        let [_, _, a, b] = self.strided.as_mut()?;
+        let av = BatchMut::strided(a.as_mut(), n).expect("whole problems");
+        let bv = BatchMut::strided(b.as_mut(), 1).expect("whole problems");
+        Some(
+            batch::lu_solve_with(av, bv, &mut self.status, team, options)
+                .expect("one entry per problem"),
+        )
+    }
     fn checksum(&self) -> f64 {
         self.b.iter().map(|m| m.sum()).sum()
+    }
+    fn strided_checksum(&self) -> f64 {
+        self.strided.as_ref().map_or(0.0, |[.., b]| b.sum())
     }
 }
 
@@ -304,8 +352,8 @@ impl Case for Svds {
         batch::svd_with(
             &av,
             &mut sv,
-            Some(&mut uv),
-            Some(&mut vv),
+            Some((&mut uv).into()),
+            Some((&mut vv).into()),
             &mut self.status,
             team,
             options,
@@ -322,6 +370,8 @@ struct Products {
     a: Vec<Mat<f64>>,
     c: Vec<Mat<f64>>,
     status: Vec<Status>,
+    /// The same products side by side: `(A, C)`.
+    strided: [Mat<f64>; 2],
 }
 
 impl Case for Products {
@@ -373,8 +423,35 @@ impl Case for Products {
         )
         .expect("one entry per problem")
     }
+    fn strided_reset(&mut self) {
+        let [a, c] = &mut self.strided;
+        let warm: f64 = a.sum();
+        c.fill(warm * 0.0);
+    }
+    fn strided(&mut self, team: &Team, options: &Options) -> Option<batch::BatchRun> {
+        let n = self.a[0].nrows();
+        let [a, c] = &mut self.strided;
+        let av = BatchRef::strided(a.as_ref(), n).expect("whole problems");
+        let cv = BatchMut::strided(c.as_mut(), n).expect("whole problems");
+        Some(
+            batch::matmul_with(
+                cv,
+                Accum::Replace,
+                av,
+                av,
+                1.0,
+                &mut self.status,
+                team,
+                options,
+            )
+            .expect("one entry per problem"),
+        )
+    }
     fn checksum(&self) -> f64 {
         self.c.iter().map(|m| m.sum()).sum()
+    }
+    fn strided_checksum(&self) -> f64 {
+        self.strided[1].sum()
     }
 }
 
@@ -392,12 +469,15 @@ fn case(name: &str) -> Box<dyn Case> {
         }
         "gemm16" => {
             let mut rng = Lcg(5);
+            let a: Vec<Mat<f64>> = (0..10_000)
+                .map(|_| Mat::from_fn(16, 16, |_, _| rng.next()))
+                .collect();
+            let sa = Mat::from_fn(16, 16 * a.len(), |i, j| a[j / 16][(i, j % 16)]);
             Box::new(Products {
-                a: (0..10_000)
-                    .map(|_| Mat::from_fn(16, 16, |_, _| rng.next()))
-                    .collect(),
-                c: vec![Mat::zeros(16, 16); 10_000],
-                status: vec![Ok(()); 10_000],
+                c: vec![Mat::zeros(16, 16); a.len()],
+                status: vec![Ok(()); a.len()],
+                strided: [sa, Mat::zeros(16, 16 * a.len())],
+                a,
             })
         }
         other => panic!("unknown case {other:?}: lu32, lu8, svd64, mixed, gemm16"),
@@ -430,23 +510,30 @@ fn main() {
         }
     );
     println!(
-        "\n{:<26} {:>12} {:>26} {:>26} {:>26} {:>26}  shape",
+        "\n{:<26} {:>12} {:>26} {:>26} {:>26} {:>26} {:>26}  shape",
         "case",
         "serial (ms)",
         "rayon par_iter",
         "teamalg team",
         "team, unchecked",
-        "teamalg per call"
+        "teamalg per call",
+        "team, strided"
     );
     for name in &args.cases {
         let mut c = case(name);
-        let mut times: [Vec<f64>; 5] = Default::default();
+        let mut times: [Vec<f64>; 6] = Default::default();
         let mut shape = None;
-        let mut sums = [0.0f64; 5];
+        let mut sums = [0.0f64; 6];
         let (checked, unchecked) = (Options::new(), Options::new().check_finite(false));
         for round in 0..=args.rounds {
-            for arm in 0..5 {
-                c.reset();
+            // The arm built per call last: its pool's workers, given back to the reserve, spin
+            // a while beside whatever runs next.
+            for arm in [0, 1, 2, 3, 5, 4] {
+                if arm == 5 {
+                    c.strided_reset();
+                } else {
+                    c.reset();
+                }
                 if !pause.is_zero() {
                     std::thread::sleep(pause);
                 }
@@ -458,6 +545,11 @@ fn main() {
                     3 => {
                         c.teamalg(&team, &unchecked);
                     }
+                    5 => {
+                        if c.strided(&team, &checked).is_none() {
+                            continue;
+                        }
+                    }
                     _ => {
                         let per_call = Pool::builder()
                             .threads(width)
@@ -468,7 +560,11 @@ fn main() {
                     }
                 }
                 let dt = t.elapsed().as_secs_f64() * 1e3;
-                sums[arm] = c.checksum();
+                sums[arm] = if arm == 5 {
+                    c.strided_checksum()
+                } else {
+                    c.checksum()
+                };
                 // The first round warms every arm and is not counted.
                 if round > 0 {
                     times[arm].push(dt);
@@ -481,6 +577,9 @@ fn main() {
             "{name}: the arms disagree: {sums:?}"
         );
         let cell = |arm: usize| {
+            if times[arm].is_empty() {
+                return "-".to_string();
+            }
             let mut r: Vec<f64> = times[arm]
                 .iter()
                 .zip(&times[0])
@@ -503,13 +602,14 @@ fn main() {
             format!("{} on the team, spread {} wide", s.on_team, s.spread_width)
         });
         println!(
-            "{:<26} {:>12.1} {:>26} {:>26} {:>26} {:>26}  {shape}",
+            "{:<26} {:>12.1} {:>26} {:>26} {:>26} {:>26} {:>26}  {shape}",
             c.name(),
             percentile(&serial, 0.5),
             cell(1),
             cell(2),
             cell(3),
-            cell(4)
+            cell(4),
+            cell(5)
         );
     }
 }
