@@ -573,7 +573,7 @@ fn main() {
         }
         let close = |x: f64| (x - sums[0]).abs() <= 1e-6 * sums[0].abs().max(1.0);
         assert!(
-            sums.iter().all(|&s| close(s)),
+            (0..sums.len()).all(|arm| times[arm].is_empty() || close(sums[arm])),
             "{name}: the arms disagree: {sums:?}"
         );
         let cell = |arm: usize| {
