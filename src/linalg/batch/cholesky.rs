@@ -1,7 +1,6 @@
 //! Cholesky and its solve, for each problem of a batch: `A_i X_i = B_i` with `A_i` Hermitian
 //! positive definite.
 
-use faer::reborrow::IntoConst;
 use faer::dyn_stack::{MemStack, StackReq};
 use faer::linalg::cholesky::llt::factor::{self, LltError};
 use faer::linalg::cholesky::llt::solve;
@@ -9,7 +8,8 @@ use faer::{Conj, Par};
 use teamalg_gates::Family;
 use teamalg_kernels::par::Executor;
 
-use super::{drive, length, BatchMut, BatchRun, Problems, Shared, Status};
+use super::systems::Systems;
+use super::{drive, BatchMut, BatchRun, Problems, Status};
 use crate::linalg::check::{self, Stored};
 use crate::linalg::{hermitian, Dim, Field, LinalgError, Options};
 
@@ -44,24 +44,11 @@ pub fn cholesky_solve_with<'s1, 'm1: 's1, 's2, 'm2: 's2, T: Field>(
     exec: &(impl Executor + ?Sized),
     options: &Options,
 ) -> Result<BatchRun, LinalgError> {
-    let (a, b) = (a.into(), b.into());
-    length(OP, "b", a.len(), b.len())?;
-    length(OP, "status", a.len(), status.len())?;
-    let problems = CholeskySolve {
-        count: a.len(),
-        a: a.share(),
-        b: b.share(),
-        options,
-    };
+    let problems = CholeskySolve(Systems::new(OP, a.into(), b.into(), status.len(), options)?);
     drive::<T, _>(&problems, status, exec, options)
 }
 
-struct CholeskySolve<'s, 'a, 'b, 'o, T> {
-    count: usize,
-    a: Shared<'s, 'a, T>,
-    b: Shared<'s, 'b, T>,
-    options: &'o Options,
-}
+struct CholeskySolve<'s, 'a, 'b, 'o, T>(Systems<'s, 'a, 'b, 'o, T>);
 
 impl<T: Field> CholeskySolve<'_, '_, '_, '_, T> {
     /// Problem `i`'s order and right-hand sides when its shapes agree.
@@ -71,7 +58,7 @@ impl<T: Field> CholeskySolve<'_, '_, '_, '_, T> {
     /// The caller owns index `i`.
     unsafe fn shape(&self, i: usize) -> Result<(usize, usize), LinalgError> {
         // SAFETY: the caller owns `i`.
-        let (a, b) = unsafe { (self.a.get(i).into_const(), self.b.get(i).into_const()) };
+        let (a, b) = unsafe { self.0.read(i) };
         let n = check::square(OP, "A", a)?;
         check::dim(OP, "B", Dim::Rows, n, b.nrows())?;
         Ok((n, b.ncols()))
@@ -86,12 +73,12 @@ impl<T: Field> CholeskySolve<'_, '_, '_, '_, T> {
         // SAFETY: the caller owns `i`.
         unsafe { self.shape(i) }?;
         // SAFETY: as above.
-        let (mut a, b) = unsafe { (self.a.get(i), self.b.get(i)) };
-        hermitian::check(OP, a.as_ref(), self.options, false)?;
-        if self.options.checks_finite() {
+        let (mut a, b) = unsafe { self.0.write(i) };
+        hermitian::check(OP, a.as_ref(), self.0.options, false)?;
+        if self.0.options.checks_finite() {
             check::finite(OP, "B", b.as_ref(), Stored::All)?;
         }
-        hermitian::to_lower(a.as_mut(), self.options);
+        hermitian::to_lower(a.as_mut(), self.0.options);
         Ok(())
     }
 }
@@ -102,13 +89,12 @@ impl<T: Field> Problems<T> for CholeskySolve<'_, '_, '_, '_, T> {
     const FAMILY: Family = Family::Cholesky;
 
     fn count(&self) -> usize {
-        self.count
+        self.0.count()
     }
 
     fn key(&self, i: usize) -> [usize; 8] {
         // SAFETY: called by the owner of `i`.
-        let (a, b) = unsafe { (self.a.get(i), self.b.get(i)) };
-        [a.nrows(), a.ncols(), b.nrows(), b.ncols(), 0, 0, 0, 0]
+        unsafe { self.0.key(i) }
     }
 
     fn units(&self, i: usize) -> f64 {
@@ -138,7 +124,7 @@ impl<T: Field> Problems<T> for CholeskySolve<'_, '_, '_, '_, T> {
         // SAFETY: the caller owns `i`.
         unsafe { self.ready(i) }?;
         // SAFETY: as above.
-        let (mut a, mut b) = unsafe { (self.a.get(i), self.b.get(i)) };
+        let (mut a, mut b) = unsafe { self.0.write(i) };
         factor::cholesky_in_place(
             a.as_mut(),
             Default::default(),
@@ -160,9 +146,10 @@ impl<T: Field> Problems<T> for CholeskySolve<'_, '_, '_, '_, T> {
         // SAFETY: the caller owns `i`.
         unsafe { self.ready(i) }?;
         // SAFETY: as above.
-        let (mut a, mut b) = unsafe { (self.a.get(i), self.b.get(i)) };
+        let (mut a, mut b) = unsafe { self.0.write(i) };
         // Checked, and the lower triangle now holds `A`.
         let lower = self
+            .0
             .options
             .check_finite(false)
             .check_hermitian(false)

@@ -1,6 +1,5 @@
 //! LU with partial pivoting and its solve, for each problem of a batch: `A_i X_i = B_i`.
 
-use faer::reborrow::IntoConst;
 use faer::dyn_stack::{MemStack, StackReq};
 use faer::linalg::lu::partial_pivoting::{factor, solve};
 use faer::traits::math_utils::zero;
@@ -8,8 +7,9 @@ use faer::{Conj, Par};
 use teamalg_gates::Family;
 use teamalg_kernels::par::Executor;
 
-use super::{drive, length, BatchMut, BatchRun, Problems, Shared, Status};
-use crate::linalg::check::{self, Stored};
+use super::systems::Systems;
+use super::{drive, BatchMut, BatchRun, Problems, Status};
+use crate::linalg::check;
 use crate::linalg::{Dim, Field, LinalgError, Options};
 
 const OP: &str = "batch::lu_solve";
@@ -43,24 +43,11 @@ pub fn lu_solve_with<'s1, 'm1: 's1, 's2, 'm2: 's2, T: Field>(
     exec: &(impl Executor + ?Sized),
     options: &Options,
 ) -> Result<BatchRun, LinalgError> {
-    let (a, b) = (a.into(), b.into());
-    length(OP, "b", a.len(), b.len())?;
-    length(OP, "status", a.len(), status.len())?;
-    let problems = LuSolve {
-        count: a.len(),
-        a: a.share(),
-        b: b.share(),
-        options,
-    };
+    let problems = LuSolve(Systems::new(OP, a.into(), b.into(), status.len(), options)?);
     drive::<T, _>(&problems, status, exec, options)
 }
 
-struct LuSolve<'s, 'a, 'b, 'o, T> {
-    count: usize,
-    a: Shared<'s, 'a, T>,
-    b: Shared<'s, 'b, T>,
-    options: &'o Options,
-}
+struct LuSolve<'s, 'a, 'b, 'o, T>(Systems<'s, 'a, 'b, 'o, T>);
 
 impl<T: Field> LuSolve<'_, '_, '_, '_, T> {
     /// Problem `i`'s order and right-hand sides when its shapes agree.
@@ -70,7 +57,7 @@ impl<T: Field> LuSolve<'_, '_, '_, '_, T> {
     /// The caller owns index `i`.
     unsafe fn shape(&self, i: usize) -> Result<(usize, usize), LinalgError> {
         // SAFETY: the caller owns `i`.
-        let (a, b) = unsafe { (self.a.get(i).into_const(), self.b.get(i).into_const()) };
+        let (a, b) = unsafe { self.0.read(i) };
         let n = check::square(OP, "A", a)?;
         check::dim(OP, "B", Dim::Rows, n, b.nrows())?;
         Ok((n, b.ncols()))
@@ -84,12 +71,8 @@ impl<T: Field> LuSolve<'_, '_, '_, '_, T> {
     unsafe fn checked(&self, i: usize) -> Result<(usize, usize), LinalgError> {
         // SAFETY: the caller owns `i`.
         let shape = unsafe { self.shape(i) }?;
-        if self.options.checks_finite() {
-            // SAFETY: as above.
-            let (a, b) = unsafe { (self.a.get(i).into_const(), self.b.get(i).into_const()) };
-            check::finite(OP, "A", a, Stored::All)?;
-            check::finite(OP, "B", b, Stored::All)?;
-        }
+        // SAFETY: as above.
+        unsafe { self.0.finite(OP, i) }?;
         Ok(shape)
     }
 }
@@ -111,13 +94,12 @@ impl<T: Field> Problems<T> for LuSolve<'_, '_, '_, '_, T> {
     const FAMILY: Family = Family::LuPartial;
 
     fn count(&self) -> usize {
-        self.count
+        self.0.count()
     }
 
     fn key(&self, i: usize) -> [usize; 8] {
         // SAFETY: called by the owner of `i`.
-        let (a, b) = unsafe { (self.a.get(i), self.b.get(i)) };
-        [a.nrows(), a.ncols(), b.nrows(), b.ncols(), 0, 0, 0, 0]
+        unsafe { self.0.key(i) }
     }
 
     fn units(&self, i: usize) -> f64 {
@@ -145,7 +127,7 @@ impl<T: Field> Problems<T> for LuSolve<'_, '_, '_, '_, T> {
         // SAFETY: the caller owns `i`.
         let (n, _) = unsafe { self.checked(i) }?;
         // SAFETY: as above.
-        let (mut a, mut b) = unsafe { (self.a.get(i), self.b.get(i)) };
+        let (mut a, mut b) = unsafe { self.0.write(i) };
         let (mut perm, stack) = stack.make_with(n, |_| 0usize);
         let (mut perm_inv, stack) = stack.make_with(n, |_| 0usize);
         let (_, p) = factor::lu_in_place(
@@ -175,9 +157,9 @@ impl<T: Field> Problems<T> for LuSolve<'_, '_, '_, '_, T> {
         // SAFETY: the caller owns `i`.
         unsafe { self.checked(i) }?;
         // SAFETY: as above.
-        let (mut a, mut b) = unsafe { (self.a.get(i), self.b.get(i)) };
+        let (mut a, mut b) = unsafe { self.0.write(i) };
         // The input was checked above.
-        let unchecked = self.options.check_finite(false);
+        let unchecked = self.0.options.check_finite(false);
         let lu = crate::linalg::lu_with(a.as_mut(), exec, &unchecked)?;
         lu.solve_in_place(b.as_mut(), exec)
     }

@@ -56,6 +56,7 @@ mod operands;
 mod qr;
 mod slots;
 mod svd;
+mod systems;
 mod triangular;
 
 pub use cholesky::{cholesky_solve, cholesky_solve_with};

@@ -1,6 +1,5 @@
 //! QR least squares for each problem of a batch: `X_i` minimizing `||A_i X_i - B_i||`.
 
-use faer::reborrow::IntoConst;
 use faer::dyn_stack::{MemStack, StackReq};
 use faer::linalg::qr::no_pivoting::{factor, solve};
 use faer::linalg::{temp_mat_scratch, temp_mat_zeroed};
@@ -10,8 +9,9 @@ use faer::{Conj, MatMut, MatRef, Par};
 use teamalg_gates::Family;
 use teamalg_kernels::par::Executor;
 
-use super::{drive, length, BatchMut, BatchRun, Problems, Shared, Status};
-use crate::linalg::check::{self, Stored};
+use super::systems::Systems;
+use super::{drive, BatchMut, BatchRun, Problems, Status};
+use crate::linalg::check;
 use crate::linalg::condition::triangular_rcond_in;
 use crate::linalg::{Dim, Field, LinalgError, Options};
 
@@ -47,24 +47,11 @@ pub fn lstsq_with<'s1, 'm1: 's1, 's2, 'm2: 's2, T: Field>(
     exec: &(impl Executor + ?Sized),
     options: &Options,
 ) -> Result<BatchRun, LinalgError> {
-    let (a, b) = (a.into(), b.into());
-    length(OP, "b", a.len(), b.len())?;
-    length(OP, "status", a.len(), status.len())?;
-    let problems = LeastSquares {
-        count: a.len(),
-        a: a.share(),
-        b: b.share(),
-        options,
-    };
+    let problems = LeastSquares(Systems::new(OP, a.into(), b.into(), status.len(), options)?);
     drive::<T, _>(&problems, status, exec, options)
 }
 
-struct LeastSquares<'s, 'a, 'b, 'o, T> {
-    count: usize,
-    a: Shared<'s, 'a, T>,
-    b: Shared<'s, 'b, T>,
-    options: &'o Options,
-}
+struct LeastSquares<'s, 'a, 'b, 'o, T>(Systems<'s, 'a, 'b, 'o, T>);
 
 impl<T: Field> LeastSquares<'_, '_, '_, '_, T> {
     /// Problem `i`'s `(m, n, k)` when its shapes agree.
@@ -74,7 +61,7 @@ impl<T: Field> LeastSquares<'_, '_, '_, '_, T> {
     /// The caller owns index `i`.
     unsafe fn shape(&self, i: usize) -> Result<(usize, usize, usize), LinalgError> {
         // SAFETY: the caller owns `i`.
-        let (a, b) = unsafe { (self.a.get(i).into_const(), self.b.get(i).into_const()) };
+        let (a, b) = unsafe { self.0.read(i) };
         let (m, n) = a.shape();
         if m < n {
             return Err(LinalgError::NotTall {
@@ -95,12 +82,8 @@ impl<T: Field> LeastSquares<'_, '_, '_, '_, T> {
     unsafe fn checked(&self, i: usize) -> Result<(usize, usize, usize), LinalgError> {
         // SAFETY: the caller owns `i`.
         let shape = unsafe { self.shape(i) }?;
-        if self.options.checks_finite() {
-            // SAFETY: as above.
-            let (a, b) = unsafe { (self.a.get(i).into_const(), self.b.get(i).into_const()) };
-            check::finite(OP, "A", a, Stored::All)?;
-            check::finite(OP, "B", b, Stored::All)?;
-        }
+        // SAFETY: as above.
+        unsafe { self.0.finite(OP, i) }?;
         Ok(shape)
     }
 }
@@ -139,13 +122,12 @@ impl<T: Field> Problems<T> for LeastSquares<'_, '_, '_, '_, T> {
     const FAMILY: Family = Family::Qr;
 
     fn count(&self) -> usize {
-        self.count
+        self.0.count()
     }
 
     fn key(&self, i: usize) -> [usize; 8] {
         // SAFETY: called by the owner of `i`.
-        let (a, b) = unsafe { (self.a.get(i), self.b.get(i)) };
-        [a.nrows(), a.ncols(), b.nrows(), b.ncols(), 0, 0, 0, 0]
+        unsafe { self.0.key(i) }
     }
 
     fn units(&self, i: usize) -> f64 {
@@ -182,7 +164,7 @@ impl<T: Field> Problems<T> for LeastSquares<'_, '_, '_, '_, T> {
         // SAFETY: the caller owns `i`.
         let (m, n, _) = unsafe { self.checked(i) }?;
         // SAFETY: as above.
-        let (mut a, mut b) = unsafe { (self.a.get(i), self.b.get(i)) };
+        let (mut a, mut b) = unsafe { self.0.write(i) };
         let bs = factor::recommended_block_size::<T>(m, n);
         let (mut h, stack) = temp_mat_zeroed::<T, _, _>(bs, n, stack);
         let mut h = h.as_mat_mut();
@@ -207,8 +189,8 @@ impl<T: Field> Problems<T> for LeastSquares<'_, '_, '_, '_, T> {
         // SAFETY: the caller owns `i`.
         unsafe { self.checked(i) }?;
         // SAFETY: as above.
-        let (mut a, mut b) = unsafe { (self.a.get(i), self.b.get(i)) };
-        let unchecked = self.options.check_finite(false);
+        let (mut a, mut b) = unsafe { self.0.write(i) };
+        let unchecked = self.0.options.check_finite(false);
         let qr = crate::linalg::qr_with(a.as_mut(), exec, &unchecked)?;
         qr.lstsq_in_place(b.as_mut(), exec)
     }
