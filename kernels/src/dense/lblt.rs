@@ -7,7 +7,7 @@
 //! Bunch-Kaufman test (`alpha = (1 + sqrt 17) / 8`) picks a pivot of order 1 or 2 and swaps it
 //! into place symmetrically, and the trailing diagonal is updated at once (the test reads it).
 //! Then ONE section updates the strict lower triangle of the trailing matrix, `A22 -= L W^H`,
-//! in column chunks of about equal cost ([`super::lower_update`], as `LDL^H`'s), and the
+//! in column chunks of about equal cost (`lower_update.rs`, as `LDL^H`'s), and the
 //! panel's swaps reach the columns left of it. A panel ends one column early when its last
 //! pivot could be of order 2. The same algorithm runs serially when the gate (family
 //! [`Family::Lblt`]) keeps the call on one thread, so every executor gives the same factors.

@@ -63,7 +63,7 @@ fn serial_scratch<R: ComplexField>(n: usize) -> StackReq {
 const DEEP_MIN: usize = 512;
 
 /// The scratch [`solve`] needs for order `n` on any width: its two blocks solved at once, or
-/// (from [`DEEP_MIN`]) one after the other, each as a top block.
+/// (from `DEEP_MIN`) one after the other, each as a top block.
 pub fn solve_scratch<R: ComplexField>(n: usize) -> StackReq {
     if n <= LEAF {
         return StackReq::EMPTY;
