@@ -748,3 +748,46 @@ fn strided_operands_match_the_views() {
             .is_empty()
     );
 }
+
+/// Batches nested in user parallelism: four jobs of one pool's `Exec::fork`, each running its
+/// own batch on its child token at once, give the serial loop's results.
+#[test]
+fn batches_inside_forked_jobs_match_the_serial_loop() {
+    let pool = teamalg::Pool::builder().threads(4).build().unwrap();
+    type Systems = (Vec<Mat<f64>>, Vec<Mat<f64>>);
+    let jobs: Vec<std::sync::Mutex<Systems>> = (0..4)
+        .map(|j| {
+            let a = (0..200)
+                .map(|k| spd::<f64>(6 + k % 5, (j * 1000 + k) as f64))
+                .collect();
+            let b = (0..200)
+                .map(|k| mat::<f64>(6 + k % 5, 1, k as f64))
+                .collect();
+            std::sync::Mutex::new((a, b))
+        })
+        .collect();
+    let inputs: Vec<Systems> = jobs.iter().map(|m| m.lock().unwrap().clone()).collect();
+    teamalg::Exec::new(&pool, 4).unwrap().fork(4, |j, child| {
+        let mut job = jobs[j].lock().unwrap();
+        let (a, b) = &mut *job;
+        let mut status = vec![Ok(()); a.len()];
+        let o = forced(Family::LuPartial);
+        let run = batch::lu_solve_with(
+            &mut views_mut(a),
+            &mut views_mut(b),
+            &mut status,
+            &child,
+            &o,
+        )
+        .unwrap();
+        assert_eq!(run.failed, 0);
+    });
+    for (j, (a0, b0)) in inputs.into_iter().enumerate() {
+        let job = jobs[j].lock().unwrap();
+        for k in 0..a0.len() {
+            let (mut ra, mut rb) = (a0[k].clone(), b0[k].clone());
+            faer_lu_solve(&mut ra, &mut rb);
+            same("forked lu", k, &job.1[k], &rb);
+        }
+    }
+}

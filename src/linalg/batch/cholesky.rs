@@ -44,7 +44,7 @@ pub fn cholesky_solve_with<'s1, 'm1: 's1, 's2, 'm2: 's2, T: Field>(
     exec: &(impl Executor + ?Sized),
     options: &Options,
 ) -> Result<BatchRun, LinalgError> {
-    let problems = CholeskySolve(Systems::new(OP, a.into(), b.into(), status.len(), options)?);
+    let problems = CholeskySolve(Systems::new(OP, a.into(), b.into(), options)?);
     drive::<T, _>(&problems, status, exec, options)
 }
 

@@ -51,7 +51,6 @@ pub fn self_adjoint_eigen_with<'s1, 'm1: 's1, T: Field>(
     if let Some(u) = &u {
         length(OP, "u", a.len(), u.len())?;
     }
-    length(OP, "status", a.len(), status.len())?;
     let problems = Evds {
         a,
         w: Slots::new(w),

@@ -43,7 +43,7 @@ pub fn lu_solve_with<'s1, 'm1: 's1, 's2, 'm2: 's2, T: Field>(
     exec: &(impl Executor + ?Sized),
     options: &Options,
 ) -> Result<BatchRun, LinalgError> {
-    let problems = LuSolve(Systems::new(OP, a.into(), b.into(), status.len(), options)?);
+    let problems = LuSolve(Systems::new(OP, a.into(), b.into(), options)?);
     drive::<T, _>(&problems, status, exec, options)
 }
 

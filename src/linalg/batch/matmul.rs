@@ -63,7 +63,6 @@ pub fn matmul_with<'s1, 'm1: 's1, 's2, 'm2: 's2, 's3, 'm3: 's3, T: Field>(
     let (c, a, b) = (c.into(), a.into(), b.into());
     length(OP, "a", c.len(), a.len())?;
     length(OP, "b", c.len(), b.len())?;
-    length(OP, "status", c.len(), status.len())?;
     if options.checks_finite() {
         check::finite_scalar(OP, "alpha", &alpha)?;
     }

@@ -18,17 +18,15 @@ pub(super) struct Systems<'s, 'a, 'b, 'o, T> {
 }
 
 impl<'s, 'a, 'b, 'o, T> Systems<'s, 'a, 'b, 'o, T> {
-    /// The operands of `op`, refused with [`LinalgError::BatchLength`] unless `b` and `status`
-    /// (`problems` entries) hold one entry per problem of `a`.
+    /// The operands of `op`, refused with [`LinalgError::BatchLength`] unless `b` holds one
+    /// entry per problem of `a` (the batch's driver checks `status`).
     pub(super) fn new(
         op: &'static str,
         a: BatchMut<'s, 'a, T>,
         b: BatchMut<'s, 'b, T>,
-        status: usize,
         options: &'o Options,
     ) -> Result<Self, LinalgError> {
         length(op, "b", a.len(), b.len())?;
-        length(op, "status", a.len(), status)?;
         Ok(Systems {
             count: a.len(),
             a: a.share(),

@@ -47,7 +47,6 @@ pub fn solve_triangular_with<'s1, 'm1: 's1, 's2, 'm2: 's2, T: Field>(
 ) -> Result<BatchRun, LinalgError> {
     let (t, b) = (t.into(), b.into());
     length(OP, "b", t.len(), b.len())?;
-    length(OP, "status", t.len(), status.len())?;
     let problems = Solves {
         count: t.len(),
         t,
