@@ -12,7 +12,17 @@ use crate::exec::parts::{run_parts_serially, team_chunks};
 use crate::exec::Exec;
 use crate::team::{Team, TeamExec};
 
-impl Executor for Exec<'_> {
+// SAFETY: the rules of `Executor`'s safety section hold:
+// 1. `run` is `run_parts`: the width is clamped to `1..=budget`; a team token runs one section
+//    whose roster has each index `0..width` once and joins it before returning (or, when the
+//    team is busy, runs the parts one after another on the caller); a plain token runs jobs
+//    `0..width` of one batch, each once, and waits for the batch; a serial token runs the parts
+//    in order. A panic in a part is resumed after the join.
+// 2. `run_chunks_of` is `run_chunks_claimed`: each chunk `0..n` is taken once, from a counter
+//    (`fetch_add` hands each value to one participant) or as one job of a batch, or in order
+//    on the caller, and returns after the join.
+// 3. The only barrier handed to a part is the team section's, which meets every participant.
+unsafe impl Executor for Exec<'_> {
     fn width(&self) -> usize {
         self.budget()
     }
@@ -58,7 +68,9 @@ impl Executor for Exec<'_> {
     }
 }
 
-impl Executor for TeamExec<'_> {
+// SAFETY: `run` and `run_chunks_of` are the team token's `Exec` methods, limited to `width`:
+// the rules hold as argued for `Exec` above.
+unsafe impl Executor for TeamExec<'_> {
     fn width(&self) -> usize {
         TeamExec::width(self)
     }
@@ -109,7 +121,10 @@ impl Executor for TeamExec<'_> {
 /// its token, or this thread does, or this thread is one of its members inside a section), the
 /// region runs its parts one after another on the calling thread, and `width` says 1 up front
 /// where that is known.
-impl Executor for Team {
+// SAFETY: where the team's token can be had, `run` and `run_chunks_of` are its `Exec` methods
+// (argued above); otherwise the parts `0..max(width, 1)` or the chunks `0..n` run once each, in
+// order, on the caller, with no barrier.
+unsafe impl Executor for Team {
     fn width(&self) -> usize {
         if self.led_by_this_thread() || self.is_member_thread() {
             1

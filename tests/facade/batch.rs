@@ -791,3 +791,30 @@ fn batches_inside_forked_jobs_match_the_serial_loop() {
         }
     }
 }
+
+/// faer checks no stride for a matrix without rows, so a strided batch of empty problems may
+/// carry a column stride whose offsets leave the allocation, here wrapping to null at the
+/// second problem: every empty problem's view must start at the matrix's own pointer.
+#[test]
+fn empty_strided_problems_are_never_offset() {
+    let mut x = [0.0f64; 1];
+    let base = x.as_mut_ptr();
+    // The column stride that takes column 1 to address 0.
+    let wrap = -(base as usize as isize / std::mem::size_of::<f64>() as isize);
+    // SAFETY: a 0 x 2 view reads and writes nothing; faer accepts any strides for it.
+    let c = unsafe { MatMut::from_raw_parts_mut(base, 0, 2, 1, wrap) };
+    let (a, b) = (Mat::<f64>::zeros(0, 2), Mat::<f64>::zeros(1, 2));
+    let mut status = vec![Err(LinalgError::BatchLength { op: "", operand: "", expected: 0, found: 0 }); 2];
+    let run = batch::matmul(
+        batch::BatchMut::strided(c, 1).unwrap(),
+        Accum::Replace,
+        batch::BatchRef::strided(a.as_ref(), 1).unwrap(),
+        batch::BatchRef::strided(b.as_ref(), 1).unwrap(),
+        1.0,
+        &mut status,
+        &teamalg::Exec::serial(),
+    )
+    .unwrap();
+    assert_eq!((run.problems, run.failed), (2, 0));
+    assert!(status.iter().all(|s| s.is_ok()));
+}

@@ -190,7 +190,7 @@ impl<T: ComplexField + Send + Sync> Factorization for Cholesky<'_, T> {
     where
         Self: 's;
     type Step<'s>
-        = Step<T>
+        = Step<'s, T>
     where
         Self: 's;
 
@@ -205,7 +205,7 @@ impl<T: ComplexField + Send + Sync> Factorization for Cholesky<'_, T> {
         Some(section(self.a.nrows(), p))
     }
 
-    fn section(&mut self, p: &Panel) -> (Step<T>, Lead<'_>) {
+    fn section(&mut self, p: &Panel) -> (Step<'_, T>, Lead<'_>) {
         let step = Step {
             tiles: Tiles::new(self.a.rb_mut()),
             p: *p,
@@ -229,12 +229,12 @@ struct Lead<'s> {
 }
 
 /// One section: the update after panel `k..k2` with the source `src..k2`.
-struct Step<T> {
-    tiles: Tiles<T>,
+struct Step<'s, T> {
+    tiles: Tiles<'s, T>,
     p: Panel,
 }
 
-impl<T: ComplexField + Send + Sync> Step<T> {
+impl<T: ComplexField + Send + Sync> Step<'_, T> {
     /// The source's columns below the targets' first row.
     fn l21(&self) -> MatRef<'_, T> {
         let Panel { k2, src, .. } = self.p;
@@ -243,7 +243,7 @@ impl<T: ComplexField + Send + Sync> Step<T> {
     }
 }
 
-impl<'s, T: ComplexField + Send + Sync> lookahead::Step<Lead<'s>> for Step<T> {
+impl<'s, T: ComplexField + Send + Sync> lookahead::Step<Lead<'s>> for Step<'s, T> {
     fn lead(&self, lead: &mut Lead<'s>) {
         let Panel { k2, b2, .. } = self.p;
         let n = self.tiles.nrows();

@@ -217,16 +217,16 @@ fn pivot<R: PartialOrd>(norms: faer::RowRef<'_, R>) -> usize {
 const BLOCK: usize = 32;
 
 /// One step's update of the trailing columns, shared by its participants.
-struct Step<T: ComplexField> {
-    a: Tiles<T>,
-    norms: Tiles<T::Real>,
+struct Step<'a, T: ComplexField> {
+    a: Tiles<'a, T>,
+    norms: Tiles<'a, T::Real>,
     /// Each column's `(a_kj + v^H a_j) / tau`.
-    dots: Tiles<T>,
+    dots: Tiles<'a, T>,
     k: usize,
     tau_inv: T::Real,
 }
 
-impl<T: ComplexField> Step<T> {
+impl<T: ComplexField> Step<'_, T> {
     /// Applies reflector `k` to columns `c0..c1` (rows `k..m`) and downdates their norms.
     fn columns(&self, c0: usize, c1: usize) {
         let (k, m) = (self.k, self.a.nrows());

@@ -253,14 +253,14 @@ fn column_max<T: ComplexField>(col: faer::ColRef<'_, T>, r0: usize) -> (T::Real,
 }
 
 /// One step's update of the trailing columns, shared by its participants.
-struct Step<T: ComplexField> {
-    a: Tiles<T>,
-    max: Tiles<T::Real>,
-    row: Tiles<usize>,
+struct Step<'a, T: ComplexField> {
+    a: Tiles<'a, T>,
+    max: Tiles<'a, T::Real>,
+    row: Tiles<'a, usize>,
     k: usize,
 }
 
-impl<T: ComplexField> Step<T> {
+impl<T: ComplexField> Step<'_, T> {
     /// Updates columns `c0..c1` (rows `k + 1..m`) by the step's rank-one product and finds
     /// each one's largest entry.
     fn columns(&self, c0: usize, c1: usize) {

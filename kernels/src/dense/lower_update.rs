@@ -14,7 +14,7 @@ use crate::exec::tiles::Tiles;
 
 /// One panel's update of the trailing lower triangle, shared by its participants.
 pub(crate) struct LowerUpdate<'a, T> {
-    c: Tiles<T>,
+    c: Tiles<'a, T>,
     l: MatRef<'a, T>,
     w: MatRef<'a, T>,
     /// Whether the diagonal is left alone (Bunch-Kaufman updates it as it goes).

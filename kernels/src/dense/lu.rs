@@ -402,7 +402,7 @@ struct Lead<'s, 'p> {
 
 /// One section: the update after panel `k..k2` with the source `src..k2`.
 struct Step<'s, T> {
-    tiles: Tiles<T>,
+    tiles: Tiles<'s, T>,
     p: Panel,
     /// The source's swaps, `swaps[0..k2 - src]`.
     swaps: &'s [usize],

@@ -257,7 +257,7 @@ fn panel_units(rows: usize, b: usize) -> f64 {
 
 /// One section: the update after panel `k..k2`.
 struct Step<'s, 'b, T> {
-    tiles: Tiles<T>,
+    tiles: Tiles<'s, T>,
     /// The panel's block-reflector factor, `b x b`.
     t: MatRef<'s, T>,
     slots: &'s [Slot<'b>],

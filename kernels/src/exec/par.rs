@@ -23,7 +23,16 @@ impl std::fmt::Debug for Part<'_> {
 
 impl<'a> Part<'a> {
     /// Participant `index` of `width`, with the executor's barrier when it has one.
+    ///
+    /// # Panics
+    ///
+    /// When `index >= width`: kernels cut their work by `index` and `width`, so a part
+    /// outside `0..width` would reach past the work it owns.
     pub fn new(index: usize, width: usize, barrier: Option<&'a dyn Fn()>) -> Self {
+        assert!(
+            index < width,
+            "participant {index} of a section of {width}"
+        );
         Part {
             index,
             width,
@@ -55,7 +64,54 @@ impl<'a> Part<'a> {
 }
 
 /// What runs a kernel's parallel regions.
-pub trait Executor: Sync {
+///
+/// # Safety
+///
+/// The kernels hand each participant, and each chunk, a disjoint part of a matrix through raw
+/// pointers, trusting the executor to run every part exactly once. An implementation must
+/// keep these rules; breaking any of them lets two threads write one entry.
+///
+/// 1. [`Executor::run`]`(width, f)` calls `f` exactly once for each index `i` in `0..k`, with
+///    a [`Part`] of index `i` and width `k`, for one `k` with `1 <= k <= max(width, 1)` (the same `k`
+///    for every call of that run), and returns only after every call of `f` has returned (or
+///    resumes the panic of one that did not).
+/// 2. [`Executor::run_chunks_of`]`(width, n, f)` and [`Executor::run_chunks`] call `f(c, n)`
+///    exactly once for each `c` in `0..n` (with the `n` the kernel passed, and for
+///    `run_chunks`, `n = chunks(width)`), and return only after every call has returned. The
+///    provided methods keep this when rule 1 holds.
+/// 3. A barrier handed to [`Part::new`] returns in a participant only once every
+///    participant of that run has called it as often, so [`Part::barrier`] answering `true`
+///    means the others have arrived: a kernel may write before a barrier what others read
+///    after it (one that gets `false` must not rely on the others).
+///
+/// The other methods (costs, the model, `has_barrier`, `warm`, `rest`, `identity`) steer only
+/// how fast a kernel runs, never what it computes: a wrong answer there is slow, not unsound.
+///
+/// A safe `impl` does not compile, since the kernels cannot check these rules:
+///
+/// ```compile_fail,E0200
+/// use std::time::Duration;
+/// use teamalg_kernels::par::{Executor, Part};
+///
+/// /// Runs participant 0 twice, on two threads: two writers of one tile.
+/// struct Rogue;
+///
+/// impl Executor for Rogue {
+///     fn width(&self) -> usize { 2 }
+///     fn dispatch_cost(&self, _: usize) -> Duration { Duration::ZERO }
+///     fn has_barrier(&self) -> bool { false }
+///     fn run(&self, width: usize, f: &(dyn Fn(Part<'_>) + Sync)) {
+///         std::thread::scope(|s| {
+///             s.spawn(|| f(Part::new(0, width, None)));
+///             f(Part::new(0, width, None));
+///         });
+///     }
+/// }
+/// ```
+///
+/// teamalg's tokens, team tokens and held teams ([`Seq`] too) keep the rules; a kernel test
+/// that needs its own executor writes `unsafe impl` with an argument for each rule.
+pub unsafe trait Executor: Sync {
     /// The most participants a section may have.
     fn width(&self) -> usize;
 
@@ -147,7 +203,9 @@ pub trait Executor: Sync {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Seq;
 
-impl Executor for Seq {
+// SAFETY: `run` calls `f` once, with part 0 of 1 (rule 1); the provided chunk methods run
+// on it (rule 2); its one participant meets itself (rule 3).
+unsafe impl Executor for Seq {
     fn width(&self) -> usize {
         1
     }
@@ -166,7 +224,8 @@ impl Executor for Seq {
     }
 }
 
-impl<E: Executor + ?Sized> Executor for &E {
+// SAFETY: every method forwards to `E`'s, which keeps the rules.
+unsafe impl<E: Executor + ?Sized> Executor for &E {
     fn width(&self) -> usize {
         (**self).width()
     }
@@ -228,7 +287,13 @@ pub fn part_start(i: usize, len: usize, parts: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::part_start;
+    use super::{part_start, Part};
+
+    #[test]
+    #[should_panic(expected = "participant 2 of a section of 2")]
+    fn a_part_outside_its_section_is_refused() {
+        let _ = Part::new(2, 2, None);
+    }
 
     #[test]
     fn part_start_is_the_exact_floor_and_never_overflows() {

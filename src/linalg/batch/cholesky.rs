@@ -92,12 +92,12 @@ impl<T: Field> Problems<T> for CholeskySolve<'_, '_, '_, '_, T> {
         self.0.count()
     }
 
-    fn key(&self, i: usize) -> [usize; 8] {
+    unsafe fn key(&self, i: usize) -> [usize; 8] {
         // SAFETY: called by the owner of `i`.
         unsafe { self.0.key(i) }
     }
 
-    fn units(&self, i: usize) -> f64 {
+    unsafe fn units(&self, i: usize) -> f64 {
         // SAFETY: called by the owner of `i`.
         match unsafe { self.shape(i) } {
             // The factorization's multiply-adds and the solve's, in Cholesky's unit.
@@ -109,7 +109,7 @@ impl<T: Field> Problems<T> for CholeskySolve<'_, '_, '_, '_, T> {
         }
     }
 
-    fn scratch(&self, i: usize) -> StackReq {
+    unsafe fn scratch(&self, i: usize) -> StackReq {
         // SAFETY: called by the owner of `i`.
         match unsafe { self.shape(i) } {
             Ok((n, k)) => StackReq::any_of(&[

@@ -105,7 +105,7 @@ impl<T: Field> Problems<T> for Evds<'_, '_, '_, '_, '_, T> {
         self.a.len()
     }
 
-    fn key(&self, i: usize) -> [usize; 8] {
+    unsafe fn key(&self, i: usize) -> [usize; 8] {
         let (r, c) = self.a.get(i).shape();
         // SAFETY: called by the owner of `i`.
         let w = unsafe { self.w.get(i) }.len();
@@ -115,7 +115,7 @@ impl<T: Field> Problems<T> for Evds<'_, '_, '_, '_, '_, T> {
         [r, c, w, u.0, u.1, 0, 0, 0]
     }
 
-    fn units(&self, i: usize) -> f64 {
+    unsafe fn units(&self, i: usize) -> f64 {
         // SAFETY: called by the owner of `i`.
         match unsafe { self.shape(i) } {
             // Multiply-adds: the tridiagonalization (`4 n^3 / 3`), and with vectors their
@@ -128,7 +128,7 @@ impl<T: Field> Problems<T> for Evds<'_, '_, '_, '_, '_, T> {
         }
     }
 
-    fn scratch(&self, i: usize) -> StackReq {
+    unsafe fn scratch(&self, i: usize) -> StackReq {
         // SAFETY: called by the owner of `i`.
         match unsafe { self.shape(i) } {
             Ok(n) => StackReq::all_of(&[

@@ -97,12 +97,12 @@ impl<T: Field> Problems<T> for LuSolve<'_, '_, '_, '_, T> {
         self.0.count()
     }
 
-    fn key(&self, i: usize) -> [usize; 8] {
+    unsafe fn key(&self, i: usize) -> [usize; 8] {
         // SAFETY: called by the owner of `i`.
         unsafe { self.0.key(i) }
     }
 
-    fn units(&self, i: usize) -> f64 {
+    unsafe fn units(&self, i: usize) -> f64 {
         // SAFETY: called by the owner of `i` (the plan before the section, or the participant
         // that claimed `i`).
         match unsafe { self.shape(i) } {
@@ -115,7 +115,7 @@ impl<T: Field> Problems<T> for LuSolve<'_, '_, '_, '_, T> {
         }
     }
 
-    fn scratch(&self, i: usize) -> StackReq {
+    unsafe fn scratch(&self, i: usize) -> StackReq {
         // SAFETY: as in `units`.
         match unsafe { self.shape(i) } {
             Ok((n, k)) => serial_scratch::<T>(n, k),

@@ -133,14 +133,14 @@ impl<T: Field> Problems<T> for Products<'_, '_, '_, '_, T> {
         self.count
     }
 
-    fn key(&self, i: usize) -> [usize; 8] {
+    unsafe fn key(&self, i: usize) -> [usize; 8] {
         // SAFETY: called by the owner of `i`.
         let c = unsafe { self.c.get(i) };
         let (a, b) = (self.a.get(i), self.b.get(i));
         [c.nrows(), c.ncols(), a.nrows(), a.ncols(), b.nrows(), b.ncols(), 0, 0]
     }
 
-    fn units(&self, i: usize) -> f64 {
+    unsafe fn units(&self, i: usize) -> f64 {
         // SAFETY: called by the owner of `i`.
         match unsafe { self.shape(i) } {
             Ok((m, n, k)) => m as f64 * n as f64 * k as f64,
@@ -148,7 +148,7 @@ impl<T: Field> Problems<T> for Products<'_, '_, '_, '_, T> {
         }
     }
 
-    fn scratch(&self, _: usize) -> StackReq {
+    unsafe fn scratch(&self, _: usize) -> StackReq {
         StackReq::EMPTY
     }
 

@@ -122,12 +122,25 @@ trait Problems<T: Field>: Sync {
     /// for an operand not given, zeros after the last): problems of one key
     /// have the same [`Problems::units`] and [`Problems::scratch`], which the batch then reads
     /// once per run of equal keys.
-    fn key(&self, i: usize) -> [usize; 8];
+    ///
+    /// # Safety
+    ///
+    /// As [`Problems::serial`]: it reads problem `i`'s operands, which may be views the
+    /// batch holds mutably, so the caller owns index `i` (it runs alone, or claimed `i`).
+    unsafe fn key(&self, i: usize) -> [usize; 8];
     /// Problem `i`'s units of work, as its single call counts them (0 for one whose shapes
     /// are wrong: it fails at once).
-    fn units(&self, i: usize) -> f64;
+    ///
+    /// # Safety
+    ///
+    /// As [`Problems::key`].
+    unsafe fn units(&self, i: usize) -> f64;
     /// The scratch problem `i` needs when solved serially.
-    fn scratch(&self, i: usize) -> StackReq;
+    ///
+    /// # Safety
+    ///
+    /// As [`Problems::key`].
+    unsafe fn scratch(&self, i: usize) -> StackReq;
     /// Solves problem `i` serially with `stack` (at least [`Problems::scratch`]).
     ///
     /// # Safety
@@ -156,13 +169,18 @@ fn drive<T: Field, P: Problems<T>>(
     // One pass for the plan and the scratch; a second only when a problem may go on the team.
     // A run of problems of one shape reads their units, estimate and scratch once.
     let mut estimate = Estimator::<T>::new(model, P::RATE);
+    // SAFETY (the sizing passes, `sized`): they run on the caller before any problem is
+    // solved, and no participant runs yet: the caller owns every index.
     let mut sized = |i: usize, last: &mut Option<([usize; 8], f64, f64, StackReq)>| {
-        let key = problems.key(i);
+        // SAFETY: see above.
+        let key = unsafe { problems.key(i) };
         match *last {
             Some((k, units, ns, req)) if k == key => (units, ns, req, false),
             _ => {
-                let units = problems.units(i);
-                let (ns, req) = (estimate.ns(units), problems.scratch(i));
+                // SAFETY: see above.
+                let units = unsafe { problems.units(i) };
+                // SAFETY: see above.
+                let (ns, req) = (estimate.ns(units), unsafe { problems.scratch(i) });
                 *last = Some((key, units, ns, req));
                 (units, ns, req, true)
             }
@@ -195,8 +213,18 @@ fn drive<T: Field, P: Problems<T>>(
         },
         options.get(P::FAMILY),
     );
+    // Whether problem `i` goes on the whole executor.
+    //
+    // # Safety
+    //
+    // The caller owns index `i` (as `Problems::units`).
     let on_team = |i: usize| {
-        plan.on_team > 0 && plan.on_team(Estimator::<T>::new(model, P::RATE).ns(problems.units(i)))
+        plan.on_team > 0 && {
+            // SAFETY: every call below is made by the owner of `i`: the caller before the
+            // section, or the participant that claimed `i`.
+            let units = unsafe { problems.units(i) };
+            plan.on_team(Estimator::<T>::new(model, P::RATE).ns(units))
+        }
     };
     let slots = Slots::new(status);
     if plan.on_team > 0 {

@@ -214,19 +214,26 @@ impl<'a, T> Blocks<'a, T> {
     /// The caller owns index `i`: no other view of block `i` is live while this one is.
     unsafe fn get(&self, i: usize) -> MatMut<'_, T> {
         assert!(i < self.count, "batch index {i} out of {}", self.count);
-        let start = (i * self.cols) as isize * self.col_stride;
-        // SAFETY: columns `i * cols .. (i + 1) * cols` lie inside the borrowed matrix (`i <
-        // count`, `count * cols` its columns), so the pointer to the first and the view of
-        // `rows x cols` with the matrix's strides stay inside it (point 1 above); the caller
+        // An empty block starts at the matrix's own pointer: faer checks no stride for a
+        // matrix with no rows or no columns, so an offset by its column stride may leave the
+        // allocation, or wrap to null, and an empty view reads nothing.
+        let ptr = if self.rows == 0 || self.cols == 0 {
+            self.ptr
+        } else {
+            // SAFETY: the matrix has rows and columns, so faer checked its strides, and column
+            // `i * cols` is one of its columns (`i < count`, `count * cols` its columns): the
+            // offset of its first entry stays inside the borrowed matrix.
+            unsafe {
+                self.ptr
+                    .offset((i * self.cols) as isize * self.col_stride)
+            }
+        };
+        // SAFETY: columns `i * cols .. (i + 1) * cols` lie inside the borrowed matrix, so the
+        // view of `rows x cols` from their first entry with the matrix's strides stays inside
+        // it (point 1 above), or it is empty at the matrix's own non-null pointer; the caller
         // owns block `i`, and no other block shares its entries (point 2).
         unsafe {
-            MatMut::from_raw_parts_mut(
-                self.ptr.wrapping_offset(start),
-                self.rows,
-                self.cols,
-                self.row_stride,
-                self.col_stride,
-            )
+            MatMut::from_raw_parts_mut(ptr, self.rows, self.cols, self.row_stride, self.col_stride)
         }
     }
 }

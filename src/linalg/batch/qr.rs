@@ -4,7 +4,7 @@ use faer::dyn_stack::{MemStack, StackReq};
 use faer::linalg::qr::no_pivoting::{factor, solve};
 use faer::linalg::{temp_mat_scratch, temp_mat_zeroed};
 use faer::mat::AsMatMut;
-use faer::traits::math_utils::{abs, eps, from_f64, zero};
+use faer::traits::math_utils::{eps, from_f64};
 use faer::{Conj, MatMut, MatRef, Par};
 use teamalg_gates::Family;
 use teamalg_kernels::par::Executor;
@@ -13,6 +13,7 @@ use super::systems::Systems;
 use super::{drive, BatchMut, BatchRun, Problems, Status};
 use crate::linalg::check;
 use crate::linalg::condition::triangular_rcond_in;
+use crate::linalg::qr::deficient_rank;
 use crate::linalg::{Dim, Field, LinalgError, Options};
 
 const OP: &str = "batch::lstsq";
@@ -25,9 +26,9 @@ const OP: &str = "batch::lstsq";
 /// batch goes parallel.
 ///
 /// Per problem, before it is touched: [`LinalgError::NotTall`], [`LinalgError::ShapeMismatch`]
-/// (`B`'s rows), [`LinalgError::NotFinite`]; after factoring, [`LinalgError::Singular`] (a zero
-/// on `R`'s diagonal) and [`LinalgError::RankDeficient`] (`R` singular to rounding, as the
-/// single call decides it), `b[i]` then unchanged. The call fails only with
+/// (`B`'s rows), [`LinalgError::NotFinite`]; after factoring, [`LinalgError::RankDeficient`]
+/// (`R` singular, exactly or to rounding, as the single call decides it), `b[i]` then
+/// unchanged. The call fails only with
 /// [`LinalgError::BatchLength`] or [`LinalgError::OutOfMemory`].
 pub fn lstsq<'s1, 'm1: 's1, 's2, 'm2: 's2, T: Field>(
     a: impl Into<BatchMut<'s1, 'm1, T>>,
@@ -88,30 +89,20 @@ impl<T: Field> LeastSquares<'_, '_, '_, '_, T> {
     }
 }
 
-/// Refuses an `R` (`n x n`) with a zero on its diagonal or singular to rounding, as
-/// [`Qr`](crate::linalg::Qr)'s solves do; `work` is the condition estimate's column (`n x 1`).
+/// Refuses an `R` (`n x n`) singular, exactly or to rounding, with `RankDeficient`, as
+/// [`Qr`](crate::linalg::Qr)'s solves do (an exact zero on the diagonal makes the estimate 0);
+/// `work` is the condition estimate's column (`n x 1`).
 fn full_rank<T: Field>(r: MatRef<'_, T>, work: MatMut<'_, T>) -> Result<(), LinalgError> {
     let k = r.nrows();
-    if let Some(index) = (0..k).find(|&i| r[(i, i)] == zero::<T>()) {
-        return Err(LinalgError::Singular { op: OP, index });
-    }
     let tol = eps::<T::Real>() * from_f64::<T::Real>(k as f64);
     if k == 0 || triangular_rcond_in(r, work) > tol {
         return Ok(());
     }
-    let top = (0..k).fold(zero::<T::Real>(), |m, i| {
-        let d = abs(&r[(i, i)]);
-        if d > m {
-            d
-        } else {
-            m
-        }
-    });
-    let cut = top * tol;
-    let rank = (0..k).filter(|&i| abs(&r[(i, i)]) > cut).count().min(k - 1);
+    // The rank as the single call estimates it (not from `R`'s diagonal, which an unpivoted
+    // QR leaves with zeros for independent columns); this error path allocates.
     Err(LinalgError::RankDeficient {
         op: OP,
-        rank,
+        rank: deficient_rank(r),
         of: k,
     })
 }
@@ -125,12 +116,12 @@ impl<T: Field> Problems<T> for LeastSquares<'_, '_, '_, '_, T> {
         self.0.count()
     }
 
-    fn key(&self, i: usize) -> [usize; 8] {
+    unsafe fn key(&self, i: usize) -> [usize; 8] {
         // SAFETY: called by the owner of `i`.
         unsafe { self.0.key(i) }
     }
 
-    fn units(&self, i: usize) -> f64 {
+    unsafe fn units(&self, i: usize) -> f64 {
         // SAFETY: called by the owner of `i`.
         match unsafe { self.shape(i) } {
             // The factorization's multiply-adds and the two applications of `Q^H` and `R`.
@@ -142,7 +133,7 @@ impl<T: Field> Problems<T> for LeastSquares<'_, '_, '_, '_, T> {
         }
     }
 
-    fn scratch(&self, i: usize) -> StackReq {
+    unsafe fn scratch(&self, i: usize) -> StackReq {
         // SAFETY: called by the owner of `i`.
         match unsafe { self.shape(i) } {
             Ok((m, n, k)) => {
@@ -192,6 +183,12 @@ impl<T: Field> Problems<T> for LeastSquares<'_, '_, '_, '_, T> {
         let (mut a, mut b) = unsafe { self.0.write(i) };
         let unchecked = self.0.options.check_finite(false);
         let qr = crate::linalg::qr_with(a.as_mut(), exec, &unchecked)?;
-        qr.lstsq_in_place(b.as_mut(), exec)
+        // The single call's refusal, named as the batch's as the serial path names it.
+        qr.lstsq_in_place(b.as_mut(), exec).map_err(|e| match e {
+            LinalgError::RankDeficient { rank, of, .. } => {
+                LinalgError::RankDeficient { op: OP, rank, of }
+            }
+            e => e,
+        })
     }
 }

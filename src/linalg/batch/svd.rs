@@ -138,7 +138,7 @@ impl<T: Field> Problems<T> for Svds<'_, '_, '_, '_, '_, '_, T> {
         self.a.len()
     }
 
-    fn key(&self, i: usize) -> [usize; 8] {
+    unsafe fn key(&self, i: usize) -> [usize; 8] {
         let (m, n) = self.a.get(i).shape();
         // SAFETY: called by the owner of `i`.
         let s = unsafe { self.s.get(i) }.len();
@@ -153,7 +153,7 @@ impl<T: Field> Problems<T> for Svds<'_, '_, '_, '_, '_, '_, T> {
         [m, n, s, u.0, u.1, v.0, v.1, 0]
     }
 
-    fn units(&self, i: usize) -> f64 {
+    unsafe fn units(&self, i: usize) -> f64 {
         // SAFETY: called by the owner of `i`.
         match unsafe { self.shape(i) } {
             // Multiply-adds: the bidiagonalization (`4 m n^2 - 4 n^3 / 3`, `m >= n`), and with
@@ -167,7 +167,7 @@ impl<T: Field> Problems<T> for Svds<'_, '_, '_, '_, '_, '_, T> {
         }
     }
 
-    fn scratch(&self, i: usize) -> StackReq {
+    unsafe fn scratch(&self, i: usize) -> StackReq {
         // SAFETY: called by the owner of `i`.
         match unsafe { self.shape(i) } {
             Ok((m, n)) => {

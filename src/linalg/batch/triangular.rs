@@ -132,13 +132,13 @@ impl<T: Field> Problems<T> for Solves<'_, '_, '_, '_, T> {
         self.count
     }
 
-    fn key(&self, i: usize) -> [usize; 8] {
+    unsafe fn key(&self, i: usize) -> [usize; 8] {
         // SAFETY: called by the owner of `i`.
         let b = unsafe { self.b.get(i) };
         [self.t.get(i).nrows(), self.t.get(i).ncols(), b.nrows(), b.ncols(), 0, 0, 0, 0]
     }
 
-    fn units(&self, i: usize) -> f64 {
+    unsafe fn units(&self, i: usize) -> f64 {
         // SAFETY: called by the owner of `i`.
         match unsafe { self.shape(i) } {
             Ok((n, k)) => n as f64 * n as f64 * k as f64 / 2.0,
@@ -146,7 +146,7 @@ impl<T: Field> Problems<T> for Solves<'_, '_, '_, '_, T> {
         }
     }
 
-    fn scratch(&self, _: usize) -> StackReq {
+    unsafe fn scratch(&self, _: usize) -> StackReq {
         StackReq::EMPTY
     }
 
