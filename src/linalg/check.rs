@@ -100,6 +100,11 @@ pub(crate) fn finite<T: ComplexField + Scalar>(
     m: MatRef<'_, T>,
     part: Stored,
 ) -> Result<(), LinalgError> {
+    // No entry, nothing to scan: a `0 x n` view of huge `n` would otherwise cost a pass over
+    // its `n` empty columns.
+    if m.nrows() == 0 || m.ncols() == 0 {
+        return Ok(());
+    }
     // A matrix stored as one run (a whole `Mat`, the common case) is scanned in one pass:
     // when all of it is finite, so is every part of it.
     if let Some(run) = as_run(m) {

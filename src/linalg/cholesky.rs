@@ -61,6 +61,38 @@ pub fn cholesky_scratch<T: ComplexField>(n: usize) -> StackReq {
 /// `exec`. Errors: [`LinalgError::NotSquare`] and [`LinalgError::NotFinite`] (checked first;
 /// `a` is unchanged), [`LinalgError::NotPositiveDefinite`] (with the column; `a` then holds a
 /// partial factorization, as LAPACK's `potrf` leaves it: use [`Cholesky::new`] to keep `A`).
+///
+/// The error borrows nothing: once it is out of the `Result` (a `match`, `.err()`, `?`), `a` is
+/// the caller's again, to read the partial factor or to refill and factor anew. What the
+/// borrow checker refuses is keeping the `Result` itself alive across a use of `a` (binding
+/// it, touching `a`, then reading the binding), or returning the `Ok` from a function that
+/// retries on the `Err` (a limit of today's borrow checker for any borrowing result): match
+/// first, as here, or factor a copy with [`Cholesky::new`].
+///
+/// ```
+/// use faer::Mat;
+/// use teamalg::{linalg::{self, LinalgError}, Exec};
+///
+/// // Indefinite (eigenvalues 5, -1, -1): shift the diagonal until the factorization succeeds.
+/// let a = Mat::<f64>::from_fn(3, 3, |i, j| if i == j { 1.0 } else { 2.0 });
+/// let (mut work, mut shift) = (a.clone(), 0.0);
+/// let chol = loop {
+///     match linalg::cholesky(&mut work, &Exec::serial()) {
+///         Ok(chol) => break chol,
+///         Err(LinalgError::NotPositiveDefinite { index, .. }) => {
+///             // `work` is free: its leading `index` columns hold the partial factor.
+///             assert!(index > 0 && work[(0, 0)] > 0.0);
+///             shift += 1.0;
+///             work = Mat::from_fn(3, 3, |i, j| a[(i, j)] + if i == j { shift } else { 0.0 });
+///         }
+///         Err(other) => return Err(other),
+///     }
+/// };
+/// assert_eq!(shift, 2.0); // a + I is singular, a + 2 I positive definite
+/// let shifted = Mat::<f64>::from_fn(3, 3, |i, j| a[(i, j)] + if i == j { 2.0 } else { 0.0 });
+/// assert!((chol.reconstruct() - &shifted).norm_max() < 1e-14);
+/// # Ok::<(), LinalgError>(())
+/// ```
 pub fn cholesky<'a, T: Field>(
     a: impl InPlace<'a, T>,
     exec: &(impl Executor + ?Sized),
@@ -146,6 +178,7 @@ fn factor<'a, T: Field>(
 
 owned_constructors!(
     Cholesky,
+    "cholesky",
     "Factors a copy of `a` (which may be a conjugated view), reading its lower triangle, on\n`exec`; `a` is unchanged, also when it is not positive definite."
 );
 

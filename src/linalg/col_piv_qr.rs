@@ -21,6 +21,29 @@ use super::factors::{InPlace, owned_constructors, Store};
 use super::reflectors::Reflectors;
 use super::{Dim, Field, LinalgError, Options, Qr, TriangularView};
 
+/// `e` as the error of the operation `op`: every field kept but the operation's name.
+fn renamed(mut e: LinalgError, op: &'static str) -> LinalgError {
+    // Exhaustive, so that a new variant must be named here.
+    match &mut e {
+        LinalgError::ShapeMismatch { op: o, .. }
+        | LinalgError::NotSquare { op: o, .. }
+        | LinalgError::NotFinite { op: o, .. }
+        | LinalgError::NotPositiveDefinite { op: o, .. }
+        | LinalgError::Singular { op: o, .. }
+        | LinalgError::NotTall { op: o, .. }
+        | LinalgError::RankDeficient { op: o, .. }
+        | LinalgError::IllConditioned { op: o, .. }
+        | LinalgError::PivotGrowth { op: o, .. }
+        | LinalgError::ScratchTooSmall { op: o, .. }
+        | LinalgError::NotHermitian { op: o, .. }
+        | LinalgError::NoConvergence { op: o }
+        | LinalgError::IndexOverflow { op: o }
+        | LinalgError::OutOfMemory { op: o }
+        | LinalgError::BatchLength { op: o, .. } => *o = op,
+    }
+    e
+}
+
 /// The factorization `A P = Q R` of an `m x n` matrix with column pivoting: at each step the
 /// remaining column of largest norm comes next, so `R`'s diagonal is non-increasing in
 /// magnitude and shows the numerical rank. `R` (`min(m, n) x n`) is on and above the diagonal
@@ -145,6 +168,7 @@ fn factor<'a, T: Field>(
 
 owned_constructors!(
     ColPivQr,
+    "col_piv_qr",
     "Factors a copy of `a` (which may be a conjugated view), on `exec`; `a` is unchanged.\nErrors: [`LinalgError::NotFinite`]."
 );
 
@@ -205,7 +229,8 @@ impl<T: Field> ColPivQr<'_, T> {
         b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
         exec: &(impl Executor + ?Sized),
     ) -> Result<Mat<T>, LinalgError> {
-        self.apply("apply_q_adjoint", b.as_mat_ref().to_owned(), true, exec)
+        let b = scratch::copy("apply_q_adjoint", b.as_mat_ref())?;
+        self.apply("apply_q_adjoint", b, true, exec)
     }
 
     /// `Q B` (`B`: `m` rows, may be a conjugated view), on `exec`, without forming `Q`.
@@ -214,7 +239,8 @@ impl<T: Field> ColPivQr<'_, T> {
         b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
         exec: &(impl Executor + ?Sized),
     ) -> Result<Mat<T>, LinalgError> {
-        self.apply("apply_q", b.as_mat_ref().to_owned(), false, exec)
+        let b = scratch::copy("apply_q", b.as_mat_ref())?;
+        self.apply("apply_q", b, false, exec)
     }
 
     fn apply(
@@ -279,7 +305,10 @@ impl<T: Field> ColPivQr<'_, T> {
     /// `[T 0] Z` by a second QR (of their adjoint), a complete orthogonal decomposition
     /// `A P = Q [T 0; 0 0] Z`, and `X = P Z^H [T^-1 (Q^H B)_r; 0]`. At full column rank this is
     /// the triangular solve of [`Qr::lstsq`]. Errors: [`LinalgError::ShapeMismatch`] (`B` must
-    /// have `m` rows), [`LinalgError::NotFinite`].
+    /// have `m` rows), [`LinalgError::NotFinite`], [`LinalgError::OutOfMemory`], and the
+    /// refusals of the second QR's solve ([`LinalgError::RankDeficient`]: an `rcond` that
+    /// keeps a block singular to rounding, or factors of a non-finite `A` left unchecked by
+    /// `check_finite(false)`); every one names the operation `"lstsq"`.
     pub fn lstsq<B: Conjugate<Canonical = T>>(
         &self,
         b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
@@ -291,14 +320,17 @@ impl<T: Field> ColPivQr<'_, T> {
         let (m, n) = (f.nrows(), f.ncols());
         let b = b.as_mat_ref();
         check::dim(op, "B", Dim::Rows, m, b.nrows())?;
-        let mut qb = b.to_owned();
+        // Sized before `B` is read: `Q^H B` and the solution (`n x k`, more than `B` when `A`
+        // is wide).
+        let mut qb = scratch::copy(op, b)?;
+        let mut x = scratch::zeros::<T>(op, n, b.ncols())?;
         if self.options.checks_finite() {
             check::finite(op, "B", qb.as_ref(), Stored::All)?;
         }
         let r = self.rank(rcond);
         self.q_on(qb.as_mut(), true, exec);
         let c = qb.as_ref().subrows(0, r);
-        let mut y = Mat::<T>::zeros(n, b.ncols());
+        let mut y = scratch::zeros::<T>(op, n, b.ncols())?;
         if r == n {
             let p = SolveParams {
                 threshold: self.options.get(Family::TriangularSolve),
@@ -310,10 +342,11 @@ impl<T: Field> ColPivQr<'_, T> {
             // [R11 R12]^H (n x r, lower trapezoidal), factored to give Z and T = R2^H.
             let rows = Mat::<T>::from_fn(n, r, |i, j| if j <= i { conj(&f[(j, i)]) } else { zero() });
             let inner = self.options.check_finite(false);
-            let z = Qr::new_with(&rows, exec, &inner)?;
-            y = z.min_norm_adjoint(c, exec)?;
+            // The inner calls' refusals are this call's: named `lstsq`, not by the inner
+            // operation the caller never made.
+            let z = Qr::new_with(&rows, exec, &inner).map_err(|e| renamed(e, op))?;
+            y = z.min_norm_adjoint(c, exec).map_err(|e| renamed(e, op))?;
         }
-        let mut x = Mat::<T>::zeros(n, b.ncols());
         for (j, &p) in self.perm.iter().enumerate() {
             x.row_mut(p).copy_from(y.row(j));
         }

@@ -10,7 +10,7 @@
 use std::sync::OnceLock;
 
 use faer::mat::AsMatRef;
-use faer::traits::math_utils::{abs, abs1, from_f64, is_finite, mul_real, one, recip, zero};
+use faer::traits::math_utils::{abs, abs1, from_f64, is_finite, is_nan, mul_real, one, recip, zero};
 use faer::{Mat, MatMut, MatRef};
 use teamalg_kernels::par::Seq;
 use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
@@ -120,7 +120,8 @@ pub(crate) fn norm1_estimate_in<T: Field>(
 /// `||A||_1`: the largest column sum, of `|re| + |im|` for a complex entry (as faer's
 /// `norm_l1` and BLAS's `dzasum` measure; within a factor of `sqrt 2` of the sum of moduli),
 /// through faer's vectorized sums: about one read of `A`. The norm the `rcond` of
-/// [`Lu`](super::Lu) and [`Cholesky`](super::Cholesky) take.
+/// [`Lu`](super::Lu) and [`Cholesky`](super::Cholesky) take. NaN when an entry is NaN (a NaN
+/// column sum wins, as in LAPACK's `dlange`), else infinite when an entry is.
 ///
 /// ```
 /// use faer::Mat;
@@ -129,14 +130,19 @@ pub(crate) fn norm1_estimate_in<T: Field>(
 /// ```
 pub fn norm_l1<T: Field>(a: impl AsMatRef<T = T, Rows = usize, Cols = usize>) -> T::Real {
     let a = a.as_mat_ref();
-    (0..a.ncols()).fold(zero(), |m: T::Real, j| {
-        let s = a.col(j).norm_l1();
-        if s > m {
-            s
-        } else {
-            m
-        }
-    })
+    (0..a.ncols()).fold(zero(), |m: T::Real, j| larger(m, a.col(j).norm_l1()))
+}
+
+/// The larger of a running maximum `m` and a column sum `s`, NaN once either is (as LAPACK's
+/// `dlange`): `s > m` alone is false for a NaN `s`, which the maximum would then drop.
+fn larger<R: faer::traits::RealField>(m: R, s: R) -> R {
+    if is_nan(&m) {
+        m
+    } else if is_nan(&s) || s > m {
+        s
+    } else {
+        m
+    }
 }
 
 /// `1 / (||A||_1 est(||A^{-1}||_1))` of an order-`n` matrix: 1 for the empty matrix (as
@@ -203,8 +209,7 @@ fn hermitian_norm_l1<T: Field>(a: MatRef<'_, T>) -> T::Real {
             sums[j] += v;
         }
     }
-    sums.into_iter()
-        .fold(zero(), |m: T::Real, s| if s > m { s } else { m })
+    sums.into_iter().fold(zero(), larger)
 }
 
 /// The solves' guard of a factorization made with [`Options::min_rcond`]: `||A||_1`, measured

@@ -48,8 +48,9 @@ pub struct Eigen<T: Field> {
 impl<T: Field> Eigen<T> {
     /// The eigenvalues and eigenvectors of `a` (square; it may be a conjugated view). `exec`
     /// is taken for the surface every call shares; the work runs on the calling thread.
-    /// Errors: [`LinalgError::NotSquare`], [`LinalgError::NotFinite`] (always checked: the
-    /// iteration has no result on NaN), [`LinalgError::NoConvergence`].
+    /// Errors: [`LinalgError::NotSquare`], [`LinalgError::OutOfMemory`] (the results and the
+    /// solver's copy are sized before anything is read), [`LinalgError::NotFinite`] (always
+    /// checked: the iteration has no result on NaN), [`LinalgError::NoConvergence`].
     pub fn new<A: Conjugate<Canonical = T>>(
         a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
         exec: &(impl Executor + ?Sized),
@@ -65,7 +66,7 @@ impl<T: Field> Eigen<T> {
     ) -> Result<Self, LinalgError> {
         let (_, _) = (exec, options);
         let mut copy = None;
-        let a = canonical(a.as_mat_ref(), &mut copy);
+        let a = canonical("eigen", a.as_mat_ref(), &mut copy)?;
         let (values, vectors) = run("eigen", a, true)?;
         Ok(Eigen { values, vectors })
     }
@@ -178,7 +179,7 @@ pub fn eigenvalues_with<T: Field, A: Conjugate<Canonical = T>>(
 ) -> Result<Vec<Complex<T::Real>>, LinalgError> {
     let (_, _) = (exec, options);
     let mut copy = None;
-    let a = canonical(a.as_mat_ref(), &mut copy);
+    let a = canonical("eigenvalues", a.as_mat_ref(), &mut copy)?;
     Ok(run("eigenvalues", a, false)?.0)
 }
 
@@ -191,7 +192,6 @@ fn run<T: Field>(
     vectors: bool,
 ) -> Result<(Vec<Complex<T::Real>>, Mat<Complex<T::Real>>), LinalgError> {
     let n = check::square(op, "A", a)?;
-    check::finite(op, "A", a, Stored::All)?;
     let want = if vectors {
         ComputeEigenvectors::Yes
     } else {
@@ -199,10 +199,16 @@ fn run<T: Field>(
     };
     let vn = if vectors { n } else { 0 };
     let failed = |_| LinalgError::NoConvergence { op };
+    // Sized first: the results and the copy the solver reads are allocated before `a` is
+    // scanned, so an `a` too large to hold is refused at once.
+    let mut v = scratch::mat(op, vn, vn, |_, _| Complex::new(zero(), zero()))?;
     if T::IS_REAL {
-        let ar = Mat::<T::Real>::from_fn(n, n, |i, j| real(&a[(i, j)]));
-        let (mut re, mut im) = (Mat::<T::Real>::zeros(n, 1), Mat::<T::Real>::zeros(n, 1));
-        let mut u = Mat::<T::Real>::zeros(vn, vn);
+        let ar = scratch::room::<T::Real>(op, n, n)?;
+        let mut re = scratch::zeros::<T::Real>(op, n, 1)?;
+        let mut im = scratch::zeros::<T::Real>(op, n, 1)?;
+        let mut u = scratch::zeros::<T::Real>(op, vn, vn)?;
+        check::finite(op, "A", a, Stored::All)?;
+        let ar = ar.fill(|i, j| real(&a[(i, j)]));
         let req: StackReq = evd_scratch::<T::Real>(n, ComputeEigenvectors::No, want, Par::Seq, Default::default());
         scratch::with(op, req, |stack| {
             evd_real(
@@ -220,7 +226,6 @@ fn run<T: Field>(
         let values: Vec<_> = (0..n)
             .map(|i| Complex::new(re[(i, 0)], im[(i, 0)]))
             .collect();
-        let mut v = Mat::<Complex<T::Real>>::from_fn(vn, vn, |_, _| Complex::new(zero(), zero()));
         let mut j = 0;
         while j < vn {
             if im[(j, 0)] == zero() || j + 1 == vn {
@@ -240,11 +245,12 @@ fn run<T: Field>(
         }
         Ok((values, v))
     } else {
-        let ac = Mat::<Complex<T::Real>>::from_fn(n, n, |i, j| {
+        let ac = scratch::room::<Complex<T::Real>>(op, n, n)?;
+        let mut w = scratch::mat(op, n, 1, |_, _| Complex::new(zero(), zero()))?;
+        check::finite(op, "A", a, Stored::All)?;
+        let ac = ac.fill(|i, j| {
             Complex::new(real(&a[(i, j)]), imag(&a[(i, j)]))
         });
-        let mut w = Mat::<Complex<T::Real>>::from_fn(n, 1, |_, _| Complex::new(zero(), zero()));
-        let mut v = Mat::<Complex<T::Real>>::from_fn(vn, vn, |_, _| Complex::new(zero(), zero()));
         let req = evd_scratch::<Complex<T::Real>>(n, ComputeEigenvectors::No, want, Par::Seq, Default::default());
         scratch::with(op, req, |stack| {
             evd_cplx(

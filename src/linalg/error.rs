@@ -93,8 +93,9 @@ pub enum LinalgError {
         /// The column whose pivot failed.
         index: usize,
     },
-    /// A solve (or inverse) with a singular factorization: the diagonal entry `index` of LU's
-    /// `U` or QR's `R` is zero.
+    /// A singular factorization or a solve (or inverse) with one: the pivot `index` is zero
+    /// (the diagonal entry of LU's `U`, of `LDL^H`'s `D`, Bunch-Kaufman's block, or the
+    /// eigenvalue). A QR reports a singular `R` as [`LinalgError::RankDeficient`] instead.
     Singular {
         /// The operation.
         op: &'static str,
@@ -112,12 +113,13 @@ pub enum LinalgError {
         /// Its columns.
         cols: usize,
     },
-    /// Least squares or a solve with a QR whose `R` is numerically singular: its condition
-    /// estimate ([`Qr::rcond`](super::Qr::rcond)) is at most `k` times the machine epsilon
-    /// (`k = min(m, n)`), so the answer would carry no correct digit. `rank` estimates the
-    /// numerical rank from `R`'s diagonal (at most `k - 1`). Use
-    /// [`Svd::lstsq`](super::Svd::lstsq) for the minimum-norm solution of a rank-deficient
-    /// system.
+    /// Least squares or a solve with a QR whose `R` is singular, exactly (a zero on its
+    /// diagonal, as a column equal to an earlier one or a combination of others leaves it) or
+    /// numerically: its condition estimate ([`Qr::rcond`](super::Qr::rcond)) is at most `k`
+    /// times the machine epsilon (`k = min(m, n)`), so the answer would carry no correct
+    /// digit. `rank` estimates the numerical rank from `R`'s diagonal (at most `k - 1`). Use
+    /// [`ColPivQr::lstsq`](super::ColPivQr::lstsq) or [`Svd::lstsq`](super::Svd::lstsq) for
+    /// the minimum-norm solution of a rank-deficient system; the message names both.
     RankDeficient {
         /// The operation.
         op: &'static str,
@@ -149,6 +151,18 @@ pub enum LinalgError {
         /// The floor it is below.
         limit: f64,
     },
+    /// An `LDL^H` without pivoting ([`Ldlt::new`](super::Ldlt::new)) whose factors grew too
+    /// large: `growth`, `|| |L| |D| |L|^H ||_inf / ||A||_inf` ([`Ldlt::growth`](super::Ldlt::growth)),
+    /// is above `limit`, so a solve's backward error could be `growth` times a stable one's.
+    /// The matrix needs pivoting: use [`Lblt`](super::Lblt) (Bunch-Kaufman).
+    PivotGrowth {
+        /// The operation.
+        op: &'static str,
+        /// The growth measured.
+        growth: f64,
+        /// The bound it is above.
+        limit: f64,
+    },
     /// A Hermitian call checked its input ([`Options::check_hermitian`](super::Options::check_hermitian))
     /// and `A[(row, col)]` differs from the conjugate of `A[(col, row)]` by more than rounding
     /// (`row == col`: a diagonal entry with an imaginary part); nothing was written.
@@ -174,8 +188,9 @@ pub enum LinalgError {
         /// The operation.
         op: &'static str,
     },
-    /// The result could not be allocated (a sparse product whose structure does not fit in
-    /// memory).
+    /// The result could not be allocated: an owned form's result, copy or scratch (sized
+    /// before anything is read, so a huge operand is refused at once), or a sparse product
+    /// whose structure does not fit in memory.
     OutOfMemory {
         /// The operation.
         op: &'static str,
@@ -206,6 +221,7 @@ impl LinalgError {
             | LinalgError::NotTall { op, .. }
             | LinalgError::RankDeficient { op, .. }
             | LinalgError::IllConditioned { op, .. }
+            | LinalgError::PivotGrowth { op, .. }
             | LinalgError::ScratchTooSmall { op, .. }
             | LinalgError::NotHermitian { op, .. }
             | LinalgError::NoConvergence { op }
@@ -261,6 +277,10 @@ impl fmt::Display for LinalgError {
                 f,
                 "{op}: A is ill-conditioned (estimated reciprocal condition number {rcond:.1e}, below the limit {limit:.1e})"
             ),
+            LinalgError::PivotGrowth { op, growth, limit } => write!(
+                f,
+                "{op}: without pivoting the factors grew {growth:.1e} times larger than A (limit {limit:.1e}): use Lblt (Bunch-Kaufman) for this indefinite matrix"
+            ),
             LinalgError::NotHermitian { op, row, col } => write!(
                 f,
                 "{op}: A is not Hermitian: A[({row}, {col})] differs from the conjugate of A[({col}, {row})]"
@@ -286,8 +306,9 @@ impl fmt::Display for LinalgError {
     }
 }
 
-// Equality is reflexive: the only floats, `IllConditioned`'s estimate and floor, are never NaN
-// (a NaN estimate is reported as 0, and `Options::min_rcond` refuses a NaN floor).
+// Equality is reflexive: the only floats, `IllConditioned`'s estimate and floor and
+// `PivotGrowth`'s growth and bound, are never NaN (a NaN estimate is reported as 0,
+// `Options::min_rcond` refuses a NaN floor, and a NaN growth is not above any bound).
 impl Eq for LinalgError {}
 
 impl std::error::Error for LinalgError {}

@@ -15,7 +15,7 @@ use teamalg_kernels::par::Executor;
 
 use super::factors::canonical;
 use super::{hermitian, scratch};
-use super::check::{self, Stored};
+use super::check;
 use super::svd::RealOf;
 use super::{det, Dim, Field, LinalgError, Options};
 
@@ -52,8 +52,9 @@ pub struct SelfAdjointEigen<T: Rotate> {
 
 impl<T: Field> SelfAdjointEigen<T> {
     /// The eigendecomposition of `a` (which may be a conjugated view), reading its lower
-    /// triangle, on `exec`. Errors: [`LinalgError::NotSquare`] and [`LinalgError::NotFinite`]
-    /// (checked first), [`LinalgError::NoConvergence`].
+    /// triangle, on `exec`. Errors: [`LinalgError::NotSquare`], [`LinalgError::OutOfMemory`]
+    /// (the vectors, the scratch and a conjugated view's copy are sized before anything is
+    /// read) and [`LinalgError::NotFinite`] (checked first), [`LinalgError::NoConvergence`].
     pub fn new<A: Conjugate<Canonical = T>>(
         a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
         exec: &(impl Executor + ?Sized),
@@ -71,10 +72,12 @@ impl<T: Field> SelfAdjointEigen<T> {
     ) -> Result<Self, LinalgError> {
         let a = a.as_mat_ref();
         let n = check(a.canonical())?;
+        // The vectors are sized first: a result too large to hold is refused before `a` is
+        // copied or read.
+        let mut u = scratch::zeros("self_adjoint_eigen", n, n)?;
+        let mut w = scratch::vec("self_adjoint_eigen", n, RealOf::<T>::ZERO)?;
         let mut copy = None;
-        let a = canonical(a, &mut copy);
-        let mut w = vec![RealOf::<T>::ZERO; n];
-        let mut u = Mat::<T>::zeros(n, n);
+        let a = canonical("self_adjoint_eigen", a, &mut copy)?;
         let req = self_adjoint_evd_scratch::<T>(n, true);
         scratch::with("self_adjoint_eigen", req, |stack| {
             run(a.as_ref(), &mut w, Some(u.as_mut()), exec, options, stack)
@@ -181,9 +184,9 @@ pub fn self_adjoint_eigenvalues_with<T: Field, A: Conjugate<Canonical = T>>(
 ) -> Result<Vec<RealOf<T>>, LinalgError> {
     let a = a.as_mat_ref();
     let n = check(a.canonical())?;
+    let mut w = scratch::vec("self_adjoint_eigenvalues", n, RealOf::<T>::ZERO)?;
     let mut copy = None;
-    let a = canonical(a, &mut copy);
-    let mut w = vec![RealOf::<T>::ZERO; n];
+    let a = canonical("self_adjoint_eigenvalues", a, &mut copy)?;
     let req = self_adjoint_evd_scratch::<T>(n, false);
     scratch::with("self_adjoint_eigenvalues", req, |stack| {
         run(a.as_ref(), &mut w, None, exec, options, stack)
@@ -203,7 +206,9 @@ pub fn self_adjoint_eigen_scratch<T: ComplexField>(n: usize, vectors: bool) -> S
 ///
 /// Errors: [`LinalgError::NotSquare`], [`LinalgError::ShapeMismatch`] for `w` or `u`,
 /// [`LinalgError::NotFinite`] (checked first: nothing is written),
-/// [`LinalgError::NoConvergence`] (then `w` and `u` hold no result).
+/// [`LinalgError::NoConvergence`] (then `w` and `u` hold no result),
+/// [`LinalgError::OutOfMemory`] (the scratch, or the copy of a conjugated view, cannot be
+/// allocated; nothing is written).
 pub fn self_adjoint_eigen_into<T: Field, A: Conjugate<Canonical = T>>(
     a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
     w: &mut [RealOf<T>],
@@ -212,7 +217,7 @@ pub fn self_adjoint_eigen_into<T: Field, A: Conjugate<Canonical = T>>(
     options: &Options,
 ) -> Result<(), LinalgError> {
     let mut copy = None;
-    let a = canonical(a.as_mat_ref(), &mut copy);
+    let a = canonical("self_adjoint_eigen", a.as_mat_ref(), &mut copy)?;
     let req = self_adjoint_evd_scratch::<T>(a.nrows(), u.is_some());
     scratch::with("self_adjoint_eigen", req, |stack| {
         self_adjoint_eigen_into_with_scratch(a, w, u, exec, options, stack)
@@ -259,7 +264,7 @@ pub fn self_adjoint_eigen_into_with_scratch<T: Field, A: Conjugate<Canonical = T
     stack: &mut MemStack,
 ) -> Result<(), LinalgError> {
     let mut copy = None;
-    let a = canonical(a.as_mat_ref(), &mut copy);
+    let a = canonical("self_adjoint_eigen", a.as_mat_ref(), &mut copy)?;
     let n = check::square("self_adjoint_eigen", "A", a)?;
     check::dim("self_adjoint_eigen", "w", Dim::Rows, n, w.len())?;
     if let Some(u) = &u {
@@ -290,10 +295,12 @@ fn run<T: Field>(
     if options.checks_hermitian() {
         hermitian::check("self_adjoint_eigen", a, options, true)?;
     }
+    // The caller's matrix, whose entries a refusal names (not the mirrored copy's).
+    let given = a;
     // The upper triangle, when the options read it, mirrored into a lower one the kernel reads.
     let mut mirrored = None;
     let a = if options.read_side() == faer::Side::Upper {
-        let m = mirrored.insert(a.to_owned());
+        let m = mirrored.insert(scratch::copy("self_adjoint_eigen", a)?);
         hermitian::to_lower(m.as_mut(), options);
         m.as_ref()
     } else {
@@ -306,8 +313,9 @@ fn run<T: Field>(
         gemm: options.get(Family::Gemm),
     };
     self_adjoint_evd_with_scratch(a, w, u, exec, params, stack).map_err(|e| match e {
-        // The kernel refused non-finite input before writing: name the entry.
-        EvdError::NotFinite => check::finite("self_adjoint_eigen", "A", a, Stored::Lower)
+        // The kernel refused non-finite input before writing: name the entry, searched in the
+        // triangle the caller's matrix is read from, so that its position is the caller's.
+        EvdError::NotFinite => check::finite("self_adjoint_eigen", "A", given, hermitian::stored(options))
             .err()
             .unwrap_or(LinalgError::NoConvergence {
                 op: "self_adjoint_eigen",

@@ -5,6 +5,8 @@ use faer::traits::math_utils::{conj, one, zero};
 use faer::traits::{ComplexField, Conjugate};
 use faer::{Mat, MatMut, MatRef};
 
+use super::{scratch, LinalgError};
+
 /// The storage of a factorization's factors.
 #[derive(Debug)]
 pub(crate) enum Store<'a, T> {
@@ -44,15 +46,17 @@ pub(crate) fn conjugate<T: ComplexField>(mut m: MatMut<'_, T>) {
 }
 
 /// `a` as a view of `T`: itself when it is not a conjugated view, else a conjugated copy, made
-/// in `copy` (an owned form then reads the caller's matrix without copying it).
+/// in `copy` (an owned form then reads the caller's matrix without copying it). Errors:
+/// [`LinalgError::OutOfMemory`] (naming `op`) when the copy cannot be allocated.
 pub(crate) fn canonical<'a, T: ComplexField, A: Conjugate<Canonical = T>>(
+    op: &'static str,
     a: MatRef<'a, A>,
     copy: &'a mut Option<Mat<T>>,
-) -> MatRef<'a, T> {
+) -> Result<MatRef<'a, T>, LinalgError> {
     if A::IS_CANONICAL {
-        a.canonical()
+        Ok(a.canonical())
     } else {
-        copy.insert(a.to_owned()).as_ref()
+        Ok(copy.insert(scratch::copy(op, a)?).as_ref())
     }
 }
 
@@ -62,12 +66,15 @@ pub(crate) fn identity<T: ComplexField>(n: usize) -> Mat<T> {
 }
 
 /// The owned constructors of a factorization type, `new` and `new_with`: they take any
-/// `AsMatRef` input (conjugated views included), check it with the type's `check`, then factor
-/// a canonical copy with its `factor_copy`.
+/// `AsMatRef` input (conjugated views included), allocate its copy (refusing with
+/// `OutOfMemory` naming `$op`), check the input with the type's `check`, then factor the
+/// filled canonical copy with its `factor_copy`.
 macro_rules! owned_constructors {
-    ($ty:ident, $doc:literal) => {
+    ($ty:ident, $op:literal, $doc:literal) => {
         impl<T: Field> $ty<'_, T> {
             #[doc = $doc]
+            #[doc = ""]
+            #[doc = "[`LinalgError::OutOfMemory`] when the copy of `a` cannot be allocated: sized before any entry of `a` is read."]
             pub fn new<A: Conjugate<Canonical = T>>(
                 a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
                 exec: &(impl Executor + ?Sized),
@@ -82,8 +89,10 @@ macro_rules! owned_constructors {
                 options: &Options,
             ) -> Result<Self, LinalgError> {
                 let a = a.as_mat_ref();
+                // Sized first: an `a` too large to copy is refused before its scan.
+                let room = super::scratch::room($op, a.nrows(), a.ncols())?;
                 Self::check(a.canonical(), options)?;
-                Self::factor_copy(a.to_owned(), exec, options)
+                Self::factor_copy(room.fill_from(a), exec, options)
             }
         }
     };

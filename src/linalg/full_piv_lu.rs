@@ -53,7 +53,8 @@ pub struct FullPivLu<T> {
 
 impl<T: Field> FullPivLu<T> {
     /// Factors a copy of `a` (any shape; it may be a conjugated view), on `exec`; `a` is
-    /// unchanged. Errors: [`LinalgError::NotFinite`] (when the options check).
+    /// unchanged. Errors: [`LinalgError::OutOfMemory`] (the copy is sized before anything is
+    /// read), [`LinalgError::NotFinite`] (when the options check).
     pub fn new<A: Conjugate<Canonical = T>>(
         a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
         exec: &(impl Executor + ?Sized),
@@ -67,14 +68,17 @@ impl<T: Field> FullPivLu<T> {
         exec: &(impl Executor + ?Sized),
         options: &Options,
     ) -> Result<Self, LinalgError> {
+        const OP: &str = "full_piv_lu";
         let a = a.as_mat_ref();
+        let (m, n) = (a.nrows(), a.ncols());
+        // Sized first: an `a` too large to copy is refused before its scan.
+        let room = scratch::room(OP, m, n)?;
         if options.checks_finite() {
-            check::finite("full_piv_lu", "A", a.canonical(), Stored::All)?;
+            check::finite(OP, "A", a.canonical(), Stored::All)?;
         }
-        let mut factors = a.to_owned();
-        let (m, n) = (factors.nrows(), factors.ncols());
-        let (mut rp, mut rpi) = (vec![0; m], vec![0; m]);
-        let (mut cp, mut cpi) = (vec![0; n], vec![0; n]);
+        let mut factors = room.fill_from(a);
+        let (mut rp, mut rpi) = (scratch::vec(OP, m, 0)?, scratch::vec(OP, m, 0)?);
+        let (mut cp, mut cpi) = (scratch::vec(OP, n, 0)?, scratch::vec(OP, n, 0)?);
         let params = FullPivLuParams {
             threshold: options.get(Family::LuFullStep),
         };

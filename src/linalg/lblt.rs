@@ -63,6 +63,7 @@ impl<T: Field> Lblt<T> {
     /// Factors a copy of the Hermitian `a` (read from the triangle [`Options::side`] names,
     /// the lower by default). A singular matrix is factored too (its solves then report
     /// [`LinalgError::Singular`]). Errors: [`LinalgError::NotSquare`],
+    /// [`LinalgError::OutOfMemory`] (the copy is sized before anything is read),
     /// [`LinalgError::NotFinite`] (when the options check; faer's pivoting has no meaning on
     /// NaN), [`LinalgError::NotHermitian`] (when the options check).
     pub fn new<A: Conjugate<Canonical = T>>(
@@ -79,7 +80,10 @@ impl<T: Field> Lblt<T> {
         options: &Options,
     ) -> Result<Self, LinalgError> {
         let a = a.as_mat_ref();
-        let mut factors = a.to_owned();
+        // The shape first (free), then the size: an `a` too large to copy is refused before
+        // anything is read.
+        check::square("lblt", "A", a)?;
+        let mut factors = scratch::copy("lblt", a)?;
         hermitian::check("lblt", factors.as_ref(), options, false)?;
         hermitian::to_lower(factors.as_mut(), options);
         let guard = Guard::measure(factors.as_ref(), options, check::Stored::Lower);

@@ -1,7 +1,9 @@
 //! `A = L D L^H` of a Hermitian matrix without pivoting: [`Ldlt::new`] and its solves.
 
 use faer::mat::AsMatRef;
-use faer::traits::math_utils::{from_real, real, recip, zero};
+use faer::traits::math_utils::{
+    abs, add, div, eps, from_f64, from_real, is_nan, max, mul, one, real, recip, sqrt, zero,
+};
 use faer::traits::Conjugate;
 use faer::{Mat, MatMut, MatRef};
 use teamalg_gates::Family;
@@ -15,15 +17,22 @@ use super::factors::conjugate;
 use super::inertia::Inertia;
 use super::solves::{faer_solvers, solve_forms};
 use super::{det, hermitian, scratch};
-use super::{Dim, Field, LinalgError, Options, TriangularView};
+use super::{real_to_f64, Dim, Field, LinalgError, Options, TriangularView};
 
 /// The factorization `A = L D L^H` of a Hermitian matrix without pivoting: `L` unit lower
 /// triangular, `D` real diagonal. Half an LU's work and it keeps the symmetry, for a matrix
 /// known to need no pivoting (quasi-definite systems, a positive or negative definite one
 /// whose square roots a Cholesky would take); a pivot of exactly zero is
-/// [`LinalgError::Singular`], and a tiny one makes the factors grow: for an indefinite
-/// matrix in general use [`Lblt`](super::Lblt) (Bunch-Kaufman). Blocked on the team (family
-/// [`Family::Ldlt`]).
+/// [`LinalgError::Singular`], and a tiny one makes the factors grow.
+///
+/// **When to use [`Lblt`](super::Lblt) instead.** Without pivoting, a solve's backward error is
+/// about [`Ldlt::growth`] times a backward-stable one's: the factorization measures the growth
+/// `g = || |L| |D| |L|^H ||_inf / ||A||_inf` (at least 1 to rounding, at most `n` for a
+/// definite matrix) and refuses it above `max(n, eps^{-1/2})` (`6.7e7` in `f64`, `2.9e3` in
+/// `f32`) with [`LinalgError::PivotGrowth`]. Below that bound the answer may still be less
+/// accurate than Bunch-Kaufman's by the factor `g`: for an indefinite matrix not known to be
+/// quasi-definite, or whenever `growth()` is well above `n`, use [`Lblt`](super::Lblt), whose
+/// growth is bounded. Blocked on the team (family [`Family::Ldlt`]).
 ///
 /// ```
 /// use faer::Mat;
@@ -46,14 +55,34 @@ pub struct Ldlt<T> {
     factors: Mat<T>,
     options: Options,
     guard: Guard,
+    /// [`Ldlt::growth`], measured once by the factorization (an `f64`: the struct has no bound
+    /// that would name `T::Real`).
+    growth: f64,
 }
 
 impl<T: Field> Ldlt<T> {
     /// Factors a copy of the Hermitian `a` (read from the triangle [`Options::side`] names,
     /// the lower by default; it may be a conjugated view), on `exec`; `a` is unchanged.
-    /// Errors: [`LinalgError::NotSquare`], [`LinalgError::NotFinite`],
+    /// Errors: [`LinalgError::NotSquare`], [`LinalgError::OutOfMemory`] (the copy is sized
+    /// before anything is read), [`LinalgError::NotFinite`],
     /// [`LinalgError::NotHermitian`] (when the options check), [`LinalgError::Singular`] (a
-    /// zero pivot, with its column).
+    /// zero pivot, with its column), [`LinalgError::PivotGrowth`] (the factors grew above the
+    /// bound the type's documentation states: use [`Lblt`](super::Lblt)).
+    ///
+    /// ```
+    /// use faer::Mat;
+    /// use teamalg::{linalg::{Lblt, Ldlt, LinalgError}, Exec};
+    ///
+    /// // Well conditioned (eigenvalues near 1 and -1) but a tiny first pivot: L's entry 1e10.
+    /// let a = Mat::<f64>::from_fn(2, 2, |i, j| [[1e-10, 1.0], [1.0, 1e-10]][i][j]);
+    /// let err = Ldlt::new(&a, &Exec::serial()).unwrap_err();
+    /// assert!(matches!(err, LinalgError::PivotGrowth { op: "ldlt", growth, .. } if growth > 1e9));
+    /// assert!(err.to_string().contains("Lblt"));
+    /// // Bunch-Kaufman pivots it away.
+    /// let x = Lblt::new(&a, &Exec::serial())?.solve(&Mat::<f64>::ones(2, 1), &Exec::serial())?;
+    /// assert!((&a * &x - Mat::<f64>::ones(2, 1)).norm_max() < 1e-14);
+    /// # Ok::<(), LinalgError>(())
+    /// ```
     pub fn new<A: Conjugate<Canonical = T>>(
         a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
         exec: &(impl Executor + ?Sized),
@@ -68,10 +97,14 @@ impl<T: Field> Ldlt<T> {
         options: &Options,
     ) -> Result<Self, LinalgError> {
         let a = a.as_mat_ref();
-        let mut factors = a.to_owned();
+        // The shape first (free), then the size: an `a` too large to copy is refused before
+        // anything is read.
+        check::square("ldlt", "A", a)?;
+        let mut factors = scratch::copy("ldlt", a)?;
         hermitian::check("ldlt", factors.as_ref(), options, false)?;
         hermitian::to_lower(factors.as_mut(), options);
         let guard = Guard::measure(factors.as_ref(), options, check::Stored::Lower);
+        let a_norm = hermitian_norm_inf(factors.as_ref());
         let n = factors.nrows();
         let params = LdltParams {
             threshold: options.get(Family::Ldlt),
@@ -81,11 +114,49 @@ impl<T: Field> Ldlt<T> {
             ldlt_in_place(factors.as_mut(), exec, params, stack)
         })?
         .map_err(|ZeroPivot { index }| LinalgError::Singular { op: "ldlt", index })?;
+        let growth = growth(factors.as_ref(), a_norm);
+        // A definite matrix grows at most `n` times (Cauchy-Schwarz on `|L| |D|^(1/2)`, whose
+        // rows have norm `sqrt(a_ii)`): the bound never refuses one. `eps^{-1/2}` refuses when
+        // the backward error could lose half the digits a stable solve keeps.
+        let limit = max(&from_f64::<T::Real>(n as f64), &recip(&sqrt(&eps::<T::Real>())));
+        let growth = real_to_f64::<T>(&growth);
+        if growth > real_to_f64::<T>(&limit) {
+            return Err(LinalgError::PivotGrowth {
+                op: "ldlt",
+                growth,
+                limit: real_to_f64::<T>(&limit),
+            });
+        }
         Ok(Ldlt {
             factors,
             options: *options,
             guard,
+            growth,
         })
+    }
+
+    /// The pivot growth `|| |L| |D| |L|^H ||_inf / ||A||_inf` (`1` for an empty matrix),
+    /// measured by the factorization in `O(n^2)`: a solve's backward error is bounded by about
+    /// `3 n u` times it times `||A||` (against `3 n u ||A||` for a stable factorization), so a
+    /// value far above `n` says the matrix wanted pivoting: use [`Lblt`](super::Lblt). At most
+    /// `n` for a definite matrix; a factorization above `max(n, eps^{-1/2})` is refused (see
+    /// [`Ldlt`]).
+    ///
+    /// ```
+    /// use faer::Mat;
+    /// use teamalg::{linalg::Ldlt, Exec};
+    ///
+    /// // The first pivot 1e-4: L's entry 1e4, and |L| |D| |L|^H about 2e4 times A.
+    /// let a = Mat::<f64>::from_fn(2, 2, |i, j| [[1e-4, 1.0], [1.0, 1e-4]][i][j]);
+    /// let g = Ldlt::new(&a, &Exec::serial())?.growth();
+    /// assert!(g > 1e4 && g < 3e4);
+    /// // A definite matrix: no growth to speak of.
+    /// let spd = Mat::<f64>::from_fn(2, 2, |i, j| [[4.0, 2.0], [2.0, 5.0]][i][j]);
+    /// assert!(Ldlt::new(&spd, &Exec::serial())?.growth() <= 2.0);
+    /// # Ok::<(), teamalg::linalg::LinalgError>(())
+    /// ```
+    pub fn growth(&self) -> T::Real {
+        from_f64(self.growth)
     }
 
     /// The factored matrix: `L` strictly below the diagonal, `D` on it (its strict upper
@@ -191,6 +262,51 @@ impl<T: Field> Ldlt<T> {
         self.plain_solve(b.as_mut(), exec, p);
         conjugate(b);
     }
+}
+
+/// `||A||_inf` of the Hermitian matrix whose lower triangle `a` holds (its row sums of `|a_ij|`,
+/// each strict entry counted in its row and in its mirror's).
+fn hermitian_norm_inf<T: Field>(a: MatRef<'_, T>) -> T::Real {
+    let n = a.nrows();
+    let mut sums = vec![zero::<T::Real>(); n];
+    for j in 0..n {
+        for i in j..n {
+            let x = abs(&a[(i, j)]);
+            if i != j {
+                sums[j] = add(&sums[j], &x);
+            }
+            sums[i] = add(&sums[i], &x);
+        }
+    }
+    sums.into_iter().fold(zero(), |m, s| if s > m { s } else { m })
+}
+
+/// `|| |L| |D| |L|^H ||_inf / a_norm` of the factors `f` (`L` unit lower, `D` on the
+/// diagonal), in `O(n^2)`: the matrix is nonnegative, so its row sums are
+/// `|L| (|D| (|L|^H 1))`, three passes over `L`. `1` for an empty matrix. Not finite when the
+/// factors overflowed.
+fn growth<T: Field>(f: MatRef<'_, T>, a_norm: T::Real) -> T::Real {
+    let n = f.nrows();
+    if n == 0 {
+        return one();
+    }
+    // w = |D| |L|^H 1: column k's sum of |l_ik| (with its unit diagonal) times |d_k|.
+    let w: Vec<T::Real> = (0..n)
+        .map(|k| {
+            let col = (k + 1..n).fold(one::<T::Real>(), |s, i| add(&s, &abs(&f[(i, k)])));
+            mul(&abs(&real(&f[(k, k)])), &col)
+        })
+        .collect();
+    // |L| w, column by column.
+    let mut rows = w.clone();
+    for (k, wk) in w.iter().enumerate() {
+        for i in k + 1..n {
+            rows[i] = add(&rows[i], &mul(&abs(&f[(i, k)]), wk));
+        }
+    }
+    // A NaN (factors of a NaN input, unchecked) is kept: it is above no bound.
+    let top = rows.into_iter().fold(zero::<T::Real>(), |m, s| if s > m || is_nan(&s) { s } else { m });
+    div(&top, &a_norm)
 }
 
 solve_forms!(Ldlt);

@@ -131,7 +131,16 @@ fn factor<'a, T: Field>(
         ..LuParams::default()
     };
     let guard = Guard::measure(store.as_ref(), options, Stored::All);
-    let info = lu_in_place(store.as_mut(), &mut swaps, exec, params, stack);
+    let info = if m == 0 {
+        // No row, nothing to factor: the kernel would still step through every column (a
+        // `0 x n` of huge `n` took minutes).
+        LuInfo {
+            transpositions: 0,
+            zero_pivot: None,
+        }
+    } else {
+        lu_in_place(store.as_mut(), &mut swaps, exec, params, stack)
+    };
     let perm = Perm::from_swaps(&swaps, m);
     Lu {
         factors: store,
@@ -145,6 +154,7 @@ fn factor<'a, T: Field>(
 
 owned_constructors!(
     Lu,
+    "lu",
     "Factors a copy of `a` (which may be a conjugated view), on `exec`; `a` is unchanged.\nErrors: [`LinalgError::NotFinite`]."
 );
 

@@ -13,6 +13,11 @@ use super::{Dim, Field, LinalgError, Options};
 /// `C = alpha A B` (`Accum::Replace`) or `C += alpha A B` (`Accum::Add`) on `exec` (a `&Team`,
 /// a token, or `&Exec::serial()`). `A` and `B` may be conjugated views.
 ///
+/// Errors: [`LinalgError::ShapeMismatch`] naming `B` when its rows are not `A`'s columns, and
+/// `C` when it is not `A`'s rows by `B`'s columns (the output is measured against the inputs);
+/// [`LinalgError::NotFinite`] (`A`, `B`, `alpha`, and `C` with `Accum::Add`). Nothing is
+/// written then.
+///
 /// ```
 /// use faer::{c64, Accum, Mat};
 /// use teamalg::{linalg, Exec};
@@ -47,9 +52,11 @@ pub fn matmul_with<T: Field, A: Conjugate<Canonical = T>, B: Conjugate<Canonical
 ) -> Result<(), LinalgError> {
     const OP: &str = "matmul";
     let (a, b, c) = (a.as_mat_ref(), b.as_mat_ref(), c.as_mat_mut());
-    check::dim(OP, "A", Dim::Rows, c.nrows(), a.nrows())?;
-    check::dim(OP, "B", Dim::Cols, c.ncols(), b.ncols())?;
+    // The inputs first (`B` must fit `A`), then the output: `C` must be `A`'s rows by `B`'s
+    // columns, and when it is not, `C` is the operand named.
     check::dim(OP, "B", Dim::Rows, a.ncols(), b.nrows())?;
+    check::dim(OP, "C", Dim::Rows, a.nrows(), c.nrows())?;
+    check::dim(OP, "C", Dim::Cols, b.ncols(), c.ncols())?;
     if options.checks_finite() {
         check::finite(OP, "A", a.canonical(), Stored::All)?;
         check::finite(OP, "B", b.canonical(), Stored::All)?;

@@ -30,8 +30,11 @@ use super::{Dim, Field, LinalgError, Options, TriangularView};
 /// `Q` is never formed unless asked for: [`Qr::apply_q`] and [`Qr::apply_q_adjoint`] apply it
 /// to a matrix, [`Qr::q_thin`] and [`Qr::q_full`] form it. Any shape works, and so does a
 /// rank-deficient matrix (`A = Q R` with `Q` unitary; `R` then has zeros, to rounding, on its
-/// diagonal). Solves need a nonzero diagonal of `R` and report an exact zero as
-/// [`LinalgError::Singular`]; for rank-deficient least squares use a pivoted QR or an SVD.
+/// diagonal). Solves and least squares refuse an `A` that is rank-deficient, exactly or to
+/// rounding, with [`LinalgError::RankDeficient`] (never [`LinalgError::Singular`]: without
+/// pivoting, which diagonal entry of `R` comes out zero says little about which column is at
+/// fault); [`ColPivQr::lstsq`](super::ColPivQr::lstsq) and [`Svd::lstsq`](super::Svd::lstsq)
+/// give the minimum-norm solution of a rank-deficient system.
 ///
 /// ```
 /// use faer::Mat;
@@ -147,6 +150,7 @@ fn factor<'a, T: Field>(
 
 owned_constructors!(
     Qr,
+    "qr",
     "Factors a copy of `a` (which may be a conjugated view), on `exec`; `a` is unchanged.\nErrors: [`LinalgError::NotFinite`]."
 );
 
@@ -196,8 +200,7 @@ impl<T: Field> Qr<'_, T> {
     }
 
     /// `Some(estimated rank)` when `R` is numerically singular: [`Qr::rcond`] at most `k`
-    /// times the machine epsilon. The rank counts `R`'s diagonal entries above `k eps` times
-    /// the largest (at most `k - 1`).
+    /// times the machine epsilon; the rank is [`deficient_rank`]'s.
     fn deficiency(&self) -> Option<usize> {
         *self.deficient.get_or_init(|| {
             let f = self.factors();
@@ -206,14 +209,28 @@ impl<T: Field> Qr<'_, T> {
             if k == 0 || self.rcond() > tol {
                 return None;
             }
-            let d: Vec<T::Real> = (0..k).map(|i| abs(&f[(i, i)])).collect();
-            let top = d.iter().fold(zero::<T::Real>(), |m, x| if *x > m { *x } else { m });
-            let cut = top * tol;
-            Some(d.iter().filter(|x| **x > cut).count().min(k - 1))
+            Some(deficient_rank(f.submatrix(0, 0, k, k)))
         })
     }
 
-    /// The first exact zero on `R`'s diagonal, if any (`R` is then singular).
+    /// `Err(RankDeficient)` when `R` is singular, exactly or to rounding. The condition
+    /// estimate decides, not the first zero on the diagonal: an exact zero makes it 0 too, and
+    /// without pivoting the zero's position names no culprit column (a column equal to an
+    /// earlier one can leave its zero further down), while the estimate also sees the
+    /// numerically dependent columns the diagonal hides.
+    fn full_rank(&self, op: &'static str) -> Result<(), LinalgError> {
+        match self.deficiency() {
+            Some(rank) => {
+                let f = self.factors();
+                let of = f.nrows().min(f.ncols());
+                Err(LinalgError::RankDeficient { op, rank, of })
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// The first exact zero on `R`'s diagonal, if any (`R` is then singular). The solves do not
+    /// report it: they refuse any singular `R` with [`LinalgError::RankDeficient`].
     pub fn zero_diagonal(&self) -> Option<usize> {
         let f = self.factors();
         (0..f.nrows().min(f.ncols())).find(|&i| f[(i, i)] == zero::<T>())
@@ -280,7 +297,7 @@ impl<T: Field> Qr<'_, T> {
         b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
         exec: &(impl Executor + ?Sized),
     ) -> Result<Mat<T>, LinalgError> {
-        let mut x = b.as_mat_ref().to_owned();
+        let mut x = scratch::copy("apply_q", b.as_mat_ref())?;
         self.apply_q_in_place(x.as_mut(), exec)?;
         Ok(x)
     }
@@ -291,7 +308,7 @@ impl<T: Field> Qr<'_, T> {
         b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
         exec: &(impl Executor + ?Sized),
     ) -> Result<Mat<T>, LinalgError> {
-        let mut x = b.as_mat_ref().to_owned();
+        let mut x = scratch::copy("apply_q_adjoint", b.as_mat_ref())?;
         self.apply_q_adjoint_in_place(x.as_mut(), exec)?;
         Ok(x)
     }
@@ -309,17 +326,11 @@ impl<T: Field> Qr<'_, T> {
     }
 
     /// The least-squares solves' checks: `b` has `m` rows and is finite, and `R`'s leading
-    /// `n x n` block has no zero on its diagonal and is not singular to rounding.
+    /// `n x n` block is not singular, exactly or to rounding.
     fn checked(&self, op: &'static str, b: &MatMut<'_, T>) -> Result<SolveParams, LinalgError> {
         let f = self.factors();
         check::dim(op, "B", Dim::Rows, f.nrows(), b.nrows())?;
-        if let Some(index) = self.zero_diagonal() {
-            return Err(LinalgError::Singular { op, index });
-        }
-        if let Some(rank) = self.deficiency() {
-            let of = f.nrows().min(f.ncols());
-            return Err(LinalgError::RankDeficient { op, rank, of });
-        }
+        self.full_rank(op)?;
         if self.options.checks_finite() {
             check::finite(op, "B", b.as_ref(), Stored::All)?;
         }
@@ -335,10 +346,10 @@ impl<T: Field> Qr<'_, T> {
     ///
     /// Errors: [`LinalgError::NotTall`] when `m < n` (an underdetermined system: factor `A^H`
     /// and use [`Qr::min_norm_adjoint`]), [`LinalgError::ShapeMismatch`],
-    /// [`LinalgError::Singular`] (a zero on `R`'s diagonal: `A` is rank-deficient),
-    /// [`LinalgError::RankDeficient`] (`R` is singular to rounding, [`Qr::rcond`]: the answer
-    /// would be meaningless; [`Svd::lstsq`](super::Svd::lstsq) gives the minimum-norm one),
-    /// [`LinalgError::NotFinite`]; `b` is then unchanged.
+    /// [`LinalgError::RankDeficient`] (`A` is rank-deficient: `R` is singular, exactly or to
+    /// rounding, as [`Qr::rcond`] sees it, and the answer would be meaningless;
+    /// [`ColPivQr::lstsq`](super::ColPivQr::lstsq) and [`Svd::lstsq`](super::Svd::lstsq) give
+    /// the minimum-norm one), [`LinalgError::NotFinite`]; `b` is then unchanged.
     pub fn lstsq_in_place(
         &self,
         b: MatMut<'_, T>,
@@ -374,7 +385,7 @@ impl<T: Field> Qr<'_, T> {
         b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
         exec: &(impl Executor + ?Sized),
     ) -> Result<Mat<T>, LinalgError> {
-        let mut x = b.as_mat_ref().to_owned();
+        let mut x = scratch::copy("lstsq", b.as_mat_ref())?;
         self.lstsq_in_place(x.as_mut(), exec)?;
         let n = self.factors().ncols();
         Ok(x.subrows(0, n).to_owned())
@@ -402,8 +413,11 @@ impl<T: Field> Qr<'_, T> {
     /// ```
     ///
     /// Errors: [`LinalgError::NotTall`] (this QR is of a wide matrix),
-    /// [`LinalgError::ShapeMismatch`] (`B` must have `n` rows), [`LinalgError::Singular`],
-    /// [`LinalgError::NotFinite`].
+    /// [`LinalgError::ShapeMismatch`] (`B` must have `n` rows), [`LinalgError::RankDeficient`]
+    /// (`R` has an exact zero on its diagonal: `A` is not of full column rank, and the
+    /// minimum-norm solution is [`Svd::lstsq`](super::Svd::lstsq)'s of the wide system),
+    /// [`LinalgError::NotFinite`]. An `R` singular only to rounding is not refused here: ask
+    /// [`Qr::rcond`] first.
     pub fn min_norm_adjoint<B: Conjugate<Canonical = T>>(
         &self,
         b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
@@ -417,10 +431,12 @@ impl<T: Field> Qr<'_, T> {
         }
         let b = b.as_mat_ref();
         check::dim(op, "B", Dim::Rows, n, b.nrows())?;
-        if let Some(index) = self.zero_diagonal() {
-            return Err(LinalgError::Singular { op, index });
+        // An exact zero on the diagonal only, as before: `ColPivQr::lstsq` calls this on a
+        // block its own rank rule (a caller's `rcond`) chose, which must not be refused again.
+        if self.zero_diagonal().is_some() {
+            self.full_rank(op)?;
         }
-        let mut x = Mat::<T>::zeros(m, b.ncols());
+        let mut x = scratch::zeros::<T>(op, m, b.ncols())?;
         x.as_mut().subrows_mut(0, n).copy_from(b);
         if self.options.checks_finite() {
             check::finite(op, "B", x.as_ref().subrows(0, n), Stored::All)?;
@@ -518,6 +534,32 @@ impl<T: Field> Qr<'_, T> {
         self.q_on(b.as_mut(), false, exec);
         conjugate(b);
     }
+}
+
+/// The numerical rank of the upper triangle of the square `r` (`k x k`), once it is known to be
+/// singular to rounding: its singular values above `k eps` times the largest, at most `k - 1`.
+/// `R`'s diagonal would not do: without pivoting, once a column depends on earlier ones the
+/// later columns' weight lands above the diagonal, a staircase, and the diagonal shows zeros for
+/// independent columns (a `1000 x 50` matrix with one repeated column has 42 there). The SVD,
+/// `O(k^3)` and serial, runs only on this error path; should it not converge, the diagonal's
+/// count is the estimate.
+pub(crate) fn deficient_rank<T: Field>(r: MatRef<'_, T>) -> usize {
+    let k = r.nrows();
+    if k == 0 {
+        return 0;
+    }
+    let tol = eps::<T::Real>() * from_f64::<T::Real>(k as f64);
+    let above = |v: &[T::Real]| {
+        let top = v.iter().fold(zero::<T::Real>(), |m, x| if *x > m { *x } else { m });
+        let cut = top * tol;
+        v.iter().filter(|x| **x > cut).count()
+    };
+    let upper = Mat::from_fn(k, k, |i, j| if i <= j { r[(i, j)] } else { zero() });
+    let rank = match super::singular_values(upper.as_ref(), &teamalg_kernels::par::Seq) {
+        Ok(s) => above(&s),
+        Err(_) => above(&(0..k).map(|i| abs(&r[(i, i)])).collect::<Vec<_>>()),
+    };
+    rank.min(k - 1)
 }
 
 solve_forms!(Qr<'_>);

@@ -14,12 +14,116 @@
 //! longest ago first; a buffer larger than the limit is freed after its call.
 //! [`release_scratch`] frees everything kept now. Each call holds its buffer alone, so calls
 //! on many threads at once each take their own (more of them are kept, within the limit).
+//!
+//! The owned forms' results and copies are allocated here too ([`room`] and the helpers on it),
+//! fallibly and before anything is read: an operand too large to hold is refused with
+//! [`LinalgError::OutOfMemory`] at once, not after a scan of all its entries, and never by a
+//! panic or an abort.
 
 use std::sync::{Mutex, MutexGuard};
 
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
+use faer::traits::math_utils::{conj, zero};
+use faer::traits::{ComplexField, Conjugate};
+use faer::{Mat, MatRef};
 
 use super::LinalgError;
+
+/// Room for an `m x n` matrix of `T`, allocated now and holding no entry yet: the one way the
+/// owned forms allocate a matrix whose size an operand sets, so that a call sizes its result
+/// before it scans or copies an entry. faer counts the bytes with checked arithmetic and asks
+/// the allocator without aborting (`Mat::try_reserve`); its `Mat::from_fn`, `zeros` and
+/// `to_owned` panic on the same failure instead. Errors: [`LinalgError::OutOfMemory`] (naming
+/// `op`) when the bytes overflow `usize` or the allocator refuses them.
+pub(crate) fn room<T>(op: &'static str, m: usize, n: usize) -> Result<Room<T>, LinalgError> {
+    let mut x = Mat::new();
+    x.try_reserve(m, n)
+        .map_err(|_| LinalgError::OutOfMemory { op })?;
+    Ok(Room { x, m, n })
+}
+
+/// An allocated, still empty `m x n` matrix ([`room`]); filling it allocates nothing.
+#[derive(Debug)]
+pub(crate) struct Room<T> {
+    /// `0 x 0`, with the capacity of `m x n`.
+    x: Mat<T>,
+    m: usize,
+    n: usize,
+}
+
+impl<T> Room<T> {
+    /// The matrix of `f(i, j)`.
+    pub(crate) fn fill(self, f: impl FnMut(usize, usize) -> T) -> Mat<T> {
+        let Room { mut x, m, n } = self;
+        if m == 0 || n == 0 {
+            // faer's fill visits every column even with no row: a `0 x n` of huge `n` would
+            // cost `n` steps over nothing.
+            // SAFETY: `x` has the capacity of `m x n` (`room` reserved it; faer's `set_dims`
+            // doc writes `<` for "at most", as its own `from_fn` leaves `nrows` equal to the row
+            // capacity), and a shape with no entry has none to initialize.
+            unsafe { x.set_dims(m, n) };
+            return x;
+        }
+        x.resize_with(m, n, f);
+        x
+    }
+
+    /// A copy of `a` (of the room's shape), conjugated when `a` is a conjugated view, as
+    /// faer's `to_owned` makes it.
+    pub(crate) fn fill_from<A: Conjugate<Canonical = T>>(self, a: MatRef<'_, A>) -> Mat<T>
+    where
+        T: ComplexField,
+    {
+        assert!(
+            (a.nrows(), a.ncols()) == (self.m, self.n),
+            "the room has a's shape"
+        );
+        let c = a.canonical();
+        if A::IS_CANONICAL {
+            self.fill(|i, j| c[(i, j)].clone())
+        } else {
+            self.fill(|i, j| conj(&c[(i, j)]))
+        }
+    }
+}
+
+/// A new `m x n` matrix of `f(i, j)`, allocated by [`room`] (its errors).
+pub(crate) fn mat<T>(
+    op: &'static str,
+    m: usize,
+    n: usize,
+    f: impl FnMut(usize, usize) -> T,
+) -> Result<Mat<T>, LinalgError> {
+    Ok(room(op, m, n)?.fill(f))
+}
+
+/// A new `m x n` matrix of zeros, allocated by [`room`] (its errors).
+pub(crate) fn zeros<T: ComplexField>(
+    op: &'static str,
+    m: usize,
+    n: usize,
+) -> Result<Mat<T>, LinalgError> {
+    mat(op, m, n, |_, _| zero())
+}
+
+/// A copy of `a` as its canonical type (as faer's `to_owned`), allocated by [`room`] (its
+/// errors) before any entry is read.
+pub(crate) fn copy<A: Conjugate>(
+    op: &'static str,
+    a: MatRef<'_, A>,
+) -> Result<Mat<A::Canonical>, LinalgError> {
+    Ok(room(op, a.nrows(), a.ncols())?.fill_from(a))
+}
+
+/// A vector of `len` copies of `value`, allocated without aborting: `vec!` aborts the process
+/// when the allocator refuses. Errors: [`LinalgError::OutOfMemory`] (naming `op`).
+pub(crate) fn vec<T: Clone>(op: &'static str, len: usize, value: T) -> Result<Vec<T>, LinalgError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len)
+        .map_err(|_| LinalgError::OutOfMemory { op })?;
+    v.resize(len, value);
+    Ok(v)
+}
 
 /// The limit unless [`set_scratch_limit`] changes it: enough for the SVD of order 1024 in
 /// `c64` (106 MiB) and the EVD of the same order (82 MiB) at once.

@@ -21,12 +21,15 @@ macro_rules! solve_forms {
             }
 
             /// The solution `X` of `A X = B` (`B` may be a conjugated view), on `exec`.
+            /// Errors: those of the in-place form, and [`LinalgError::OutOfMemory`] when `X`
+            /// cannot be allocated (sized before `B` is read).
             pub fn solve<B: Conjugate<Canonical = T>>(
                 &self,
                 b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
                 exec: &(impl Executor + ?Sized),
             ) -> Result<Mat<T>, LinalgError> {
-                let mut x = b.as_mat_ref().to_owned();
+                // Sized before `B` is read: a `B` too large to copy is refused at once.
+                let mut x = super::scratch::copy("solve", b.as_mat_ref())?;
                 self.solve_in_place(x.as_mut(), exec)?;
                 Ok(x)
             }
@@ -44,12 +47,15 @@ macro_rules! solve_forms {
             }
 
             /// The solution `X` of `A^T X = B`, on `exec`.
+            /// Errors: those of the in-place form, and [`LinalgError::OutOfMemory`] when `X`
+            /// cannot be allocated (sized before `B` is read).
             pub fn solve_transpose<B: Conjugate<Canonical = T>>(
                 &self,
                 b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
                 exec: &(impl Executor + ?Sized),
             ) -> Result<Mat<T>, LinalgError> {
-                let mut x = b.as_mat_ref().to_owned();
+                // Sized before `B` is read: a `B` too large to copy is refused at once.
+                let mut x = super::scratch::copy("solve_transpose", b.as_mat_ref())?;
                 self.solve_transpose_in_place(x.as_mut(), exec)?;
                 Ok(x)
             }
@@ -71,49 +77,59 @@ macro_rules! solve_forms {
             }
 
             /// The solution `X` of `A^H X = B`, on `exec`.
+            /// Errors: those of the in-place form, and [`LinalgError::OutOfMemory`] when `X`
+            /// cannot be allocated (sized before `B` is read).
             pub fn solve_adjoint<B: Conjugate<Canonical = T>>(
                 &self,
                 b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
                 exec: &(impl Executor + ?Sized),
             ) -> Result<Mat<T>, LinalgError> {
-                let mut x = b.as_mat_ref().to_owned();
+                // Sized before `B` is read: a `B` too large to copy is refused at once.
+                let mut x = super::scratch::copy("solve_adjoint", b.as_mat_ref())?;
                 self.solve_adjoint_in_place(x.as_mut(), exec)?;
                 Ok(x)
             }
 
             /// Overwrites `b` with the solution `X` of the right solve `X A = B` (`A^T X^T =
-            /// B^T`; `B` has `A`'s order as its column count), on `exec`.
+            /// B^T`; `B` has `A`'s order as its column count), on `exec`. Errors: those of
+            /// [`Self::solve_in_place`], about `B` as passed: a
+            /// [`LinalgError::ShapeMismatch`] names its columns, a [`LinalgError::NotFinite`]
+            /// its `(row, col)`.
             pub fn rsolve_in_place(
                 &self,
                 mut b: impl faer::mat::AsMatMut<T = T, Rows = usize, Cols = usize>,
                 exec: &(impl Executor + ?Sized),
             ) -> Result<(), LinalgError> {
                 let b = b.as_mat_mut().transpose_mut();
-                let p = self.ready("rsolve", &b)?;
+                let p = self.ready("rsolve", &b).map_err(super::solves::as_passed)?;
                 self.transpose_solve(b, exec, p);
                 Ok(())
             }
 
             /// The solution `X` of `X A = B`, on `exec`.
+            /// Errors: those of the in-place form, and [`LinalgError::OutOfMemory`] when `X`
+            /// cannot be allocated (sized before `B` is read).
             pub fn rsolve<B: Conjugate<Canonical = T>>(
                 &self,
                 b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
                 exec: &(impl Executor + ?Sized),
             ) -> Result<Mat<T>, LinalgError> {
-                let mut x = b.as_mat_ref().to_owned();
+                // Sized before `B` is read: a `B` too large to copy is refused at once.
+                let mut x = super::scratch::copy("rsolve", b.as_mat_ref())?;
                 self.rsolve_in_place(x.as_mut(), exec)?;
                 Ok(x)
             }
 
             /// Overwrites `b` with the solution `X` of `X A^H = B` (`A conj(X)^T =
-            /// conj(B)^T`), on `exec`.
+            /// conj(B)^T`; `B` has `A`'s order as its column count), on `exec`. Errors: as
+            /// [`Self::rsolve_in_place`]'s, about `B` as passed.
             pub fn rsolve_adjoint_in_place(
                 &self,
                 mut b: impl faer::mat::AsMatMut<T = T, Rows = usize, Cols = usize>,
                 exec: &(impl Executor + ?Sized),
             ) -> Result<(), LinalgError> {
                 let mut b = b.as_mat_mut().transpose_mut();
-                let p = self.ready("rsolve_adjoint", &b)?;
+                let p = self.ready("rsolve_adjoint", &b).map_err(super::solves::as_passed)?;
                 super::factors::conjugate(b.as_mut());
                 self.plain_solve(b.as_mut(), exec, p);
                 super::factors::conjugate(b);
@@ -121,12 +137,15 @@ macro_rules! solve_forms {
             }
 
             /// The solution `X` of `X A^H = B`, on `exec`.
+            /// Errors: those of the in-place form, and [`LinalgError::OutOfMemory`] when `X`
+            /// cannot be allocated (sized before `B` is read).
             pub fn rsolve_adjoint<B: Conjugate<Canonical = T>>(
                 &self,
                 b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
                 exec: &(impl Executor + ?Sized),
             ) -> Result<Mat<T>, LinalgError> {
-                let mut x = b.as_mat_ref().to_owned();
+                // Sized before `B` is read: a `B` too large to copy is refused at once.
+                let mut x = super::scratch::copy("rsolve_adjoint", b.as_mat_ref())?;
                 self.rsolve_adjoint_in_place(x.as_mut(), exec)?;
                 Ok(x)
             }
@@ -144,6 +163,41 @@ macro_rules! solve_forms {
 }
 
 pub(crate) use solve_forms;
+
+/// An error of `ready`, which a right solve runs on `B^T`, about `B` as the caller passed it:
+/// `B^T`'s rows are `B`'s columns and its entry `(i, j)` is `B`'s `(j, i)`. Mapping the error,
+/// rather than checking `B` again before `ready`, keeps the order of each type's checks (its
+/// shape, singularity and finiteness refusals) the same as the left solves'.
+pub(crate) fn as_passed(e: super::LinalgError) -> super::LinalgError {
+    use super::{Dim, LinalgError};
+    match e {
+        LinalgError::ShapeMismatch {
+            op,
+            operand: "B",
+            dim: Dim::Rows,
+            expected,
+            found,
+        } => LinalgError::ShapeMismatch {
+            op,
+            operand: "B",
+            dim: Dim::Cols,
+            expected,
+            found,
+        },
+        LinalgError::NotFinite {
+            op,
+            operand: "B",
+            row,
+            col,
+        } => LinalgError::NotFinite {
+            op,
+            operand: "B",
+            row: col,
+            col: row,
+        },
+        e => e,
+    }
+}
 
 /// faer's solver traits (`SolveCore`, `DenseSolveCore`, and so `Solve` and `DenseSolve`) for a
 /// factorization type, so that code generic over faer's decompositions takes it. Their

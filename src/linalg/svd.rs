@@ -70,8 +70,9 @@ pub struct Svd<T: Rotate> {
 
 impl<T: Field> Svd<T> {
     /// The full SVD of `a` (which may be a conjugated view), on `exec`: `U` is `m x m` and
-    /// `V` is `n x n`, as faer's `Svd::new`. Errors: [`LinalgError::NotFinite`] (checked
-    /// first), [`LinalgError::NoConvergence`].
+    /// `V` is `n x n`, as faer's `Svd::new`. Errors: [`LinalgError::OutOfMemory`] (the
+    /// factors, the scratch and a conjugated view's copy are sized before anything is read),
+    /// [`LinalgError::NotFinite`] (checked first of the rest), [`LinalgError::NoConvergence`].
     pub fn new<A: Conjugate<Canonical = T>>(
         a: impl AsMatRef<T = A, Rows = usize, Cols = usize>,
         exec: &(impl Executor + ?Sized),
@@ -100,16 +101,18 @@ impl<T: Field> Svd<T> {
         options: &Options,
     ) -> Result<Self, LinalgError> {
         let a = a.as_mat_ref();
-        let mut copy = None;
-        let a = canonical(a, &mut copy);
         let (m, n) = (a.nrows(), a.ncols());
         let k = m.min(n);
         let (uc, vc) = match vectors {
             SvdVectors::Thin => (k, k),
             SvdVectors::Full => (m, n),
         };
-        let mut s = vec![RealOf::<T>::ZERO; k];
-        let (mut u, mut v) = (Mat::<T>::zeros(m, uc), Mat::<T>::zeros(n, vc));
+        // The factors are sized first: a result too large to hold is refused before `a` is
+        // copied or read.
+        let (mut u, mut v) = (scratch::zeros("svd", m, uc)?, scratch::zeros("svd", n, vc)?);
+        let mut s = scratch::vec("svd", k, RealOf::<T>::ZERO)?;
+        let mut copy = None;
+        let a = canonical("svd", a, &mut copy)?;
         scratch::with("svd", svd_scratch::<T>(m, n, true), |stack| {
             let (u, v) = (Some(u.as_mut()), Some(v.as_mut()));
             run(a.as_ref(), &mut s, u, v, exec, options, stack)
@@ -204,7 +207,7 @@ impl<T: Field> Svd<T> {
         b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
         rcond: Option<RealOf<T>>,
     ) -> Result<Mat<T>, LinalgError> {
-        let b = b.as_mat_ref().to_owned();
+        let b = scratch::copy("lstsq", b.as_mat_ref())?;
         check::dim("lstsq", "B", Dim::Rows, self.u.nrows(), b.nrows())?;
         check::finite("lstsq", "B", b.as_ref(), Stored::All)?;
         Ok(self.pseudo_apply(b.as_ref(), rcond))
@@ -277,9 +280,10 @@ pub fn singular_values_with<T: Field, A: Conjugate<Canonical = T>>(
     options: &Options,
 ) -> Result<Vec<RealOf<T>>, LinalgError> {
     let a = a.as_mat_ref();
-    let mut s = vec![RealOf::<T>::ZERO; a.nrows().min(a.ncols())];
+    let k = a.nrows().min(a.ncols());
+    let mut s = scratch::vec("singular_values", k, RealOf::<T>::ZERO)?;
     let mut copy = None;
-    let a = canonical(a, &mut copy);
+    let a = canonical("singular_values", a, &mut copy)?;
     let req = svd_scratch::<T>(a.nrows(), a.ncols(), false);
     scratch::with("singular_values", req, |stack| {
         run(a.as_ref(), &mut s, None, None, exec, options, stack)
@@ -294,7 +298,8 @@ pub fn singular_values_with<T: Field, A: Conjugate<Canonical = T>>(
 /// Errors: [`LinalgError::ShapeMismatch`] for `s`, `u` or `v` (`u` and `v` are checked
 /// against the thin shape when their column count is neither), [`LinalgError::NotFinite`]
 /// (checked first: nothing is written), [`LinalgError::NoConvergence`] (then `s`, `u` and `v`
-/// hold no result).
+/// hold no result), [`LinalgError::OutOfMemory`] (the scratch, or the copy of a conjugated
+/// view, cannot be allocated; nothing is written).
 ///
 /// ```
 /// use faer::Mat;
@@ -320,7 +325,7 @@ pub fn svd_into<T: Field, A: Conjugate<Canonical = T>>(
     options: &Options,
 ) -> Result<(), LinalgError> {
     let mut copy = None;
-    let a = canonical(a.as_mat_ref(), &mut copy);
+    let a = canonical("svd", a.as_mat_ref(), &mut copy)?;
     let vectors = u.is_some() || v.is_some();
     let req = svd_scratch::<T>(a.nrows(), a.ncols(), vectors);
     scratch::with("svd", req, |stack| {
@@ -371,7 +376,7 @@ pub fn svd_into_with_scratch<T: Field, A: Conjugate<Canonical = T>>(
     stack: &mut MemStack,
 ) -> Result<(), LinalgError> {
     let mut copy = None;
-    let a = canonical(a.as_mat_ref(), &mut copy);
+    let a = canonical("svd", a.as_mat_ref(), &mut copy)?;
     let (m, n) = (a.nrows(), a.ncols());
     let k = m.min(n);
     check::dim("svd", "s", Dim::Rows, k, s.len())?;

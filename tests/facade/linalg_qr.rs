@@ -238,16 +238,18 @@ fn rank_deficient_input_factors_and_solves_refuse() {
         100,
         1.0,
     );
-    // The zero column leaves an exact zero on R's diagonal: solves refuse.
+    // The zero column leaves an exact zero on R's diagonal; solves refuse with the rank the
+    // two dependent columns leave (not the zero's position).
     assert_eq!(qr.zero_diagonal(), Some(10));
     let b = mat::<f64>(100, 1, 0.5);
     let mut kept = b.clone();
     let err = qr.lstsq_in_place(kept.as_mut(), &team).unwrap_err();
     assert_eq!(
         err,
-        LinalgError::Singular {
+        LinalgError::RankDeficient {
             op: "lstsq",
-            index: 10
+            rank: 58,
+            of: 60
         }
     );
     assert_eq!(kept, b, "a refused solve leaves B as it was");
