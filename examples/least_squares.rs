@@ -29,7 +29,7 @@ pub fn main() -> Result<(), teamalg::Error> {
     // QR's estimate of R's condition sees the dependence; its least squares refuses, naming
     // the rank it found and the call that handles it.
     let qr = Qr::new(&a, &team)?;
-    println!("QR: rcond(R) = {:.1e}", qr.rcond());
+    println!("QR: rcond(R) = {:.1e}", qr.rcond()?);
     match qr.lstsq(&b, &team) {
         Err(LinalgError::RankDeficient { rank, of, .. }) => {
             println!("QR least squares refused: estimated rank {rank} of {of}")
@@ -39,7 +39,7 @@ pub fn main() -> Result<(), teamalg::Error> {
 
     // The SVD's least squares: the solution of least norm among all that fit best.
     let svd = Svd::new_thin(&a, &team)?;
-    let x = svd.lstsq(&b, None)?;
+    let x = svd.lstsq(&b, &team)?;
     let residual = (&a * &x - &b).norm_l2();
     println!(
         "SVD: rank {} of {n}, cond {:.1e}; x = ({:.4}, {:.4}, {:.4}), residual {residual:.1e}",
@@ -53,13 +53,13 @@ pub fn main() -> Result<(), teamalg::Error> {
     assert!(residual < 1e-10);
 
     // The pseudo-inverse gives the same solution.
-    let p = svd.pseudoinverse(None);
+    let p = svd.pseudoinverse(&team)?;
     assert!((&p * &b - &x).norm_max() < 1e-10);
 
     // The pivoted QR finds the same rank and the same minimum-norm solution at about the cost
     // of a QR (a complete orthogonal decomposition, as LAPACK's gelsy).
     let cp = ColPivQr::new(&a, &team)?;
-    let y = cp.lstsq(&b, None, &team)?;
+    let y = cp.lstsq(&b, &team)?;
     println!(
         "pivoted QR: rank {}, |x - x_svd| = {:.1e}",
         cp.rank(None),

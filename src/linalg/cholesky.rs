@@ -242,6 +242,7 @@ impl<T: Field> Cholesky<'_, T> {
     /// `(0, 1]`, given `a_norm = ||A||_1`, as [`Lu::rcond`](super::Lu::rcond) (LAPACK's
     /// `pocon`): a few solves, `O(n^2)`, an upper bound of the true value almost always within
     /// a factor of 3. [`norm_l1`](super::norm_l1) of the full Hermitian `A` gives the norm.
+    /// Errors: [`LinalgError::NotFinite`] (`a_norm` NaN or infinite).
     ///
     /// ```
     /// use faer::Mat;
@@ -249,11 +250,17 @@ impl<T: Field> Cholesky<'_, T> {
     ///
     /// // diag(1, 1e-12): the condition number is 1e12.
     /// let a = Mat::<f64>::from_fn(2, 2, |i, j| if i != j { 0.0 } else if i == 0 { 1.0 } else { 1e-12 });
-    /// let r = Cholesky::new(&a, &Exec::serial())?.rcond(linalg::norm_l1(&a));
+    /// let r = Cholesky::new(&a, &Exec::serial())?.rcond(linalg::norm_l1(&a))?;
     /// assert!((r - 1e-12).abs() < 1e-15);
     /// # Ok::<(), teamalg::linalg::LinalgError>(())
     /// ```
-    pub fn rcond(&self, a_norm: T::Real) -> T::Real {
+    pub fn rcond(&self, a_norm: T::Real) -> Result<T::Real, LinalgError> {
+        condition::norm_arg::<T>(&a_norm)?;
+        Ok(self.estimate(a_norm))
+    }
+
+    /// The estimate behind [`Self::rcond`], for a checked `a_norm`.
+    fn estimate(&self, a_norm: T::Real) -> T::Real {
         let n = self.factors().nrows();
         // A is Hermitian: the adjoint's solve is the solve.
         let p = SolveParams::default();
@@ -270,7 +277,7 @@ impl<T: Field> Cholesky<'_, T> {
             check::finite(op, "B", b.as_ref(), Stored::All)?;
         }
         self.guard
-            .check::<T>(op, &self.options, |norm| self.rcond(norm))?;
+            .check::<T>(op, &self.options, |norm| self.estimate(norm))?;
         Ok(SolveParams {
             threshold: self.options.get(Family::TriangularSolve),
         })

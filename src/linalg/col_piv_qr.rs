@@ -7,7 +7,7 @@ use faer::mat::AsMatRef;
 use faer::perm::PermRef;
 use faer::traits::math_utils::{conj, eps, from_f64, zero};
 use faer::traits::{ComplexField, Conjugate};
-use faer::{Mat, MatMut, MatRef};
+use faer::{Mat, MatRef};
 use teamalg_gates::Family;
 use teamalg_kernels::col_piv_qr::{self as kernel, ColPivQrParams};
 use teamalg_kernels::par::{Executor, Seq};
@@ -69,12 +69,12 @@ fn renamed(mut e: LinalgError, op: &'static str) -> LinalgError {
 /// let qr = ColPivQr::new(&a, &team)?;
 /// assert_eq!(qr.rank(None), 2);
 /// // A P = Q R, P a column permutation.
-/// let (fwd, _) = qr.perm().arrays();
+/// let (fwd, _) = qr.p().arrays();
 /// let ap = Mat::<f64>::from_fn(5, 3, |i, j| a[(i, fwd[j])]);
-/// assert!((qr.q_thin(&team) * qr.r().to_mat() - &ap).norm_max() < 1e-12);
+/// assert!((qr.q_thin(&team)? * qr.r().to_mat() - &ap).norm_max() < 1e-12);
 /// // The minimum-norm least squares: b = A (1, 1, 1) is reached with the smallest x.
 /// let b = &a * Mat::<f64>::ones(3, 1);
-/// let x = qr.lstsq(&b, None, &team)?;
+/// let x = qr.lstsq(&b, &team)?;
 /// assert!((&a * &x - &b).norm_max() < 1e-12);
 /// assert!((x[(0, 0)] - x[(1, 0)]).abs() < 1e-12); // the null vector (1, 1, -1) removed
 /// # Ok::<(), teamalg::Error>(())
@@ -209,18 +209,15 @@ impl<T: Field> ColPivQr<'_, T> {
     }
 
     /// The column permutation `P` as faer's permutation: its forward array names, for each
-    /// column `j` of `A P`, the column of `A` it is (`perm().arrays().0[j]`).
-    pub fn perm(&self) -> PermRef<'_, usize> {
+    /// column `j` of `A P`, the column of `A` it is (`p().arrays().0[j]`). `p`, as
+    /// [`Lu::p`](super::Lu::p) and faer's `P()`.
+    pub fn p(&self) -> PermRef<'_, usize> {
         PermRef::new_checked(&self.perm, &self.perm_inv, self.perm.len())
     }
 
     /// How many column transpositions `P` is made of: `det P = (-1)^transpositions`.
     pub fn transpositions(&self) -> usize {
         self.transpositions
-    }
-
-    fn q_on(&self, b: MatMut<'_, T>, adjoint: bool, exec: &(impl Executor + ?Sized)) {
-        self.qr.q_on(b, adjoint, exec, &self.options);
     }
 
     /// `Q^H B` (`B`: `m` rows, may be a conjugated view), on `exec`, without forming `Q`.
@@ -255,17 +252,18 @@ impl<T: Field> ColPivQr<'_, T> {
     }
 
     /// The thin `Q`: its first `min(m, n)` columns, with `A P = Q_thin R`; formed on `exec`.
-    pub fn q_thin(&self, exec: &(impl Executor + ?Sized)) -> Mat<T> {
-        self.qr.q_cols(self.qr.size(), exec, &self.options)
+    /// Errors: [`LinalgError::OutOfMemory`].
+    pub fn q_thin(&self, exec: &(impl Executor + ?Sized)) -> Result<Mat<T>, LinalgError> {
+        self.qr.q_cols("q_thin", self.qr.size(), exec, &self.options)
     }
 
     /// An estimate of the reciprocal condition number of `R`'s leading `k x k` block
     /// (`k = min(m, n)`) in the 1-norm, as [`Qr::rcond`]: near the unit roundoff when `A` is
-    /// numerically rank-deficient.
-    pub fn rcond(&self) -> T::Real {
+    /// numerically rank-deficient. Always `Ok`: the `Result` is every `rcond`'s shape.
+    pub fn rcond(&self) -> Result<T::Real, LinalgError> {
         let f = self.factors();
         let k = f.nrows().min(f.ncols());
-        condition::triangular_rcond(f.submatrix(0, 0, k, k))
+        Ok(condition::triangular_rcond(f.submatrix(0, 0, k, k)))
     }
 
     /// The numerical rank: the largest `r` for which the leading `r x r` block of `R` has an
@@ -300,22 +298,47 @@ impl<T: Field> ColPivQr<'_, T> {
     }
 
     /// The minimum-norm least-squares solution `X` (`n x k`) of `A X = B` (`B`: `m x k`, may be
-    /// a conjugated view), for any shape and rank, with the rank [`ColPivQr::rank`] gives for
-    /// `rcond`: as LAPACK's `gelsy`, `R`'s leading `r` rows `[R11 R12]` are reduced to
+    /// a conjugated view), for any shape and rank, with the rank [`ColPivQr::rank`] gives by
+    /// default (the cut-off: [`ColPivQr::lstsq_with`]): as LAPACK's `gelsy`, `R`'s leading `r` rows `[R11 R12]` are reduced to
     /// `[T 0] Z` by a second QR (of their adjoint), a complete orthogonal decomposition
     /// `A P = Q [T 0; 0 0] Z`, and `X = P Z^H [T^-1 (Q^H B)_r; 0]`. At full column rank this is
     /// the triangular solve of [`Qr::lstsq`]. Errors: [`LinalgError::ShapeMismatch`] (`B` must
     /// have `m` rows), [`LinalgError::NotFinite`], [`LinalgError::OutOfMemory`], and the
-    /// refusals of the second QR's solve ([`LinalgError::RankDeficient`]: an `rcond` that
+    /// refusals of the second QR's solve ([`LinalgError::RankDeficient`]: a cut-off that
     /// keeps a block singular to rounding, or factors of a non-finite `A` left unchecked by
     /// `check_finite(false)`); every one names the operation `"lstsq"`.
     pub fn lstsq<B: Conjugate<Canonical = T>>(
         &self,
         b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
-        rcond: Option<T::Real>,
         exec: &(impl Executor + ?Sized),
     ) -> Result<Mat<T>, LinalgError> {
+        self.lstsq_with(b, exec, &self.options)
+    }
+
+    /// [`ColPivQr::lstsq`] with the call's [`Options`]: the rank's cut-off
+    /// ([`Options::cutoff`], passed to [`ColPivQr::rank`]), the finiteness check of `B` and
+    /// the thresholds of the products and solves.
+    ///
+    /// ```
+    /// use faer::Mat;
+    /// use teamalg::{linalg::{ColPivQr, Options}, Exec};
+    ///
+    /// // Columns 1 and 1 + 1e-9: rank 2 by default, 1 with a cut-off of 1e-6.
+    /// let a = Mat::<f64>::from_fn(3, 2, |i, j| 1.0 + (i * j) as f64 * 1e-9);
+    /// let b = Mat::<f64>::ones(3, 1);
+    /// let qr = ColPivQr::new(&a, &Exec::serial())?;
+    /// let x = qr.lstsq_with(&b, &Exec::serial(), &Options::new().cutoff(1e-6))?;
+    /// assert!((x[(0, 0)] - 0.5).abs() < 1e-6 && (x[(1, 0)] - 0.5).abs() < 1e-6);
+    /// # Ok::<(), teamalg::linalg::LinalgError>(())
+    /// ```
+    pub fn lstsq_with<B: Conjugate<Canonical = T>>(
+        &self,
+        b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
+        exec: &(impl Executor + ?Sized),
+        options: &Options,
+    ) -> Result<Mat<T>, LinalgError> {
         let op = "lstsq";
+        let rcond = options.cutoff_rcond().map(from_f64::<T::Real>);
         let f = self.factors();
         let (m, n) = (f.nrows(), f.ncols());
         let b = b.as_mat_ref();
@@ -324,16 +347,16 @@ impl<T: Field> ColPivQr<'_, T> {
         // is wide).
         let mut qb = scratch::copy(op, b)?;
         let mut x = scratch::zeros::<T>(op, n, b.ncols())?;
-        if self.options.checks_finite() {
+        if options.checks_finite() {
             check::finite(op, "B", qb.as_ref(), Stored::All)?;
         }
         let r = self.rank(rcond);
-        self.q_on(qb.as_mut(), true, exec);
+        self.qr.q_on(qb.as_mut(), true, exec, options);
         let c = qb.as_ref().subrows(0, r);
         let mut y = scratch::zeros::<T>(op, n, b.ncols())?;
         if r == n {
             let p = SolveParams {
-                threshold: self.options.get(Family::TriangularSolve),
+                threshold: options.get(Family::TriangularSolve),
             };
             y.copy_from(c);
             let (left, upper) = (SolveSide::Left, Triangle::Upper);
@@ -341,7 +364,7 @@ impl<T: Field> ColPivQr<'_, T> {
         } else if r > 0 {
             // [R11 R12]^H (n x r, lower trapezoidal), factored to give Z and T = R2^H.
             let rows = Mat::<T>::from_fn(n, r, |i, j| if j <= i { conj(&f[(j, i)]) } else { zero() });
-            let inner = self.options.check_finite(false);
+            let inner = options.check_finite(false);
             // The inner calls' refusals are this call's: named `lstsq`, not by the inner
             // operation the caller never made.
             let z = Qr::new_with(&rows, exec, &inner).map_err(|e| renamed(e, op))?;
@@ -355,7 +378,8 @@ impl<T: Field> ColPivQr<'_, T> {
 
     /// `A` again, from the factors: `Q_thin R P^T` (serially; a check, not a kernel).
     pub fn reconstruct(&self) -> Mat<T> {
-        let ap = self.q_thin(&Seq) * self.r().to_mat();
+        let q = self.q_thin(&Seq).expect("Q_thin is no larger than the factors");
+        let ap = q * self.r().to_mat();
         let mut a = Mat::<T>::zeros(ap.nrows(), ap.ncols());
         for (j, &p) in self.perm.iter().enumerate() {
             a.col_mut(p).copy_from(ap.col(j));

@@ -10,7 +10,9 @@
 use std::sync::OnceLock;
 
 use faer::mat::AsMatRef;
-use faer::traits::math_utils::{abs, abs1, from_f64, is_finite, is_nan, mul_real, one, recip, zero};
+use faer::traits::math_utils::{
+    abs, abs1, from_f64, is_finite, is_nan, mul_real, one, recip, zero,
+};
 use faer::{Mat, MatMut, MatRef};
 use teamalg_kernels::par::Seq;
 use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
@@ -155,6 +157,20 @@ pub(crate) fn reciprocal<T: Field>(n: usize, norm: T::Real, inverse_norm: T::Rea
     } else {
         recip(&(norm * inverse_norm))
     }
+}
+
+/// Refuses an `a_norm` given to an `rcond` that is NaN or infinite: the estimate from it
+/// would be NaN or zero, never a number to compare with a limit.
+pub(crate) fn norm_arg<T: Field>(a_norm: &T::Real) -> Result<(), LinalgError> {
+    if is_finite(a_norm) {
+        return Ok(());
+    }
+    Err(LinalgError::NotFinite {
+        op: "rcond",
+        operand: "a_norm",
+        row: 0,
+        col: 0,
+    })
 }
 
 /// The estimated reciprocal condition number of the upper triangle of the square `r`, in

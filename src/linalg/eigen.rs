@@ -5,9 +5,11 @@ use faer::complex::Complex;
 use faer::dyn_stack::StackReq;
 use faer::linalg::evd::{evd_cplx, evd_real, evd_scratch, ComputeEigenvectors};
 use faer::mat::AsMatRef;
-use faer::traits::math_utils::{div, eps, from_f64, imag, neg, real, zero};
-use faer::traits::Conjugate;
-use faer::{Mat, MatRef, Par};
+use faer::traits::math_utils::{
+    abs, add, div, eps, imag, is_finite, max, mul, neg, real, sqrt, zero,
+};
+use faer::traits::{Conjugate, RealField};
+use faer::{Mat, MatMut, MatRef, Par};
 use teamalg_kernels::par::Executor;
 
 use super::check::{self, Stored};
@@ -16,11 +18,15 @@ use super::{det, norm_l1, real_to_f64, scratch, Field, LinalgError, Lu, Options}
 
 /// The eigendecomposition `A V = V diag(w)` of a square matrix, real or complex, with
 /// complex `w` and `V` (a real matrix's complex eigenvalues come in conjugate pairs, each
-/// pair's vectors conjugate too). Columns of `V` have unit 2-norm. faer's Hessenberg
-/// reduction, Schur form (multishift QR) and back substitution, serially on the calling
-/// thread: the Hessenberg reduction on the team is not built yet. For a Hermitian matrix use
-/// [`SelfAdjointEigen`](super::SelfAdjointEigen) (real eigenvalues, orthonormal vectors,
-/// faster).
+/// pair's vectors conjugate too). Every column of `V` has unit 2-norm (to rounding; faer's
+/// back substitution leaves them unnormalized, so they are scaled here), and `A V = V
+/// diag(w)` holds to the backward-error bound `c u n ||A|| ||V||`. For a defective `A` (a
+/// Jordan block: fewer independent eigenvectors than `n`) the same holds, but `V` is singular
+/// or nearly (the block's columns agree to rounding), so [`Eigen::inverse`] refuses it.
+/// faer's Hessenberg reduction, Schur form (multishift QR) and back substitution, serially on
+/// the calling thread: the Hessenberg reduction on the team is not built yet. For a
+/// Hermitian matrix use [`SelfAdjointEigen`](super::SelfAdjointEigen) (real eigenvalues,
+/// orthonormal vectors, faster).
 ///
 /// ```
 /// use faer::{c64, Mat};
@@ -47,7 +53,9 @@ pub struct Eigen<T: Field> {
 
 impl<T: Field> Eigen<T> {
     /// The eigenvalues and eigenvectors of `a` (square; it may be a conjugated view). `exec`
-    /// is taken for the surface every call shares; the work runs on the calling thread.
+    /// is taken as every decomposition takes it (`docs/kernels.md`, "Coming from faer"), but
+    /// the work runs on the calling thread today: the Hessenberg reduction on the team is not
+    /// built yet, and when it is, this signature stays.
     /// Errors: [`LinalgError::NotSquare`], [`LinalgError::OutOfMemory`] (the results and the
     /// solver's copy are sized before anything is read), [`LinalgError::NotFinite`] (always
     /// checked: the iteration has no result on NaN), [`LinalgError::NoConvergence`].
@@ -108,9 +116,11 @@ where
     /// accurate; this is for a caller who holds the decomposition already.
     ///
     /// Errors: [`LinalgError::Singular`] (an eigenvalue is zero; `index` is its position),
-    /// [`LinalgError::IllConditioned`] (`V` is singular to rounding, `rcond(V)` at most `n`
-    /// times the machine epsilon: `A` is defective or nearly, and `V diag(w)^-1 V^-1` would
-    /// carry no correct digit).
+    /// [`LinalgError::IllConditioned`] (`rcond(V)` of the unit-norm eigenvectors at most the
+    /// square root of the machine epsilon: `A` is defective or nearly, and
+    /// `V diag(w)^-1 V^-1` would keep fewer than half the digits; a defective `A`'s computed
+    /// `V` is singular only to about `eps |w| / |A|`, so a limit of `n eps` would let some
+    /// through with no correct digit).
     ///
     /// ```
     /// use faer::{c64, Mat};
@@ -140,7 +150,7 @@ where
         let n = v.nrows();
         let lu = Lu::new(v, exec)?;
         let rcond = lu.rcond(norm_l1(v))?;
-        let limit = eps::<T::Real>() * from_f64::<T::Real>(n as f64);
+        let limit = sqrt(&eps::<T::Real>());
         if rcond <= limit {
             let (rcond, limit) = (real_to_f64::<T>(&rcond), real_to_f64::<T>(&limit));
             return Err(LinalgError::IllConditioned { op, rcond, limit });
@@ -209,7 +219,13 @@ fn run<T: Field>(
         let mut u = scratch::zeros::<T::Real>(op, vn, vn)?;
         check::finite(op, "A", a, Stored::All)?;
         let ar = ar.fill(|i, j| real(&a[(i, j)]));
-        let req: StackReq = evd_scratch::<T::Real>(n, ComputeEigenvectors::No, want, Par::Seq, Default::default());
+        let req: StackReq = evd_scratch::<T::Real>(
+            n,
+            ComputeEigenvectors::No,
+            want,
+            Par::Seq,
+            Default::default(),
+        );
         scratch::with(op, req, |stack| {
             evd_real(
                 ar.as_ref(),
@@ -243,15 +259,20 @@ fn run<T: Field>(
                 j += 2;
             }
         }
+        unit_columns(v.as_mut());
         Ok((values, v))
     } else {
         let ac = scratch::room::<Complex<T::Real>>(op, n, n)?;
         let mut w = scratch::mat(op, n, 1, |_, _| Complex::new(zero(), zero()))?;
         check::finite(op, "A", a, Stored::All)?;
-        let ac = ac.fill(|i, j| {
-            Complex::new(real(&a[(i, j)]), imag(&a[(i, j)]))
-        });
-        let req = evd_scratch::<Complex<T::Real>>(n, ComputeEigenvectors::No, want, Par::Seq, Default::default());
+        let ac = ac.fill(|i, j| Complex::new(real(&a[(i, j)]), imag(&a[(i, j)])));
+        let req = evd_scratch::<Complex<T::Real>>(
+            n,
+            ComputeEigenvectors::No,
+            want,
+            Par::Seq,
+            Default::default(),
+        );
         scratch::with(op, req, |stack| {
             evd_cplx(
                 ac.as_ref(),
@@ -264,6 +285,39 @@ fn run<T: Field>(
             )
         })?
         .map_err(failed)?;
+        unit_columns(v.as_mut());
         Ok(((0..n).map(|i| w[(i, 0)]).collect(), v))
+    }
+}
+
+/// Scales every column of `v` to unit 2-norm. faer's back substitution leaves its vectors
+/// unnormalized (a real pair's of norm `sqrt(2)`, a defective block's as large as `1 / eps`).
+/// The column is divided by its largest part before the sum of squares is formed, so the norm
+/// neither overflows nor underflows.
+fn unit_columns<R: RealField>(mut v: MatMut<'_, Complex<R>>) {
+    for j in 0..v.ncols() {
+        let mut big = zero::<R>();
+        for i in 0..v.nrows() {
+            let x = &v[(i, j)];
+            big = max(&big, &max(&abs(&x.re), &abs(&x.im)));
+        }
+        if big == zero::<R>() || !is_finite(&big) {
+            // Nothing to scale: left as faer gave it. A zero column is not met (the solver
+            // perturbs zero pivots); a NaN is faer's overflow on entries near 1e300.
+            continue;
+        }
+        let mut sum = zero::<R>();
+        for i in 0..v.nrows() {
+            let x = &v[(i, j)];
+            let (re, im) = (div(&x.re, &big), div(&x.im, &big));
+            sum = add(&sum, &add(&mul(&re, &re), &mul(&im, &im)));
+        }
+        let norm = sqrt(&sum);
+        for i in 0..v.nrows() {
+            let x = &v[(i, j)];
+            let re = div(&div(&x.re, &big), &norm);
+            let im = div(&div(&x.im, &big), &norm);
+            v[(i, j)] = Complex::new(re, im);
+        }
     }
 }

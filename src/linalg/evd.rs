@@ -5,7 +5,7 @@
 use faer::dyn_stack::{MemStack, StackReq};
 use faer::mat::AsMatRef;
 use faer::traits::{ComplexField, Conjugate};
-use faer::{Mat, MatMut, MatRef};
+use faer::{Accum, Mat, MatMut, MatRef};
 use teamalg_gates::Family;
 use teamalg_kernels::bidiag_svd::{Real, Rotate};
 use teamalg_kernels::evd::{
@@ -116,7 +116,9 @@ impl<T: Field> SelfAdjointEigen<T> {
 
     /// The Moore-Penrose pseudo-inverse `A^+ = U_r diag(1 / w_r) U_r^H` over the eigenvalues
     /// with `|w| > rcond max|w|` (`rcond` by default `n` times the machine epsilon, as
-    /// [`Svd::pseudoinverse`](super::Svd::pseudoinverse)); the inverse when none is cut.
+    /// [`Svd::pseudoinverse`](super::Svd::pseudoinverse); another through
+    /// [`SelfAdjointEigen::pseudoinverse_with`] and [`Options::cutoff`]), its product on
+    /// `exec`; the inverse when none is cut. Errors: [`LinalgError::OutOfMemory`].
     ///
     /// ```
     /// use faer::Mat;
@@ -124,11 +126,22 @@ impl<T: Field> SelfAdjointEigen<T> {
     ///
     /// // Indefinite and singular: eigenvalues -1, 0, 3.
     /// let a = faer::mat![[1.0, 2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 0.0f64]];
-    /// let p = SelfAdjointEigen::new(&a, &Exec::serial())?.pseudoinverse(None);
+    /// let p = SelfAdjointEigen::new(&a, &Exec::serial())?.pseudoinverse(&Exec::serial())?;
     /// assert!((&a * &p * &a - &a).norm_max() < 1e-12);
     /// # Ok::<(), teamalg::linalg::LinalgError>(())
     /// ```
-    pub fn pseudoinverse(&self, rcond: Option<RealOf<T>>) -> Mat<T> {
+    pub fn pseudoinverse(&self, exec: &(impl Executor + ?Sized)) -> Result<Mat<T>, LinalgError> {
+        self.pseudoinverse_with(exec, &Options::new())
+    }
+
+    /// [`SelfAdjointEigen::pseudoinverse`] with the call's [`Options`]: the cut-off
+    /// ([`Options::cutoff`]) and the product's thresholds (family `Gemm`).
+    pub fn pseudoinverse_with(
+        &self,
+        exec: &(impl Executor + ?Sized),
+        options: &Options,
+    ) -> Result<Mat<T>, LinalgError> {
+        let op = "pseudoinverse";
         let n = self.w.len();
         let top = self.w.iter().fold(RealOf::<T>::ZERO, |m, x| {
             if x.abs() > m {
@@ -137,9 +150,26 @@ impl<T: Field> SelfAdjointEigen<T> {
                 m
             }
         });
+        // `EPS` is the unit roundoff, half the machine epsilon.
         let default = RealOf::<T>::EPS * RealOf::<T>::from_f64(2.0 * n as f64);
+        let rcond = options.cutoff_rcond().map(RealOf::<T>::from_f64);
         let cut = rcond.unwrap_or(default) * top;
-        self.weighted(|w| (w.abs() > cut).then(|| RealOf::<T>::ONE / w))
+        let keep: Vec<usize> = (0..n).filter(|&j| self.w[j].abs() > cut).collect();
+        let u = self.u.as_ref();
+        let (mut uw, mut ur) = (scratch::zeros::<T>(op, n, keep.len())?, scratch::zeros::<T>(op, n, keep.len())?);
+        let mut x = scratch::zeros::<T>(op, n, n)?;
+        for (k, &j) in keep.iter().enumerate() {
+            let inv = RealOf::<T>::ONE / self.w[j];
+            for i in 0..n {
+                let (re, im) = u[(i, j)].parts();
+                uw[(i, k)] = T::from_parts(re * inv, im * inv);
+                ur[(i, k)] = u[(i, j)];
+            }
+        }
+        // The factors are finite (checked when made).
+        let product = options.check_finite(false);
+        super::matmul_with(x.as_mut(), Accum::Replace, uw.as_ref(), ur.adjoint(), T::one_impl(), exec, &product)?;
+        Ok(x)
     }
 
     /// `det(A)`, the product of the eigenvalues (real for a self-adjoint `A`, given as `T`).
@@ -315,11 +345,13 @@ fn run<T: Field>(
     self_adjoint_evd_with_scratch(a, w, u, exec, params, stack).map_err(|e| match e {
         // The kernel refused non-finite input before writing: name the entry, searched in the
         // triangle the caller's matrix is read from, so that its position is the caller's.
-        EvdError::NotFinite => check::finite("self_adjoint_eigen", "A", given, hermitian::stored(options))
-            .err()
-            .unwrap_or(LinalgError::NoConvergence {
-                op: "self_adjoint_eigen",
-            }),
+        EvdError::NotFinite => {
+            check::finite("self_adjoint_eigen", "A", given, hermitian::stored(options))
+                .err()
+                .unwrap_or(LinalgError::NoConvergence {
+                    op: "self_adjoint_eigen",
+                })
+        }
         EvdError::NoConvergence => LinalgError::NoConvergence {
             op: "self_adjoint_eigen",
         },

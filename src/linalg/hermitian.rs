@@ -55,11 +55,7 @@ fn hermitian<T: Field>(op: &'static str, a: MatRef<'_, T>) -> Result<(), LinalgE
     let within = |x: T::Real| x <= tol;
     for j in 0..n {
         if !is_finite(&a[(j, j)]) || !within(abs(&imag(&a[(j, j)]))) {
-            return Err(LinalgError::NotHermitian {
-                op,
-                row: j,
-                col: j,
-            });
+            return Err(LinalgError::NotHermitian { op, row: j, col: j });
         }
         for i in j + 1..n {
             let (x, y) = (a[(i, j)], a[(j, i)]);

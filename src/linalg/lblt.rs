@@ -222,7 +222,13 @@ impl<T: Field> Lblt<T> {
 
     /// An estimate of `1 / (||A||_1 ||A^-1||_1)` given `a_norm = ||A||_1`, as
     /// [`Lu::rcond`](super::Lu::rcond); zero when `B` is singular.
-    pub fn rcond(&self, a_norm: T::Real) -> T::Real {
+    pub fn rcond(&self, a_norm: T::Real) -> Result<T::Real, LinalgError> {
+        condition::norm_arg::<T>(&a_norm)?;
+        Ok(self.estimate(a_norm))
+    }
+
+    /// The estimate behind [`Self::rcond`], for a checked `a_norm`.
+    fn estimate(&self, a_norm: T::Real) -> T::Real {
         let n = self.factors.nrows();
         if n > 0 && self.singular_block().is_some() {
             return zero();
@@ -258,7 +264,7 @@ impl<T: Field> Lblt<T> {
             check::finite(op, "B", b.as_ref(), check::Stored::All)?;
         }
         self.guard
-            .check::<T>(op, &self.options, |norm| self.rcond(norm))?;
+            .check::<T>(op, &self.options, |norm| self.estimate(norm))?;
         Ok(SolveParams {
             threshold: self.options.get(Family::TriangularSolve),
         })

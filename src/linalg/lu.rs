@@ -278,7 +278,8 @@ impl<T: Field> Lu<'_, T> {
     /// takes the norm) costs a few solves, `O(n^2)`; the result bounds the true value from
     /// above, almost always within a factor of 3. The norm is the caller's to give because
     /// reading `A` once more on every factorization would cost up to a fifth of a small one.
-    /// Errors: [`LinalgError::NotSquare`].
+    /// Errors: [`LinalgError::NotSquare`], [`LinalgError::NotFinite`] (`a_norm` NaN or
+    /// infinite), as every `rcond` of a factorization that takes the norm.
     ///
     /// ```
     /// use faer::Mat;
@@ -294,6 +295,7 @@ impl<T: Field> Lu<'_, T> {
     /// ```
     pub fn rcond(&self, a_norm: T::Real) -> Result<T::Real, LinalgError> {
         let n = check::square("rcond", "A", self.factors())?;
+        condition::norm_arg::<T>(&a_norm)?;
         if self.is_singular() && n > 0 {
             return Ok(zero());
         }

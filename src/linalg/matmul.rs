@@ -52,11 +52,7 @@ pub fn matmul_with<T: Field, A: Conjugate<Canonical = T>, B: Conjugate<Canonical
 ) -> Result<(), LinalgError> {
     const OP: &str = "matmul";
     let (a, b, c) = (a.as_mat_ref(), b.as_mat_ref(), c.as_mat_mut());
-    // The inputs first (`B` must fit `A`), then the output: `C` must be `A`'s rows by `B`'s
-    // columns, and when it is not, `C` is the operand named.
-    check::dim(OP, "B", Dim::Rows, a.ncols(), b.nrows())?;
-    check::dim(OP, "C", Dim::Rows, a.nrows(), c.nrows())?;
-    check::dim(OP, "C", Dim::Cols, b.ncols(), c.ncols())?;
+    shapes(OP, (a.nrows(), a.ncols()), (b.nrows(), b.ncols()), (c.nrows(), c.ncols()))?;
     if options.checks_finite() {
         check::finite(OP, "A", a.canonical(), Stored::All)?;
         check::finite(OP, "B", b.canonical(), Stored::All)?;
@@ -70,4 +66,18 @@ pub fn matmul_with<T: Field, A: Conjugate<Canonical = T>, B: Conjugate<Canonical
     };
     gemm::matmul(c, accum, a, b, alpha, exec, params);
     Ok(())
+}
+
+/// The shapes of a product `C = A B`, for every product the facade makes (dense, sparse,
+/// batched): the inputs first (`B` must fit `A`), then the output, `A`'s rows by `B`'s
+/// columns; when `C` does not fit, `C` is the operand named, not the input it disagrees with.
+pub(crate) fn shapes(
+    op: &'static str,
+    a: (usize, usize),
+    b: (usize, usize),
+    c: (usize, usize),
+) -> Result<(), LinalgError> {
+    check::dim(op, "B", Dim::Rows, a.1, b.0)?;
+    check::dim(op, "C", Dim::Rows, a.0, c.0)?;
+    check::dim(op, "C", Dim::Cols, b.1, c.1)
 }

@@ -98,6 +98,7 @@ mod eigen;
 mod error;
 mod evd;
 mod factors;
+mod faer_names;
 mod full_piv_lu;
 mod hermitian;
 mod inertia;
@@ -207,14 +208,17 @@ pub struct Options {
     check_finite: bool,
     /// The solves' floor on the estimated reciprocal condition number; never NaN.
     min_rcond: Option<f64>,
+    /// The least-squares cut-off: values at or below it, relative to the largest, count as
+    /// zero; never NaN.
+    cutoff: Option<f64>,
     /// The triangle a Hermitian input is read from.
     side: Side,
     /// Whether a Hermitian input is checked to be Hermitian.
     check_hermitian: bool,
 }
 
-// Equality is reflexive: the one float, `min_rcond`, is never NaN (`Options::min_rcond`
-// refuses it).
+// Equality is reflexive: the floats, `min_rcond` and `cutoff`, are never NaN
+// (`Options::min_rcond` and `Options::cutoff` refuse it).
 impl Eq for Options {}
 
 impl Default for Options {
@@ -223,6 +227,7 @@ impl Default for Options {
             thresholds: Thresholds::default(),
             check_finite: true,
             min_rcond: None,
+            cutoff: None,
             side: Side::Lower,
             check_hermitian: false,
         }
@@ -316,6 +321,40 @@ impl Options {
     /// The floor [`Options::min_rcond`] set, if any.
     pub fn rcond_limit(&self) -> Option<f64> {
         self.min_rcond
+    }
+
+    /// The rank cut-off of the least-squares calls that decide a numerical rank
+    /// ([`ColPivQr::lstsq_with`], [`Svd::lstsq_with`]): what is at or below `rcond` times
+    /// the largest (singular value, or `R`'s leading block's reciprocal condition number)
+    /// counts as zero, as `rcond` in numpy's `lstsq` and LAPACK's `gelsd` and `gelsy`. By
+    /// default `max(m, n)` times the machine epsilon (`f64::EPSILON`, the spacing of the
+    /// floats at 1), as numpy's.
+    ///
+    /// ```
+    /// use faer::Mat;
+    /// use teamalg::{linalg::{self, Svd}, Exec};
+    ///
+    /// // Singular values 1 and 1e-9: kept by default, cut at 1e-6.
+    /// let a = Mat::<f64>::from_fn(2, 2, |i, j| if i != j { 0.0 } else if i == 0 { 1.0 } else { 1e-9 });
+    /// let b = Mat::<f64>::ones(2, 1);
+    /// let svd = Svd::new_thin(&a, &Exec::serial())?;
+    /// assert!((svd.lstsq(&b, &Exec::serial())?[(1, 0)] - 1e9).abs() < 1.0);
+    /// let cut = linalg::Options::new().cutoff(1e-6);
+    /// assert_eq!(svd.lstsq_with(&b, &Exec::serial(), &cut)?[(1, 0)], 0.0);
+    /// # Ok::<(), teamalg::linalg::LinalgError>(())
+    /// ```
+    ///
+    /// # Panics
+    /// When `rcond` is NaN or negative.
+    pub fn cutoff(mut self, rcond: f64) -> Self {
+        assert!(rcond >= 0.0, "Options::cutoff: the cut-off {rcond} is not a non-negative number");
+        self.cutoff = Some(rcond);
+        self
+    }
+
+    /// The cut-off [`Options::cutoff`] set, if any (`None`: the call's default).
+    pub fn cutoff_rcond(&self) -> Option<f64> {
+        self.cutoff
     }
 
     /// The triangle the Hermitian calls ([`Cholesky`], [`Ldlt`], [`Lblt`],

@@ -48,7 +48,7 @@ use super::{Dim, Field, LinalgError, Options, TriangularView};
 /// let c = qr.lstsq(&y, &team)?;
 /// assert!((c[(0, 0)] - 1.0).abs() < 1e-12 && (c[(1, 0)] - 2.0).abs() < 1e-12);
 /// // A = Q R, with Q's orthonormal columns formed on request.
-/// let q = qr.q_thin(&team);
+/// let q = qr.q_thin(&team)?;
 /// assert!((&q * qr.r().to_mat() - &a).norm_max() < 1e-12);
 /// assert!((q.adjoint() * &q - Mat::<f64>::identity(2, 2)).norm_max() < 1e-12);
 /// # Ok::<(), teamalg::Error>(())
@@ -206,7 +206,7 @@ impl<T: Field> Qr<'_, T> {
             let f = self.factors();
             let k = f.nrows().min(f.ncols());
             let tol = eps::<T::Real>() * from_f64::<T::Real>(k as f64);
-            if k == 0 || self.rcond() > tol {
+            if k == 0 || self.r_rcond() > tol {
                 return None;
             }
             Some(deficient_rank(f.submatrix(0, 0, k, k)))
@@ -241,7 +241,7 @@ impl<T: Field> Qr<'_, T> {
     /// column rank this is within a factor `n` of `1 / cond_2(A)`, so a value near the unit
     /// roundoff says `A` is numerically rank-deficient and its least-squares solution
     /// meaningless. LAPACK's `trcon`: a few triangular solves, `O(k^2)`; exactly 0 when a
-    /// diagonal entry of `R` is zero.
+    /// diagonal entry of `R` is zero. Always `Ok`: the `Result` is every `rcond`'s shape.
     ///
     /// ```
     /// use faer::Mat;
@@ -249,12 +249,17 @@ impl<T: Field> Qr<'_, T> {
     ///
     /// // Rank 1 to rounding: the second column is twice the first.
     /// let a = Mat::<f64>::from_fn(3, 2, |i, j| (i + 1) as f64 * (j + 1) as f64);
-    /// assert!(Qr::new(&a, &Exec::serial())?.rcond() < 1e-14);
+    /// assert!(Qr::new(&a, &Exec::serial())?.rcond()? < 1e-14);
     /// let b = Mat::<f64>::from_fn(3, 2, |i, j| if i == j { 1.0 } else { 0.0 });
-    /// assert_eq!(Qr::new(&b, &Exec::serial())?.rcond(), 1.0);
+    /// assert_eq!(Qr::new(&b, &Exec::serial())?.rcond()?, 1.0);
     /// # Ok::<(), teamalg::linalg::LinalgError>(())
     /// ```
-    pub fn rcond(&self) -> T::Real {
+    pub fn rcond(&self) -> Result<T::Real, LinalgError> {
+        Ok(self.r_rcond())
+    }
+
+    /// `R`'s leading block's estimate, for [`Qr::rcond`] and the solves' refusal.
+    fn r_rcond(&self) -> T::Real {
         let f = self.factors();
         let k = f.nrows().min(f.ncols());
         condition::triangular_rcond(f.submatrix(0, 0, k, k))
@@ -314,15 +319,16 @@ impl<T: Field> Qr<'_, T> {
     }
 
     /// The thin `Q`: its first `min(m, n)` columns, orthonormal, with `A = Q_thin R`; formed
-    /// on `exec`.
-    pub fn q_thin(&self, exec: &(impl Executor + ?Sized)) -> Mat<T> {
+    /// on `exec`. Errors: [`LinalgError::OutOfMemory`].
+    pub fn q_thin(&self, exec: &(impl Executor + ?Sized)) -> Result<Mat<T>, LinalgError> {
         let f = self.factors();
-        self.qr.q_cols(f.nrows().min(f.ncols()), exec, &self.options)
+        self.qr.q_cols("q_thin", f.nrows().min(f.ncols()), exec, &self.options)
     }
 
-    /// The full `Q`, `m x m` and unitary; formed on `exec`.
-    pub fn q_full(&self, exec: &(impl Executor + ?Sized)) -> Mat<T> {
-        self.qr.q_cols(self.factors().nrows(), exec, &self.options)
+    /// The full `Q`, `m x m` and unitary; formed on `exec`. Errors:
+    /// [`LinalgError::OutOfMemory`] (`m x m` of a tall `A` can be far larger than `A`).
+    pub fn q_full(&self, exec: &(impl Executor + ?Sized)) -> Result<Mat<T>, LinalgError> {
+        self.qr.q_cols("q_full", self.factors().nrows(), exec, &self.options)
     }
 
     /// The least-squares solves' checks: `b` has `m` rows and is finite, and `R`'s leading
@@ -457,7 +463,8 @@ impl<T: Field> Qr<'_, T> {
 
     /// `A` again, from the factors: `Q_thin R` (serially; a check, not a kernel).
     pub fn reconstruct(&self) -> Mat<T> {
-        self.q_thin(&teamalg_kernels::par::Seq) * self.r().to_mat()
+        let q = self.q_thin(&teamalg_kernels::par::Seq).expect("Q_thin is no larger than the factors");
+        q * self.r().to_mat()
     }
 
     /// `det(Q)`, `1` or `-1`: each reflector `I - v v^H / tau` with a finite `tau` is a

@@ -68,15 +68,20 @@ impl<T: Field> Reflectors<'_, T> {
         Ok(())
     }
 
-    /// The first `cols` columns of `Q` (`Q` applied to the first columns of the identity).
+    /// The first `cols` columns of `Q` (`Q` applied to the first columns of the identity),
+    /// sized before anything is formed: `OutOfMemory` (named `op`) for a `Q` that cannot be had.
     pub(crate) fn q_cols(
         &self,
+        op: &'static str,
         cols: usize,
         exec: &(impl Executor + ?Sized),
         options: &Options,
-    ) -> Mat<T> {
-        let mut q = Mat::<T>::identity(self.factors().nrows(), cols);
+    ) -> Result<Mat<T>, LinalgError> {
+        let mut q = super::scratch::zeros::<T>(op, self.factors().nrows(), cols)?;
+        for i in 0..cols.min(q.nrows()) {
+            q[(i, i)] = T::one_impl();
+        }
         self.q_on(q.as_mut(), false, exec, options);
-        q
+        Ok(q)
     }
 }

@@ -72,9 +72,8 @@ where
 {
     const OP: &str = "sparse_dense_matmul";
     let (b, c) = (b.as_mat_ref(), c.as_mat_mut());
-    check::dim(OP, "A", Dim::Rows, c.nrows(), a.nrows())?;
-    check::dim(OP, "B", Dim::Cols, c.ncols(), b.ncols())?;
-    check::dim(OP, "B", Dim::Rows, a.ncols(), b.nrows())?;
+    let (ab, cb) = ((b.nrows(), b.ncols()), (c.nrows(), c.ncols()));
+    super::matmul::shapes(OP, (a.nrows(), a.ncols()), ab, cb)?;
     if options.checks_finite() {
         sparse_finite(OP, "A", a.canonical())?;
         check::finite(OP, "B", b.canonical(), Stored::All)?;

@@ -5,7 +5,7 @@
 use faer::dyn_stack::{MemStack, StackReq};
 use faer::mat::AsMatRef;
 use faer::traits::{ComplexField, Conjugate};
-use faer::{Mat, MatMut, MatRef};
+use faer::{Accum, Mat, MatMut, MatRef};
 use teamalg_gates::Family;
 use teamalg_kernels::bidiag_svd::{BidiagSvdError, BidiagSvdParams, Real, Rotate};
 use teamalg_kernels::par::Executor;
@@ -139,6 +139,7 @@ impl<T: Field> Svd<T> {
     /// by default `max(m, n)` times the machine epsilon (numpy's and LAPACK's `gelsd` rule).
     fn cutoff(&self, rcond: Option<RealOf<T>>) -> RealOf<T> {
         let (m, n) = (self.u.nrows(), self.v.nrows());
+        // `EPS` is the unit roundoff, half the machine epsilon.
         let default = RealOf::<T>::EPS * RealOf::<T>::from_f64(2.0 * m.max(n) as f64);
         let top = self.s.first().copied().unwrap_or(RealOf::<T>::ZERO);
         rcond.unwrap_or(default) * top
@@ -172,24 +173,41 @@ impl<T: Field> Svd<T> {
     }
 
     /// `V_r diag(1 / s_r) U_r^H B` over the `r` singular values above the cutoff.
-    fn pseudo_apply(&self, b: MatRef<'_, T>, rcond: Option<RealOf<T>>) -> Mat<T> {
+    /// Its two products run on `exec` with `options`' thresholds.
+    fn pseudo_apply(
+        &self,
+        op: &'static str,
+        b: MatRef<'_, T>,
+        rcond: Option<RealOf<T>>,
+        exec: &(impl Executor + ?Sized),
+        options: &Options,
+    ) -> Result<Mat<T>, LinalgError> {
         let r = self.rank(rcond);
         let (u, v) = (self.u.as_ref().subcols(0, r), self.v.as_ref().subcols(0, r));
-        let c = u.adjoint() * b;
-        let scaled = Mat::from_fn(r, c.ncols(), |i, j| {
-            let (re, im) = c[(i, j)].parts();
+        // The factors are finite (checked when made), and so is `b` where it was asked.
+        let products = options.check_finite(false);
+        let mut c = scratch::zeros::<T>(op, r, b.ncols())?;
+        let mut x = scratch::zeros::<T>(op, v.nrows(), b.ncols())?;
+        super::matmul_with(c.as_mut(), Accum::Replace, u.adjoint(), b, T::one_impl(), exec, &products)?;
+        for i in 0..r {
             let inv = RealOf::<T>::ONE / self.s[i];
-            T::from_parts(re * inv, im * inv)
-        });
-        v * scaled
+            for j in 0..c.ncols() {
+                let (re, im) = c[(i, j)].parts();
+                c[(i, j)] = T::from_parts(re * inv, im * inv);
+            }
+        }
+        super::matmul_with(x.as_mut(), Accum::Replace, v, c.as_ref(), T::one_impl(), exec, &products)?;
+        Ok(x)
     }
 
     /// The minimum-norm least-squares solution `X` (`n x k`) of `A X = B` (`B`: `m x k`, may be
-    /// a conjugated view): among the `X` minimizing `||A X - B||`, the one of least norm, with
-    /// the singular values at or below `rcond s_max` taken as zero (`rcond` by default
-    /// `max(m, n)` times the machine epsilon), as LAPACK's `gelsd`. Right for every shape and
-    /// rank, where [`Qr::lstsq`](super::Qr::lstsq) needs full column rank. Errors:
-    /// [`LinalgError::ShapeMismatch`] (`B` must have `m` rows), [`LinalgError::NotFinite`].
+    /// a conjugated view), its two products on `exec`: among the `X` minimizing
+    /// `||A X - B||`, the one of least norm, with the singular values at or below
+    /// `rcond s_max` taken as zero (`rcond` by default `max(m, n)` times the machine epsilon;
+    /// another through [`Svd::lstsq_with`] and [`Options::cutoff`]), as LAPACK's `gelsd`.
+    /// Right for every shape and rank, where [`Qr::lstsq`](super::Qr::lstsq) needs full
+    /// column rank. Errors: [`LinalgError::ShapeMismatch`] (`B` must have `m` rows),
+    /// [`LinalgError::NotFinite`], [`LinalgError::OutOfMemory`].
     ///
     /// ```
     /// use faer::Mat;
@@ -198,45 +216,71 @@ impl<T: Field> Svd<T> {
     /// // Rank 1: x0 + 2 x1 = 3 three times over. The minimum-norm solution is (0.6, 1.2).
     /// let a = Mat::<f64>::from_fn(3, 2, |i, j| (i + 1) as f64 * (j + 1) as f64);
     /// let b = Mat::<f64>::from_fn(3, 1, |i, _| 3.0 * (i + 1) as f64);
-    /// let x = Svd::new_thin(&a, &Exec::serial())?.lstsq(&b, None)?;
+    /// let x = Svd::new_thin(&a, &Exec::serial())?.lstsq(&b, &Exec::serial())?;
     /// assert!((x[(0, 0)] - 0.6).abs() < 1e-12 && (x[(1, 0)] - 1.2).abs() < 1e-12);
     /// # Ok::<(), teamalg::linalg::LinalgError>(())
     /// ```
     pub fn lstsq<B: Conjugate<Canonical = T>>(
         &self,
         b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
-        rcond: Option<RealOf<T>>,
+        exec: &(impl Executor + ?Sized),
     ) -> Result<Mat<T>, LinalgError> {
-        let b = scratch::copy("lstsq", b.as_mat_ref())?;
-        check::dim("lstsq", "B", Dim::Rows, self.u.nrows(), b.nrows())?;
-        check::finite("lstsq", "B", b.as_ref(), Stored::All)?;
-        Ok(self.pseudo_apply(b.as_ref(), rcond))
+        self.lstsq_with(b, exec, &Options::new())
     }
 
-    /// The Moore-Penrose pseudo-inverse `A^+` (`n x m`), with the singular values at or below
-    /// `rcond s_max` taken as zero (as [`Svd::lstsq`]).
+    /// [`Svd::lstsq`] with the call's [`Options`]: the cut-off ([`Options::cutoff`]), the
+    /// finiteness check of `B` and the products' thresholds (family `Gemm`).
+    pub fn lstsq_with<B: Conjugate<Canonical = T>>(
+        &self,
+        b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
+        exec: &(impl Executor + ?Sized),
+        options: &Options,
+    ) -> Result<Mat<T>, LinalgError> {
+        let op = "lstsq";
+        let b = b.as_mat_ref();
+        check::dim(op, "B", Dim::Rows, self.u.nrows(), b.nrows())?;
+        // A conjugated view's copy, the canonical `B` the checks and products read.
+        let b = scratch::copy(op, b)?;
+        if options.checks_finite() {
+            check::finite(op, "B", b.as_ref(), Stored::All)?;
+        }
+        let rcond = options.cutoff_rcond().map(RealOf::<T>::from_f64);
+        self.pseudo_apply(op, b.as_ref(), rcond, exec, options)
+    }
+
+    /// The Moore-Penrose pseudo-inverse `A^+` (`n x m`), its products on `exec`, with the
+    /// singular values at or below `rcond s_max` taken as zero (as [`Svd::lstsq`]; another
+    /// cut-off through [`Svd::pseudoinverse_with`]). Errors: [`LinalgError::OutOfMemory`].
     ///
     /// ```
     /// use faer::Mat;
     /// use teamalg::{linalg::Svd, Exec};
     ///
     /// let a = Mat::<f64>::from_fn(3, 2, |i, j| (i + 1) as f64 * (j + 1) as f64);
-    /// let p = Svd::new_thin(&a, &Exec::serial())?.pseudoinverse(None);
+    /// let p = Svd::new_thin(&a, &Exec::serial())?.pseudoinverse(&Exec::serial())?;
     /// // A A^+ A = A.
     /// assert!((&a * &p * &a - &a).norm_max() < 1e-12);
     /// # Ok::<(), teamalg::linalg::LinalgError>(())
     /// ```
-    pub fn pseudoinverse(&self, rcond: Option<RealOf<T>>) -> Mat<T> {
+    pub fn pseudoinverse(&self, exec: &(impl Executor + ?Sized)) -> Result<Mat<T>, LinalgError> {
+        self.pseudoinverse_with(exec, &Options::new())
+    }
+
+    /// [`Svd::pseudoinverse`] with the call's [`Options`]: the cut-off
+    /// ([`Options::cutoff`]) and the products' thresholds.
+    pub fn pseudoinverse_with(
+        &self,
+        exec: &(impl Executor + ?Sized),
+        options: &Options,
+    ) -> Result<Mat<T>, LinalgError> {
+        let op = "pseudoinverse";
         let m = self.u.nrows();
-        let eye = Mat::<T>::from_fn(m, m, |i, j| {
-            let one = if i == j {
-                RealOf::<T>::ONE
-            } else {
-                RealOf::<T>::ZERO
-            };
-            T::from_parts(one, RealOf::<T>::ZERO)
-        });
-        self.pseudo_apply(eye.as_ref(), rcond)
+        let mut eye = scratch::zeros::<T>(op, m, m)?;
+        for i in 0..m {
+            eye[(i, i)] = T::one_impl();
+        }
+        let rcond = options.cutoff_rcond().map(RealOf::<T>::from_f64);
+        self.pseudo_apply(op, eye.as_ref(), rcond, exec, options)
     }
 
     /// `ln|det(A)|` of a square `A`: the sum of the logarithms of the singular values
@@ -293,7 +337,9 @@ pub fn singular_values_with<T: Field, A: Conjugate<Canonical = T>>(
 
 /// The SVD of `a` (`m x n`, `k = min(m, n)`) into the caller's storage, on `exec`: `s` (`k`
 /// entries) gets the singular values; `u`, if given, the left singular vectors (`m x k` or
-/// `m x m`), `v` the right ones (`n x k` or `n x n`). `a` is only read.
+/// `m x m`), `v` the right ones (`n x k` or `n x n`). `a` is only read. A full `u` or `v` is
+/// overwritten whole, an orthonormal basis whatever it held before (its columns past `k` span
+/// the complement).
 ///
 /// Errors: [`LinalgError::ShapeMismatch`] for `s`, `u` or `v` (`u` and `v` are checked
 /// against the thin shape when their column count is neither), [`LinalgError::NotFinite`]
@@ -399,12 +445,31 @@ pub fn svd_into_with_scratch<T: Field, A: Conjugate<Canonical = T>>(
 fn run<T: Field>(
     a: MatRef<'_, T>,
     s: &mut [RealOf<T>],
-    u: Option<MatMut<'_, T>>,
-    v: Option<MatMut<'_, T>>,
+    mut u: Option<MatMut<'_, T>>,
+    mut v: Option<MatMut<'_, T>>,
     exec: &(impl Executor + ?Sized),
     options: &Options,
     stack: &mut MemStack,
 ) -> Result<(), LinalgError> {
+    // A full factor starts as the identity: faer's serial SVD of a shape more than 11/6 times
+    // as long as wide (a QR first: so every min(m, n) = 1) forms a full factor as
+    // `Q [U_R X; 0 I]` but never sets `X`, the block beside `U_R`, which kept the caller's
+    // buffer, so the columns past `k` were not orthonormal. Filling writes, so the finiteness
+    // refusal (which writes nothing) comes first; its O(m n) scan is below the fill's O(m^2).
+    let k = s.len();
+    let full = |x: &Option<MatMut<'_, T>>| x.as_ref().is_some_and(|x| x.ncols() > k);
+    if full(&u) || full(&v) {
+        check::finite("svd", "A", a, Stored::All)?;
+        let (ur, vr) = (
+            u.as_mut().map(|x| x.as_mut()),
+            v.as_mut().map(|x| x.as_mut()),
+        );
+        for x in [ur, vr].into_iter().flatten() {
+            if x.ncols() > k {
+                identity(x);
+            }
+        }
+    }
     // The kernel's default path: teamalg's own where it measured faster than faer's serial SVD
     // (values only from 128, with vectors from 256 up to twice as long as wide), faer's serial
     // SVD elsewhere; the thresholds
@@ -427,4 +492,14 @@ fn run<T: Field>(
             .unwrap_or(LinalgError::NoConvergence { op: "svd" }),
         BidiagSvdError::NoConvergence { .. } => LinalgError::NoConvergence { op: "svd" },
     })
+}
+
+/// Sets `x` to the identity's first columns.
+fn identity<T: Field>(mut x: MatMut<'_, T>) {
+    let (zero, one) = (RealOf::<T>::ZERO, RealOf::<T>::ONE);
+    for j in 0..x.ncols() {
+        for i in 0..x.nrows() {
+            x[(i, j)] = T::from_parts(if i == j { one } else { zero }, zero);
+        }
+    }
 }

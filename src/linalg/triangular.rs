@@ -3,7 +3,7 @@
 use std::fmt;
 
 use faer::mat::AsMatRef;
-use faer::traits::math_utils::{one, zero};
+use faer::traits::math_utils::{imag, one, real, zero};
 use faer::traits::{ComplexField, Conjugate};
 use faer::{Mat, MatMut, MatRef};
 use teamalg_gates::Family;
@@ -18,6 +18,12 @@ use super::{Dim, Field, LinalgError, Options};
 /// (`SolveSide::Right`), reading `triangle` of `t` (with ones on the diagonal for
 /// `Diag::Unit`), on `exec`. `t` may be a conjugated view.
 ///
+/// Errors, all before `b` is written: [`LinalgError::NotSquare`] (`T`),
+/// [`LinalgError::ShapeMismatch`] (`B`), [`LinalgError::NotFinite`] (the part of `T` read, and
+/// `B`; skipped with [`Options::check_finite`]`(false)`), [`LinalgError::Singular`] (with
+/// `Diag::NonUnit`, an exact zero on `T`'s diagonal; `index` is the first such row; checked
+/// whatever the options say, in `O(n)`).
+///
 /// ```
 /// use faer::Mat;
 /// use teamalg::linalg::{self, Diag, SolveSide, Triangle};
@@ -27,6 +33,12 @@ use super::{Dim, Field, LinalgError, Options};
 /// let mut b = Mat::<f64>::ones(3, 2);
 /// // Only the lower triangle is read: the NaNs above it do not matter.
 /// linalg::solve_triangular(&t, &mut b, SolveSide::Left, Triangle::Lower, Diag::NonUnit, &Exec::serial())?;
+/// assert_eq!(b[(0, 0)], 1.0);
+/// // A zero on the diagonal is refused, and `b` is left as it was.
+/// let mut z = t.clone();
+/// z[(1, 1)] = 0.0;
+/// let err = linalg::solve_triangular(&z, &mut b, SolveSide::Left, Triangle::Lower, Diag::NonUnit, &Exec::serial());
+/// assert_eq!(err, Err(linalg::LinalgError::Singular { op: "solve_triangular", index: 1 }));
 /// assert_eq!(b[(0, 0)], 1.0);
 /// # Ok::<(), teamalg::linalg::LinalgError>(())
 /// ```
@@ -107,6 +119,16 @@ fn solve<T: Field>(
         };
         check::finite(op, "T", t, part)?;
         check::finite(op, "B", b.as_ref(), Stored::All)?;
+    }
+    // An exact zero on a read diagonal would divide by zero and turn finite data into NaN or
+    // infinity: refused whatever `check_finite` says (it is no finiteness check, and costs
+    // O(n) beside the O(n^2 k) solve), before `B` is touched. A NaN on the diagonal is not
+    // zero: unchecked, it propagates (the NaN policy).
+    if diag == Diag::NonUnit {
+        let is_zero = |x: &T| real(x) == zero::<T::Real>() && imag(x) == zero::<T::Real>();
+        if let Some(index) = (0..n).find(|&i| is_zero(&t[(i, i)])) {
+            return Err(LinalgError::Singular { op, index });
+        }
     }
     let params = SolveParams {
         threshold: options.get(Family::TriangularSolve),
@@ -222,6 +244,9 @@ impl<'a, T: ComplexField> TriangularView<'a, T> {
 
     /// Overwrites `b` with the solution of `F X = B` (`SolveSide::Left`) or `X F = B`
     /// (`SolveSide::Right`) for this factor `F`, on `exec` (as [`solve_triangular`]).
+    /// Errors as [`solve_triangular`]'s, named `"solve_in_place"`: a factor with an exact zero
+    /// on a non-unit diagonal (the `U` of a singular [`Lu`](super::Lu), the `R` of a
+    /// rank-deficient QR) is refused with [`LinalgError::Singular`], `b` unchanged.
     ///
     /// ```
     /// use faer::Mat;

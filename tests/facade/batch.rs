@@ -804,7 +804,15 @@ fn empty_strided_problems_are_never_offset() {
     // SAFETY: a 0 x 2 view reads and writes nothing; faer accepts any strides for it.
     let c = unsafe { MatMut::from_raw_parts_mut(base, 0, 2, 1, wrap) };
     let (a, b) = (Mat::<f64>::zeros(0, 2), Mat::<f64>::zeros(1, 2));
-    let mut status = vec![Err(LinalgError::BatchLength { op: "", operand: "", expected: 0, found: 0 }); 2];
+    let mut status = vec![
+        Err(LinalgError::BatchLength {
+            op: "",
+            operand: "",
+            expected: 0,
+            found: 0
+        });
+        2
+    ];
     let run = batch::matmul(
         batch::BatchMut::strided(c, 1).unwrap(),
         Accum::Replace,

@@ -1,4 +1,4 @@
-//! Huge operands (issue 47, item 2): every owned form sizes its result first and answers
+//! Huge operands: every owned form sizes its result first and answers
 //! `OutOfMemory` at once, before it scans or copies an entry, never a panic or a scan of
 //! trillions of entries. The operands are stride-0 views of one element (no memory behind
 //! them), so each case costs nothing once the sizing is right; each runs on a thread of its own
@@ -21,7 +21,7 @@ use teamalg::Exec;
 /// overcommit policy; and a scan of the `2^48` entries would run for days.
 const N: usize = 1 << 24;
 
-/// The rows of the tall case of the issue: `usize::MAX / 4 x 8` entries overflow the byte
+/// The rows of the tall case: `usize::MAX / 4 x 8` entries overflow the byte
 /// count of any scalar type.
 const TALL: usize = usize::MAX / 4;
 
@@ -172,8 +172,7 @@ fn owned_solves_size_their_copy_of_b() {
     let a = Mat::<f64>::identity(3, 2);
     let e = refusal(move || {
         let qr = ColPivQr::new(&a, &Exec::serial())?;
-        qr.lstsq(huge(&ONE, 3, TALL), None, &Exec::serial())
-            .map(drop)
+        qr.lstsq(huge(&ONE, 3, TALL), &Exec::serial()).map(drop)
     });
     assert_eq!(e, oom("lstsq"));
     let a = Mat::<f64>::identity(3, 2);
@@ -186,7 +185,7 @@ fn owned_solves_size_their_copy_of_b() {
     let a = Mat::<f64>::identity(3, 2);
     let e = refusal(move || {
         let svd = Svd::new_thin(&a, &Exec::serial())?;
-        svd.lstsq(huge(&ONE, 3, TALL), None).map(drop)
+        svd.lstsq(huge(&ONE, 3, TALL), &Exec::serial()).map(drop)
     });
     assert_eq!(e, oom("lstsq"));
 }
@@ -207,4 +206,16 @@ fn an_empty_shape_of_huge_extent_answers_at_once() {
     assert_eq!(e, oom("qr"));
     let e = refusal(move || ColPivQr::new(huge(&ONE, 0, big), &Exec::serial()).map(drop));
     assert_eq!(e, oom("col_piv_qr"));
+}
+
+/// A `Q` far larger than its factors: the full `Q` of a `2^24 x 1` QR is `2^24 x 2^24`
+/// (2^51 bytes), refused as the factorizations are, while the thin one is formed.
+#[test]
+fn a_full_q_larger_than_memory_is_refused() {
+    let e = refusal(|| {
+        let qr = Qr::new(huge(&ONE, N, 1), &Exec::serial())?;
+        assert_eq!(qr.q_thin(&Exec::serial())?.shape(), (N, 1));
+        qr.q_full(&Exec::serial()).map(drop)
+    });
+    assert_eq!(e, oom("q_full"));
 }

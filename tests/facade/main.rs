@@ -16,6 +16,7 @@ mod huge;
 mod linalg;
 mod linalg_qr;
 mod linalg_spectral;
+mod refusals;
 mod sweep;
 mod symmetric;
 mod vectors;

@@ -157,7 +157,7 @@ fn pivoted_and_symmetric_indefinite() {
             norm(s.as_ref()),
         );
         let perms = [
-            cp.perm().arrays().0.to_vec(),
+            cp.p().arrays().0.to_vec(),
             fp.p().arrays().0.to_vec(),
             fp.q().arrays().0.to_vec(),
             bk.p().arrays().0.to_vec(),

@@ -29,10 +29,7 @@ impl<'a> Part<'a> {
     /// When `index >= width`: kernels cut their work by `index` and `width`, so a part
     /// outside `0..width` would reach past the work it owns.
     pub fn new(index: usize, width: usize, barrier: Option<&'a dyn Fn()>) -> Self {
-        assert!(
-            index < width,
-            "participant {index} of a section of {width}"
-        );
+        assert!(index < width, "participant {index} of a section of {width}");
         Part {
             index,
             width,

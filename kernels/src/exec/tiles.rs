@@ -98,9 +98,7 @@ mod tests {
         let base = x.as_mut_ptr();
         // SAFETY: a 0 x 3 view reads nothing; faer accepts any column stride for it, here one
         // whose offsets wrap the address round to null (column 1 is at `base - base`).
-        let m = unsafe {
-            MatMut::from_raw_parts_mut(base, 0, 3, 1, -(base as usize as isize / 8))
-        };
+        let m = unsafe { MatMut::from_raw_parts_mut(base, 0, 3, 1, -(base as usize as isize / 8)) };
         let tiles = Tiles::new(m);
         for c in 0..=3 {
             // SAFETY: empty tiles, each used alone.

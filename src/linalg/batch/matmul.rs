@@ -8,7 +8,7 @@ use teamalg_kernels::par::Executor;
 
 use super::{drive, length, BatchMut, BatchRef, BatchRun, Problems, Shared, Status};
 use crate::linalg::check::{self, Stored};
-use crate::linalg::{Dim, Field, LinalgError, Options};
+use crate::linalg::{Field, LinalgError, Options};
 
 const OP: &str = "batch::matmul";
 
@@ -98,9 +98,8 @@ impl<T: Field> Products<'_, '_, '_, '_, T> {
         // SAFETY: the caller owns `i`.
         let c = unsafe { self.c.get(i).into_const() };
         let (a, b) = (self.a.get(i), self.b.get(i));
-        check::dim(OP, "A", Dim::Rows, c.nrows(), a.nrows())?;
-        check::dim(OP, "B", Dim::Cols, c.ncols(), b.ncols())?;
-        check::dim(OP, "B", Dim::Rows, a.ncols(), b.nrows())?;
+        let (ab, cb) = ((b.nrows(), b.ncols()), (c.nrows(), c.ncols()));
+        crate::linalg::matmul::shapes(OP, (a.nrows(), a.ncols()), ab, cb)?;
         Ok((c.nrows(), c.ncols(), a.ncols()))
     }
 
