@@ -179,6 +179,7 @@ fn factor<'a, T: Field>(
 owned_constructors!(
     Cholesky,
     "cholesky",
+    square,
     "Factors a copy of `a` (which may be a conjugated view), reading its lower triangle, on\n`exec`; `a` is unchanged, also when it is not positive definite."
 );
 
@@ -242,7 +243,7 @@ impl<T: Field> Cholesky<'_, T> {
     /// `(0, 1]`, given `a_norm = ||A||_1`, as [`Lu::rcond`](super::Lu::rcond) (LAPACK's
     /// `pocon`): a few solves, `O(n^2)`, an upper bound of the true value almost always within
     /// a factor of 3. [`norm_l1`](super::norm_l1) of the full Hermitian `A` gives the norm.
-    /// Errors: [`LinalgError::NotFinite`] (`a_norm` NaN or infinite).
+    /// Errors: [`LinalgError::NotANorm`] (`a_norm` NaN, infinite or negative).
     ///
     /// ```
     /// use faer::Mat;

@@ -21,29 +21,6 @@ use super::factors::{InPlace, owned_constructors, Store};
 use super::reflectors::Reflectors;
 use super::{Dim, Field, LinalgError, Options, Qr, TriangularView};
 
-/// `e` as the error of the operation `op`: every field kept but the operation's name.
-fn renamed(mut e: LinalgError, op: &'static str) -> LinalgError {
-    // Exhaustive, so that a new variant must be named here.
-    match &mut e {
-        LinalgError::ShapeMismatch { op: o, .. }
-        | LinalgError::NotSquare { op: o, .. }
-        | LinalgError::NotFinite { op: o, .. }
-        | LinalgError::NotPositiveDefinite { op: o, .. }
-        | LinalgError::Singular { op: o, .. }
-        | LinalgError::NotTall { op: o, .. }
-        | LinalgError::RankDeficient { op: o, .. }
-        | LinalgError::IllConditioned { op: o, .. }
-        | LinalgError::PivotGrowth { op: o, .. }
-        | LinalgError::ScratchTooSmall { op: o, .. }
-        | LinalgError::NotHermitian { op: o, .. }
-        | LinalgError::NoConvergence { op: o }
-        | LinalgError::IndexOverflow { op: o }
-        | LinalgError::OutOfMemory { op: o }
-        | LinalgError::BatchLength { op: o, .. } => *o = op,
-    }
-    e
-}
-
 /// The factorization `A P = Q R` of an `m x n` matrix with column pivoting: at each step the
 /// remaining column of largest norm comes next, so `R`'s diagonal is non-increasing in
 /// magnitude and shows the numerical rank. `R` (`min(m, n) x n`) is on and above the diagonal
@@ -267,15 +244,21 @@ impl<T: Field> ColPivQr<'_, T> {
     }
 
     /// The numerical rank: the largest `r` for which the leading `r x r` block of `R` has an
-    /// estimated reciprocal condition number above `rcond` (by default `max(m, n)` times the
-    /// machine epsilon), LAPACK's `gelsy` rule. The estimate is within a small factor of the
-    /// true one, so a matrix whose singular values fall close to the cut may be given a rank
-    /// one away from [`Svd::rank`](super::Svd::rank)'s. `O(k^2 log k)`.
+    /// estimated reciprocal condition number above `rcond` (by default the factorization's
+    /// [`Options::cutoff`], else `max(m, n)` times the machine epsilon), LAPACK's `gelsy`
+    /// rule: a nonzero `R` has rank at least 1 whatever the cut-off, where
+    /// [`Svd::rank`](super::Svd::rank) counts the singular values above it and may give 0.
+    /// The estimate is within a small factor of the true one, so a matrix whose singular
+    /// values fall close to the cut may be given a rank one away from the SVD's.
+    /// `O(k^2 log k)`.
     pub fn rank(&self, rcond: Option<T::Real>) -> usize {
         let f = self.factors();
         let (m, n) = (f.nrows(), f.ncols());
         let k = m.min(n);
-        let tol = rcond.unwrap_or_else(|| eps::<T::Real>() * from_f64::<T::Real>(m.max(n) as f64));
+        let kept = self.options.cutoff_rcond().map(from_f64::<T::Real>);
+        let tol = rcond
+            .or(kept)
+            .unwrap_or_else(|| eps::<T::Real>() * from_f64::<T::Real>(m.max(n) as f64));
         let good = |r: usize| condition::triangular_rcond(f.submatrix(0, 0, r, r)) > tol;
         if k == 0 || f[(0, 0)] == zero::<T>() {
             return 0;
@@ -367,8 +350,8 @@ impl<T: Field> ColPivQr<'_, T> {
             let inner = options.check_finite(false);
             // The inner calls' refusals are this call's: named `lstsq`, not by the inner
             // operation the caller never made.
-            let z = Qr::new_with(&rows, exec, &inner).map_err(|e| renamed(e, op))?;
-            y = z.min_norm_adjoint(c, exec).map_err(|e| renamed(e, op))?;
+            let z = Qr::new_with(&rows, exec, &inner).map_err(|e| e.named(op))?;
+            y = z.min_norm_adjoint(c, exec).map_err(|e| e.named(op))?;
         }
         for (j, &p) in self.perm.iter().enumerate() {
             x.row_mut(p).copy_from(y.row(j));

@@ -159,18 +159,13 @@ pub(crate) fn reciprocal<T: Field>(n: usize, norm: T::Real, inverse_norm: T::Rea
     }
 }
 
-/// Refuses an `a_norm` given to an `rcond` that is NaN or infinite: the estimate from it
-/// would be NaN or zero, never a number to compare with a limit.
+/// Refuses an `a_norm` given to an `rcond` that is no norm (NaN, infinite or negative): the
+/// estimate from it would be NaN, zero or negative, never a number to compare with a limit.
 pub(crate) fn norm_arg<T: Field>(a_norm: &T::Real) -> Result<(), LinalgError> {
-    if is_finite(a_norm) {
+    if is_finite(a_norm) && *a_norm >= zero::<T::Real>() {
         return Ok(());
     }
-    Err(LinalgError::NotFinite {
-        op: "rcond",
-        operand: "a_norm",
-        row: 0,
-        col: 0,
-    })
+    Err(LinalgError::NotANorm { op: "rcond" })
 }
 
 /// The estimated reciprocal condition number of the upper triangle of the square `r`, in

@@ -84,6 +84,12 @@ pub enum LinalgError {
         /// Its column (0 for a scalar).
         col: usize,
     },
+    /// The norm given to an `rcond` (`a_norm`, `||A||_1`) is NaN, infinite or negative: no
+    /// norm, and no estimate could be made from it.
+    NotANorm {
+        /// The operation.
+        op: &'static str,
+    },
     /// Cholesky: the matrix is not positive definite; the pivot of column `index` was not
     /// positive. An in-place factorization holds the factor of its leading `index` columns and
     /// an updated remainder (as LAPACK's `potrf`).
@@ -95,7 +101,10 @@ pub enum LinalgError {
     },
     /// A singular factorization or a solve (or inverse) with one: the pivot `index` is zero
     /// (the diagonal entry of LU's `U`, of `LDL^H`'s `D`, Bunch-Kaufman's block, or the
-    /// eigenvalue). A QR reports a singular `R` as [`LinalgError::RankDeficient`] instead.
+    /// eigenvalue), or a triangular solve ([`solve_triangular`](super::solve_triangular), a
+    /// [`TriangularView`](super::TriangularView)'s solve, a batch's) meets a zero on a
+    /// non-unit diagonal at `index`. [`Qr`](super::Qr)'s own solves report a singular `R` as
+    /// [`LinalgError::RankDeficient`] instead.
     Singular {
         /// The operation.
         op: &'static str,
@@ -117,7 +126,9 @@ pub enum LinalgError {
     /// diagonal, as a column equal to an earlier one or a combination of others leaves it) or
     /// numerically: its condition estimate ([`Qr::rcond`](super::Qr::rcond)) is at most `k`
     /// times the machine epsilon (`k = min(m, n)`), so the answer would carry no correct
-    /// digit. `rank` estimates the numerical rank from `R`'s diagonal (at most `k - 1`). Use
+    /// digit; or a [`FullPivLu`](super::FullPivLu) solve whose numerical rank is short. `rank`
+    /// is the numerical rank (for a QR, from `R`'s singular values, at most `k - 1`), `of` the
+    /// rank a solution needs. Use
     /// [`ColPivQr::lstsq`](super::ColPivQr::lstsq) or [`Svd::lstsq`](super::Svd::lstsq) for
     /// the minimum-norm solution of a rank-deficient system; the message names both.
     RankDeficient {
@@ -212,10 +223,25 @@ pub enum LinalgError {
 impl LinalgError {
     /// The operation that refused.
     pub fn op(&self) -> &'static str {
-        match *self {
+        // A copy's name, taken out of it: `op_mut` is the one place that lists the variants.
+        let mut e = *self;
+        std::mem::take(e.op_mut())
+    }
+
+    /// The same error, as the operation `op`'s: the refusal of an inner call named by the
+    /// public call the caller made.
+    pub(crate) fn named(mut self, op: &'static str) -> Self {
+        *self.op_mut() = op;
+        self
+    }
+
+    /// Every variant's operation (exhaustive: a new variant must be named here).
+    fn op_mut(&mut self) -> &mut &'static str {
+        match self {
             LinalgError::ShapeMismatch { op, .. }
             | LinalgError::NotSquare { op, .. }
             | LinalgError::NotFinite { op, .. }
+            | LinalgError::NotANorm { op }
             | LinalgError::NotPositiveDefinite { op, .. }
             | LinalgError::Singular { op, .. }
             | LinalgError::NotTall { op, .. }
@@ -254,6 +280,10 @@ impl fmt::Display for LinalgError {
                 row,
                 col,
             } => write!(f, "{op}: {operand}[({row}, {col})] is not finite"),
+            LinalgError::NotANorm { op } => write!(
+                f,
+                "{op}: a_norm is not a norm of A (NaN, infinite or negative)"
+            ),
             LinalgError::NotPositiveDefinite { op, index } => write!(
                 f,
                 "{op}: the matrix is not positive definite (pivot {index} is not positive)"

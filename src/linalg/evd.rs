@@ -48,6 +48,9 @@ use super::{det, Dim, Field, LinalgError, Options};
 pub struct SelfAdjointEigen<T: Rotate> {
     w: Vec<RealOf<T>>,
     u: Mat<T>,
+    /// The call's options, which its pseudo-inverse keeps (the cut-off, the product's
+    /// thresholds).
+    options: Options,
 }
 
 impl<T: Field> SelfAdjointEigen<T> {
@@ -82,7 +85,7 @@ impl<T: Field> SelfAdjointEigen<T> {
         scratch::with("self_adjoint_eigen", req, |stack| {
             run(a.as_ref(), &mut w, Some(u.as_mut()), exec, options, stack)
         })??;
-        Ok(SelfAdjointEigen { w, u })
+        Ok(SelfAdjointEigen { w, u, options: *options })
     }
 
     /// The eigenvalues, non-decreasing.
@@ -131,7 +134,7 @@ impl<T: Field> SelfAdjointEigen<T> {
     /// # Ok::<(), teamalg::linalg::LinalgError>(())
     /// ```
     pub fn pseudoinverse(&self, exec: &(impl Executor + ?Sized)) -> Result<Mat<T>, LinalgError> {
-        self.pseudoinverse_with(exec, &Options::new())
+        self.pseudoinverse_with(exec, &self.options)
     }
 
     /// [`SelfAdjointEigen::pseudoinverse`] with the call's [`Options`]: the cut-off

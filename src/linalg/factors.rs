@@ -70,7 +70,14 @@ pub(crate) fn identity<T: ComplexField>(n: usize) -> Mat<T> {
 /// `OutOfMemory` naming `$op`), check the input with the type's `check`, then factor the
 /// filled canonical copy with its `factor_copy`.
 macro_rules! owned_constructors {
+    // A square-only factorization: the shape is checked before anything is sized.
+    ($ty:ident, $op:literal, square, $doc:literal) => {
+        owned_constructors!(@ $ty, $op, true, $doc);
+    };
     ($ty:ident, $op:literal, $doc:literal) => {
+        owned_constructors!(@ $ty, $op, false, $doc);
+    };
+    (@ $ty:ident, $op:literal, $square:literal, $doc:literal) => {
         impl<T: Field> $ty<'_, T> {
             #[doc = $doc]
             #[doc = ""]
@@ -89,7 +96,11 @@ macro_rules! owned_constructors {
                 options: &Options,
             ) -> Result<Self, LinalgError> {
                 let a = a.as_mat_ref();
-                // Sized first: an `a` too large to copy is refused before its scan.
+                // The shape, then the size: an `a` too large to copy is refused before its
+                // scan, and a misshapen one as misshapen, however large.
+                if $square {
+                    super::check::square($op, "A", a)?;
+                }
                 let room = super::scratch::room($op, a.nrows(), a.ncols())?;
                 Self::check(a.canonical(), options)?;
                 Self::factor_copy(room.fill_from(a), exec, options)

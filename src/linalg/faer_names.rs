@@ -52,15 +52,11 @@ impl<T: Field> Lblt<T> {
 
 impl<T: Field> Qr<'_, T> {
     faer_name!(R => r -> TriangularView<'_, T>);
-    faer_name!(Q_basis => factors -> MatRef<'_, T>);
-    faer_name!(Q_coeff => householder_factor -> MatRef<'_, T>);
 }
 
 impl<T: Field> ColPivQr<'_, T> {
     faer_name!(R => r -> TriangularView<'_, T>);
     faer_name!(P => p -> PermRef<'_, usize>);
-    faer_name!(Q_basis => factors -> MatRef<'_, T>);
-    faer_name!(Q_coeff => householder_factor -> MatRef<'_, T>);
 }
 
 impl<T: Field> Svd<T> {

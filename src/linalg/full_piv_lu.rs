@@ -134,15 +134,16 @@ impl<T: Field> FullPivLu<T> {
         self.q.as_ref()
     }
 
-    /// The numerical rank: the pivots `|U_ii| > tol |U_00|`, with `tol` by default `max(m, n)
-    /// eps` (as LAPACK's and NumPy's rank rules). `Some(0.0)` counts the nonzero pivots.
-    pub fn rank(&self, tol: Option<T::Real>) -> usize {
+    /// The numerical rank: the pivots `|U_ii| > rcond |U_00|`, with `rcond` by default
+    /// `max(m, n) eps` (as LAPACK's and NumPy's rank rules, and every `rank` of the facade).
+    /// `Some(0.0)` counts the nonzero pivots.
+    pub fn rank(&self, rcond: Option<T::Real>) -> usize {
         let f = self.factors();
         let (m, n) = (f.nrows(), f.ncols());
         if self.info.rank == 0 {
             return 0;
         }
-        let tol = tol.unwrap_or_else(|| from_f64::<T::Real>(m.max(n) as f64) * eps::<T::Real>());
+        let tol = rcond.unwrap_or_else(|| from_f64::<T::Real>(m.max(n) as f64) * eps::<T::Real>());
         let cut = abs(&f[(0, 0)]) * tol;
         (0..self.info.rank)
             .take_while(|&i| abs(&f[(i, i)]) > cut)

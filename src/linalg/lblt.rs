@@ -221,7 +221,8 @@ impl<T: Field> Lblt<T> {
     }
 
     /// An estimate of `1 / (||A||_1 ||A^-1||_1)` given `a_norm = ||A||_1`, as
-    /// [`Lu::rcond`](super::Lu::rcond); zero when `B` is singular.
+    /// [`Lu::rcond`](super::Lu::rcond); zero when `B` is singular. Errors:
+    /// [`LinalgError::NotANorm`].
     pub fn rcond(&self, a_norm: T::Real) -> Result<T::Real, LinalgError> {
         condition::norm_arg::<T>(&a_norm)?;
         Ok(self.estimate(a_norm))

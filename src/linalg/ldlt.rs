@@ -201,7 +201,7 @@ impl<T: Field> Ldlt<T> {
     }
 
     /// An estimate of `1 / (||A||_1 ||A^-1||_1)` given `a_norm = ||A||_1`, as
-    /// [`Lu::rcond`](super::Lu::rcond).
+    /// [`Lu::rcond`](super::Lu::rcond). Errors: [`LinalgError::NotANorm`].
     pub fn rcond(&self, a_norm: T::Real) -> Result<T::Real, LinalgError> {
         condition::norm_arg::<T>(&a_norm)?;
         Ok(self.estimate(a_norm))

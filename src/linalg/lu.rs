@@ -278,8 +278,8 @@ impl<T: Field> Lu<'_, T> {
     /// takes the norm) costs a few solves, `O(n^2)`; the result bounds the true value from
     /// above, almost always within a factor of 3. The norm is the caller's to give because
     /// reading `A` once more on every factorization would cost up to a fifth of a small one.
-    /// Errors: [`LinalgError::NotSquare`], [`LinalgError::NotFinite`] (`a_norm` NaN or
-    /// infinite), as every `rcond` of a factorization that takes the norm.
+    /// Errors: [`LinalgError::NotSquare`], [`LinalgError::NotANorm`] (`a_norm` NaN, infinite
+    /// or negative), as every `rcond` of a factorization that takes the norm.
     ///
     /// ```
     /// use faer::Mat;

@@ -323,10 +323,13 @@ impl Options {
         self.min_rcond
     }
 
-    /// The rank cut-off of the least-squares calls that decide a numerical rank
-    /// ([`ColPivQr::lstsq_with`], [`Svd::lstsq_with`]): what is at or below `rcond` times
-    /// the largest (singular value, or `R`'s leading block's reciprocal condition number)
-    /// counts as zero, as `rcond` in numpy's `lstsq` and LAPACK's `gelsd` and `gelsy`. By
+    /// The rank cut-off of the calls that decide a numerical rank: `rank`, `lstsq` and the
+    /// pseudo-inverses of [`Svd`], [`SelfAdjointEigen`] and [`ColPivQr`], given to the
+    /// factorization (`new_with`, kept for its later calls) or to one call (`lstsq_with`,
+    /// `pseudoinverse_with`). The SVD and the EVD count as zero the values at or below `rcond`
+    /// times the largest, as `rcond` in numpy's `lstsq` and LAPACK's `gelsd`; the pivoted QR
+    /// keeps the leading blocks of `R` whose estimated reciprocal condition number is above
+    /// `rcond`, LAPACK's `gelsy` rule, which keeps at least one column of a nonzero `R`. By
     /// default `max(m, n)` times the machine epsilon (`f64::EPSILON`, the spacing of the
     /// floats at 1), as numpy's.
     ///

@@ -437,8 +437,8 @@ impl<T: Field> Qr<'_, T> {
         }
         let b = b.as_mat_ref();
         check::dim(op, "B", Dim::Rows, n, b.nrows())?;
-        // An exact zero on the diagonal only, as before: `ColPivQr::lstsq` calls this on a
-        // block its own rank rule (a caller's `rcond`) chose, which must not be refused again.
+        // An exact zero on the diagonal only, not one singular to rounding: `ColPivQr::lstsq`
+        // calls this on a block its own rank rule (a caller's `rcond`) chose, which must not be refused again.
         if self.zero_diagonal().is_some() {
             self.full_rank(op)?;
         }

@@ -59,13 +59,16 @@ pub enum SvdVectors {
 /// assert_eq!((full.u().ncols(), full.v().ncols()), (6, 4));
 /// # Ok::<(), teamalg::Error>(())
 /// ```
-// `Send` and `Sync` are automatic and sound: owned matrices and a vector, read-only through
-// `&Svd`.
+// `Send` and `Sync` are automatic and sound: owned matrices, a vector and the options,
+// read-only through `&Svd`.
 #[derive(Debug, Clone)]
 pub struct Svd<T: Rotate> {
     s: Vec<RealOf<T>>,
     u: Mat<T>,
     v: Mat<T>,
+    /// The call's options, which its least squares and pseudo-inverse keep (the cut-off,
+    /// the finiteness check, the products' thresholds).
+    options: Options,
 }
 
 impl<T: Field> Svd<T> {
@@ -117,7 +120,7 @@ impl<T: Field> Svd<T> {
             let (u, v) = (Some(u.as_mut()), Some(v.as_mut()));
             run(a.as_ref(), &mut s, u, v, exec, options, stack)
         })??;
-        Ok(Svd { s, u, v })
+        Ok(Svd { s, u, v, options: *options })
     }
 
     /// The singular values, non-increasing.
@@ -142,11 +145,13 @@ impl<T: Field> Svd<T> {
         // `EPS` is the unit roundoff, half the machine epsilon.
         let default = RealOf::<T>::EPS * RealOf::<T>::from_f64(2.0 * m.max(n) as f64);
         let top = self.s.first().copied().unwrap_or(RealOf::<T>::ZERO);
-        rcond.unwrap_or(default) * top
+        let kept = self.options.cutoff_rcond().map(RealOf::<T>::from_f64);
+        rcond.or(kept).unwrap_or(default) * top
     }
 
     /// The numerical rank: how many singular values exceed `rcond s_max` (`rcond` by
-    /// default `max(m, n)` times the machine epsilon).
+    /// default the factorization's [`Options::cutoff`], else `max(m, n)` times the machine
+    /// epsilon, `f64::EPSILON` for `f64`).
     ///
     /// ```
     /// use faer::Mat;
@@ -225,11 +230,12 @@ impl<T: Field> Svd<T> {
         b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
         exec: &(impl Executor + ?Sized),
     ) -> Result<Mat<T>, LinalgError> {
-        self.lstsq_with(b, exec, &Options::new())
+        self.lstsq_with(b, exec, &self.options)
     }
 
-    /// [`Svd::lstsq`] with the call's [`Options`]: the cut-off ([`Options::cutoff`]), the
-    /// finiteness check of `B` and the products' thresholds (family `Gemm`).
+    /// [`Svd::lstsq`] with the call's [`Options`]: the cut-off ([`Options::cutoff`]) and the
+    /// products' thresholds (family `Gemm`); `B` is checked for finiteness always, as the SVD
+    /// checks `A`.
     pub fn lstsq_with<B: Conjugate<Canonical = T>>(
         &self,
         b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
@@ -241,9 +247,8 @@ impl<T: Field> Svd<T> {
         check::dim(op, "B", Dim::Rows, self.u.nrows(), b.nrows())?;
         // A conjugated view's copy, the canonical `B` the checks and products read.
         let b = scratch::copy(op, b)?;
-        if options.checks_finite() {
-            check::finite(op, "B", b.as_ref(), Stored::All)?;
-        }
+        // Always, as the SVD checks `A` always (`Options::check_finite`).
+        check::finite(op, "B", b.as_ref(), Stored::All)?;
         let rcond = options.cutoff_rcond().map(RealOf::<T>::from_f64);
         self.pseudo_apply(op, b.as_ref(), rcond, exec, options)
     }
@@ -263,7 +268,7 @@ impl<T: Field> Svd<T> {
     /// # Ok::<(), teamalg::linalg::LinalgError>(())
     /// ```
     pub fn pseudoinverse(&self, exec: &(impl Executor + ?Sized)) -> Result<Mat<T>, LinalgError> {
-        self.pseudoinverse_with(exec, &Options::new())
+        self.pseudoinverse_with(exec, &self.options)
     }
 
     /// [`Svd::pseudoinverse`] with the call's [`Options`]: the cut-off
@@ -441,35 +446,18 @@ pub fn svd_into_with_scratch<T: Field, A: Conjugate<Canonical = T>>(
 
 /// The kernel. It checks `A`'s finiteness itself before it writes, whatever the options say
 /// (see [`Options::check_finite`]: an SVD of NaN has no meaning, and its iterations would not
-/// converge), so the facade does not scan `A` a second time.
+/// converge), and then starts a full `U` or `V` as the identity (so it comes back orthonormal
+/// whatever the caller's buffer held), so the facade neither scans `A` nor prepares the
+/// factors; `A` is scanned again only on a refusal, to name the entry.
 fn run<T: Field>(
     a: MatRef<'_, T>,
     s: &mut [RealOf<T>],
-    mut u: Option<MatMut<'_, T>>,
-    mut v: Option<MatMut<'_, T>>,
+    u: Option<MatMut<'_, T>>,
+    v: Option<MatMut<'_, T>>,
     exec: &(impl Executor + ?Sized),
     options: &Options,
     stack: &mut MemStack,
 ) -> Result<(), LinalgError> {
-    // A full factor starts as the identity: faer's serial SVD of a shape more than 11/6 times
-    // as long as wide (a QR first: so every min(m, n) = 1) forms a full factor as
-    // `Q [U_R X; 0 I]` but never sets `X`, the block beside `U_R`, which kept the caller's
-    // buffer, so the columns past `k` were not orthonormal. Filling writes, so the finiteness
-    // refusal (which writes nothing) comes first; its O(m n) scan is below the fill's O(m^2).
-    let k = s.len();
-    let full = |x: &Option<MatMut<'_, T>>| x.as_ref().is_some_and(|x| x.ncols() > k);
-    if full(&u) || full(&v) {
-        check::finite("svd", "A", a, Stored::All)?;
-        let (ur, vr) = (
-            u.as_mut().map(|x| x.as_mut()),
-            v.as_mut().map(|x| x.as_mut()),
-        );
-        for x in [ur, vr].into_iter().flatten() {
-            if x.ncols() > k {
-                identity(x);
-            }
-        }
-    }
     // The kernel's default path: teamalg's own where it measured faster than faer's serial SVD
     // (values only from 128, with vectors from 256 up to twice as long as wide), faer's serial
     // SVD elsewhere; the thresholds
@@ -492,14 +480,4 @@ fn run<T: Field>(
             .unwrap_or(LinalgError::NoConvergence { op: "svd" }),
         BidiagSvdError::NoConvergence { .. } => LinalgError::NoConvergence { op: "svd" },
     })
-}
-
-/// Sets `x` to the identity's first columns.
-fn identity<T: Field>(mut x: MatMut<'_, T>) {
-    let (zero, one) = (RealOf::<T>::ZERO, RealOf::<T>::ONE);
-    for j in 0..x.ncols() {
-        for i in 0..x.nrows() {
-            x[(i, j)] = T::from_parts(if i == j { one } else { zero }, zero);
-        }
-    }
 }

@@ -105,11 +105,49 @@ fn solve<T: Field>(
         diag,
         conj,
     } = how;
+    let params = checked(op, t, b.as_ref(), side, triangle, diag, options)?;
+    if conj {
+        conjugate(b.as_mut());
+    }
+    triangular::solve_in_place(t, b.as_mut(), side, triangle, diag, exec, params);
+    if conj {
+        conjugate(b);
+    }
+    Ok(())
+}
+
+/// The order of `T` when `T` is square and `B` agrees with it on `side`: the shape checks of
+/// one triangular solve ([`checked`] runs them first; a batch also sizes its problems by them).
+pub(crate) fn order<T>(
+    op: &'static str,
+    t: MatRef<'_, T>,
+    b: MatRef<'_, T>,
+    side: SolveSide,
+) -> Result<usize, LinalgError> {
     let n = check::square(op, "T", t)?;
     match side {
         SolveSide::Left => check::dim(op, "B", Dim::Rows, n, b.nrows())?,
         SolveSide::Right => check::dim(op, "B", Dim::Cols, n, b.ncols())?,
     }
+    Ok(n)
+}
+
+/// Every check of one triangular solve, reading `t` and `b` and writing nothing, in the order
+/// the errors are documented: the shapes ([`order`]), the finiteness of the part of `T` read
+/// and of `B` (when `options` check), and with `Diag::NonUnit` an exact zero on `T`'s diagonal
+/// ([`LinalgError::Singular`] with the first such row, whatever the options say). Answers the
+/// kernel's parameters from `options`. The single solve, [`TriangularView::solve_in_place`] and
+/// each problem of `batch::solve_triangular` call it, with their own `op`.
+pub(crate) fn checked<T: Field>(
+    op: &'static str,
+    t: MatRef<'_, T>,
+    b: MatRef<'_, T>,
+    side: SolveSide,
+    triangle: Triangle,
+    diag: Diag,
+    options: &Options,
+) -> Result<SolveParams, LinalgError> {
+    let n = order(op, t, b, side)?;
     if options.checks_finite() {
         let part = match (triangle, diag) {
             (Triangle::Lower, Diag::NonUnit) => Stored::Lower,
@@ -118,7 +156,7 @@ fn solve<T: Field>(
             (Triangle::Upper, Diag::Unit) => Stored::StrictUpper,
         };
         check::finite(op, "T", t, part)?;
-        check::finite(op, "B", b.as_ref(), Stored::All)?;
+        check::finite(op, "B", b, Stored::All)?;
     }
     // An exact zero on a read diagonal would divide by zero and turn finite data into NaN or
     // infinity: refused whatever `check_finite` says (it is no finiteness check, and costs
@@ -130,17 +168,9 @@ fn solve<T: Field>(
             return Err(LinalgError::Singular { op, index });
         }
     }
-    let params = SolveParams {
+    Ok(SolveParams {
         threshold: options.get(Family::TriangularSolve),
-    };
-    if conj {
-        conjugate(b.as_mut());
-    }
-    triangular::solve_in_place(t, b.as_mut(), side, triangle, diag, exec, params);
-    if conj {
-        conjugate(b);
-    }
-    Ok(())
+    })
 }
 
 /// A triangular factor read in place from a factorization's storage: `L` of an [`Lu`](super::Lu)

@@ -219,12 +219,7 @@ fn exact_answers_at_the_ends() {
         Ok(1.0)
     );
     // A norm that is no number: every `rcond` that takes one refuses it alike.
-    let nan_norm = Err(teamalg::linalg::LinalgError::NotFinite {
-        op: "rcond",
-        operand: "a_norm",
-        row: 0,
-        col: 0,
-    });
+    let nan_norm = Err(teamalg::linalg::LinalgError::NotANorm { op: "rcond" });
     assert_eq!(
         Lu::new(&eye, &Exec::serial()).unwrap().rcond(f64::NAN),
         nan_norm
@@ -245,6 +240,10 @@ fn exact_answers_at_the_ends() {
         teamalg::linalg::Lblt::new(&eye, &Exec::serial())
             .unwrap()
             .rcond(f64::NAN),
+        nan_norm
+    );
+    assert_eq!(
+        Lu::new(&eye, &Exec::serial()).unwrap().rcond(-1.0),
         nan_norm
     );
 }

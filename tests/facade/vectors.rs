@@ -131,8 +131,8 @@ fn svd_into_full_factors_orthonormal_whatever_the_buffer_held() {
 
 #[test]
 fn svd_into_refusal_of_a_nan_with_a_full_factor_writes_nothing() {
-    // A full factor is prepared before the kernel runs: the finiteness refusal must still come
-    // before any write.
+    // The kernel starts a full factor as the identity: the finiteness refusal must still come
+    // before that write.
     let mut a = Mat::<f64>::zeros(1, 3);
     a[(0, 2)] = f64::NAN;
     let mut v = Mat::<f64>::from_fn(3, 3, |_, _| 7.0);

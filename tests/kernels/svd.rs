@@ -263,3 +263,118 @@ fn non_finite_input_is_refused() {
 fn weyl(n: usize, top: f64) -> f64 {
     30.0 * eps::<f64>() * n.max(1) as f64 * top
 }
+
+/// `||A - U_k diag(s) V_k^H||_F` and `||A||_F`, in `f64`.
+fn reconstruction<T: Rotate>(a: &Mat<T>, s: &[f64], u: &Mat<T>, v: &Mat<T>) -> (f64, f64) {
+    let (mut res, mut norm) = (0.0f64, 0.0f64);
+    for i in 0..a.nrows() {
+        for j in 0..a.ncols() {
+            let (mut re, mut im) = parts(a[(i, j)]);
+            norm += re * re + im * im;
+            for (l, sl) in s.iter().enumerate() {
+                let (vr, vi) = parts(v[(j, l)]);
+                let p = mul(parts(u[(i, l)]), (vr * sl, -vi * sl));
+                re -= p.0;
+                im -= p.1;
+            }
+            res += re * re + im * im;
+        }
+    }
+    (res.sqrt(), norm.sqrt())
+}
+
+/// Full (or thin, or absent) `U` and `V` filled with `fill` beforehand, on both paths: the
+/// factors come back orthonormal and `A = U_k S V_k^H`, both to `30 u n`, whatever the buffers
+/// held (faer's serial SVD of a shape longer than 11/6 times wide forms a full factor as
+/// `Q [U_R X; 0 I]` without writing `X`).
+fn full_factors_whatever_the_buffer_held<T: Sample + Rotate>() {
+    let shapes = [(10, 3), (3, 10), (40, 4), (1, 2), (3, 1)];
+    for (m, n) in shapes {
+        let k = m.min(n);
+        let bound = 30.0 * eps::<T>() * m.max(n) as f64;
+        for a in [mat::<T>(m, n, 9.0), Mat::<T>::zeros(m, n)] {
+            for fill in [7.0, f64::NAN] {
+                // Full, thin, absent: every pairing with at least one full factor.
+                for (fu, fv) in [
+                    (Some(true), Some(true)),
+                    (Some(true), None),
+                    (None, Some(true)),
+                ]
+                .into_iter()
+                .chain([(Some(true), Some(false)), (Some(false), Some(true))])
+                {
+                    for path in [SvdPath::Auto, SvdPath::Faer, SvdPath::Own] {
+                        let what = format!(
+                            "{m}x{n} {} fill {fill} U {fu:?} V {fv:?} {path:?}",
+                            std::any::type_name::<T>()
+                        );
+                        let buf = |rows: usize, full: bool| {
+                            Mat::<T>::from_fn(rows, if full { rows } else { k }, |_, _| {
+                                parts::from((fill, fill))
+                            })
+                        };
+                        let (mut u, mut v) = (fu.map(|f| buf(m, f)), fv.map(|f| buf(n, f)));
+                        let mut s = vec![<<T as Rotate>::RealPart as Real>::ZERO; k];
+                        let p = SvdParams {
+                            path,
+                            ..SvdParams::default()
+                        };
+                        svd(
+                            a.as_ref(),
+                            &mut s,
+                            u.as_mut().map(|x| x.as_mut()),
+                            v.as_mut().map(|x| x.as_mut()),
+                            &Seq,
+                            p,
+                        )
+                        .unwrap();
+                        for (name, q) in [("U", &u), ("V", &v)] {
+                            if let Some(q) = q {
+                                let e = orthogonality(q);
+                                assert!(e <= bound, "{what}: ||{name}^H {name} - I|| = {e:e}");
+                            }
+                        }
+                        // The reconstruction, where both sides were asked for.
+                        if let (Some(u), Some(v)) = (&u, &v) {
+                            let s: Vec<f64> = s.iter().map(|x| x.to_f64()).collect();
+                            let (res, norm) = reconstruction(&a, &s, u, v);
+                            assert!(
+                                res <= bound * norm,
+                                "{what}: ||A - U S V^H|| = {res:e} > {:e}",
+                                bound * norm
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn full_factors_orthonormal_whatever_the_buffer_held() {
+    full_factors_whatever_the_buffer_held::<f64>();
+    full_factors_whatever_the_buffer_held::<c64>();
+}
+
+#[test]
+fn refusal_with_full_factors_writes_nothing() {
+    // The full factors' identity comes after the finiteness check.
+    let mut a = mat::<f64>(1, 3, 1.0);
+    a[(0, 2)] = f64::NAN;
+    let mut u = Mat::<f64>::from_fn(1, 1, |_, _| 7.0);
+    let mut v = Mat::<f64>::from_fn(3, 3, |_, _| 7.0);
+    let mut s = vec![7.0];
+    let err = svd(
+        a.as_ref(),
+        &mut s,
+        Some(u.as_mut()),
+        Some(v.as_mut()),
+        &Seq,
+        SvdParams::default(),
+    )
+    .unwrap_err();
+    assert_eq!(err, BidiagSvdError::NotFinite);
+    assert_eq!(s, vec![7.0]);
+    assert!(u[(0, 0)] == 7.0 && (0..3).all(|j| (0..3).all(|i| v[(i, j)] == 7.0)));
+}

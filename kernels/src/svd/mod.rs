@@ -129,10 +129,13 @@ fn phase<T: Rotate>(z: T) -> T {
 /// The SVD of `a` (`m x n`, `k = min(m, n)`): `s` (`k` entries) gets the singular values,
 /// non-increasing; `u`, if given, gets the left singular vectors (`m x k`, thin, or `m x m`,
 /// full) and `v` the right ones (`n x k` or `n x n`), so that `A = U diag(s) V^H` on their
-/// first `k` columns. `u` and `v` must be column-major.
+/// first `k` columns. `u` and `v` must be column-major. A full `u` or `v` is overwritten
+/// whole, an orthonormal basis whatever it held before (its columns past `k` span the
+/// complement).
 ///
 /// # Errors
-/// [`BidiagSvdError::NotFinite`] when `a` holds an infinity or a NaN;
+/// [`BidiagSvdError::NotFinite`] when `a` holds an infinity or a NaN (checked first: nothing
+/// is written);
 /// [`BidiagSvdError::NoConvergence`] from the bidiagonal solver (from faer's, on the default
 /// path, with every value counted as unconverged).
 ///
@@ -243,8 +246,8 @@ fn skinny_scratch<T: ComplexField>(big: usize, k: usize) -> StackReq {
 pub fn svd_with_scratch<T>(
     a: MatRef<'_, T>,
     s: &mut [<T as Rotate>::RealPart],
-    u: Option<MatMut<'_, T>>,
-    v: Option<MatMut<'_, T>>,
+    mut u: Option<MatMut<'_, T>>,
+    mut v: Option<MatMut<'_, T>>,
     exec: &(impl Executor + ?Sized),
     params: SvdParams,
     stack: &mut MemStack,
@@ -275,10 +278,20 @@ where
             }
         }
     }
-    if k == 0 {
-        for x in [u, v].into_iter().flatten() {
+    // A full factor starts as the identity, whichever path runs (and for k = 0 that is the
+    // whole answer): faer's serial SVD of a shape longer than 11/6 times wide (a QR first, so
+    // every k = 1) forms a full factor as `Q [U_R X; 0 I]` without writing `X`, which would
+    // keep the caller's buffer. After the finiteness refusal above, which writes nothing.
+    let (ur, vr) = (
+        u.as_mut().map(|x| x.as_mut()),
+        v.as_mut().map(|x| x.as_mut()),
+    );
+    for x in [ur, vr].into_iter().flatten() {
+        if x.ncols() > k {
             identity(x);
         }
+    }
+    if k == 0 {
         return Ok(());
     }
     let own = match params.path {

@@ -154,12 +154,7 @@ impl<T: Field> Problems<T> for CholeskySolve<'_, '_, '_, '_, T> {
             .check_finite(false)
             .check_hermitian(false)
             .side(faer::Side::Lower);
-        let llt = crate::linalg::cholesky_with(a.as_mut(), exec, &lower).map_err(|e| match e {
-            LinalgError::NotPositiveDefinite { index, .. } => {
-                LinalgError::NotPositiveDefinite { op: OP, index }
-            }
-            e => e,
-        })?;
-        llt.solve_in_place(b.as_mut(), exec)
+        let llt = crate::linalg::cholesky_with(a.as_mut(), exec, &lower).map_err(|e| e.named(OP))?;
+        llt.solve_in_place(b.as_mut(), exec).map_err(|e| e.named(OP))
     }
 }

@@ -182,13 +182,8 @@ impl<T: Field> Problems<T> for LeastSquares<'_, '_, '_, '_, T> {
         // SAFETY: as above.
         let (mut a, mut b) = unsafe { self.0.write(i) };
         let unchecked = self.0.options.check_finite(false);
-        let qr = crate::linalg::qr_with(a.as_mut(), exec, &unchecked)?;
+        let qr = crate::linalg::qr_with(a.as_mut(), exec, &unchecked).map_err(|e| e.named(OP))?;
         // The single call's refusal, named as the batch's as the serial path names it.
-        qr.lstsq_in_place(b.as_mut(), exec).map_err(|e| match e {
-            LinalgError::RankDeficient { rank, of, .. } => {
-                LinalgError::RankDeficient { op: OP, rank, of }
-            }
-            e => e,
-        })
+        qr.lstsq_in_place(b.as_mut(), exec).map_err(|e| e.named(OP))
     }
 }

@@ -1,14 +1,14 @@
 //! Triangular solves for each problem of a batch: `T_i X_i = B_i` or `X_i T_i = B_i`.
 
-use faer::reborrow::IntoConst;
 use faer::dyn_stack::{MemStack, StackReq};
+use faer::reborrow::IntoConst;
 use teamalg_gates::Family;
 use teamalg_kernels::par::{Executor, Seq};
-use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
+use teamalg_kernels::triangular::{self, Diag, SolveSide, Triangle};
 
 use super::{drive, length, BatchMut, BatchRef, BatchRun, Problems, Shared, Status};
-use crate::linalg::check::{self, Stored};
-use crate::linalg::{Dim, Field, LinalgError, Options};
+use crate::linalg::triangular::{checked, order};
+use crate::linalg::{Field, LinalgError, Options};
 
 const OP: &str = "batch::solve_triangular";
 
@@ -17,9 +17,13 @@ const OP: &str = "batch::solve_triangular";
 /// `status[i]` says how problem `i` went. See [the module](super) for how the batch goes
 /// parallel.
 ///
-/// Per problem, before `b[i]` is written: [`LinalgError::NotSquare`] (`T`),
+/// Per problem, as [`linalg::solve_triangular`](crate::linalg::solve_triangular)'s (the same
+/// checks), before `b[i]` is written: [`LinalgError::NotSquare`] (`T`),
 /// [`LinalgError::ShapeMismatch`] (`B`), [`LinalgError::NotFinite`] (the triangle read, and
-/// `B`). The call fails only with [`LinalgError::BatchLength`].
+/// `B`; skipped with [`Options::check_finite`]`(false)`), [`LinalgError::Singular`] (with
+/// `Diag::NonUnit`, an exact zero on `T_i`'s diagonal; `index` is the first such row; checked
+/// whatever the options say). A failed problem leaves `b[i]` as it was and the others are
+/// solved. The call fails only with [`LinalgError::BatchLength`].
 pub fn solve_triangular<'s1, 'm1: 's1, 's2, 'm2: 's2, T: Field>(
     t: impl Into<BatchRef<'s1, 'm1, T>>,
     b: impl Into<BatchMut<'s2, 'm2, T>>,
@@ -78,38 +82,29 @@ impl<T: Field> Solves<'_, '_, '_, '_, T> {
     unsafe fn shape(&self, i: usize) -> Result<(usize, usize), LinalgError> {
         // SAFETY: the caller owns `i`.
         let b = unsafe { self.b.get(i).into_const() };
-        let n = check::square(OP, "T", self.t.get(i))?;
-        match self.side {
-            SolveSide::Left => check::dim(OP, "B", Dim::Rows, n, b.nrows())?,
-            SolveSide::Right => check::dim(OP, "B", Dim::Cols, n, b.ncols())?,
-        }
+        let n = order(OP, self.t.get(i), b, self.side)?;
         Ok((n, b.nrows() * b.ncols() / n.max(1)))
     }
 
-    /// Problem `i` checked, then solved on `exec`.
+    /// Problem `i` checked as the single solve checks (`checked`: shapes, finiteness, a zero
+    /// on the diagonal), then solved on `exec`.
     ///
     /// # Safety
     ///
     /// The caller owns index `i`.
     unsafe fn solve(&self, i: usize, exec: &(impl Executor + ?Sized)) -> Status {
         // SAFETY: the caller owns `i`.
-        unsafe { self.shape(i) }?;
-        // SAFETY: as above.
         let mut b = unsafe { self.b.get(i) };
         let t = self.t.get(i);
-        if self.options.checks_finite() {
-            let part = match (self.triangle, self.diag) {
-                (Triangle::Lower, Diag::NonUnit) => Stored::Lower,
-                (Triangle::Lower, Diag::Unit) => Stored::StrictLower,
-                (Triangle::Upper, Diag::NonUnit) => Stored::Upper,
-                (Triangle::Upper, Diag::Unit) => Stored::StrictUpper,
-            };
-            check::finite(OP, "T", t, part)?;
-            check::finite(OP, "B", b.as_ref(), Stored::All)?;
-        }
-        let params = SolveParams {
-            threshold: self.options.get(Family::TriangularSolve),
-        };
+        let params = checked(
+            OP,
+            t,
+            b.as_ref(),
+            self.side,
+            self.triangle,
+            self.diag,
+            self.options,
+        )?;
         triangular::solve_in_place(
             t,
             b.as_mut(),
@@ -135,7 +130,16 @@ impl<T: Field> Problems<T> for Solves<'_, '_, '_, '_, T> {
     unsafe fn key(&self, i: usize) -> [usize; 8] {
         // SAFETY: called by the owner of `i`.
         let b = unsafe { self.b.get(i) };
-        [self.t.get(i).nrows(), self.t.get(i).ncols(), b.nrows(), b.ncols(), 0, 0, 0, 0]
+        [
+            self.t.get(i).nrows(),
+            self.t.get(i).ncols(),
+            b.nrows(),
+            b.ncols(),
+            0,
+            0,
+            0,
+            0,
+        ]
     }
 
     unsafe fn units(&self, i: usize) -> f64 {
