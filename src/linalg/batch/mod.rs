@@ -42,7 +42,7 @@
 use faer::dyn_stack::{MemStack, StackReq};
 use std::sync::Mutex;
 
-use teamalg_gates::Family;
+use teamalg_gates::{Family, Model};
 use teamalg_kernels::batch::{Claims, Estimator, Plan, Tally};
 use teamalg_kernels::par::{Executor, Part};
 
@@ -169,26 +169,11 @@ fn drive<T: Field, P: Problems<T>>(
     // One pass for the plan and the scratch; a second only when a problem may go on the team.
     // A run of problems of one shape reads their units, estimate and scratch once.
     let mut estimate = Estimator::<T>::new(model, P::RATE);
-    // SAFETY (the sizing passes, `sized`): they run on the caller before any problem is
-    // solved, and no participant runs yet: the caller owns every index.
-    let mut sized = |i: usize, last: &mut Option<([usize; 8], f64, f64, StackReq)>| {
-        // SAFETY: see above.
-        let key = unsafe { problems.key(i) };
-        match *last {
-            Some((k, units, ns, req)) if k == key => (units, ns, req, false),
-            _ => {
-                // SAFETY: see above.
-                let units = unsafe { problems.units(i) };
-                // SAFETY: see above.
-                let (ns, req) = (estimate.ns(units), unsafe { problems.scratch(i) });
-                *last = Some((key, units, ns, req));
-                (units, ns, req, true)
-            }
-        }
-    };
     let (mut all, mut req, mut last) = (Tally::default(), StackReq::EMPTY, None);
     for i in 0..count {
-        let (units, ns, r, new) = sized(i, &mut last);
+        // SAFETY: the sizing passes run on the caller before the section and before any
+        // problem is solved: the caller owns every index.
+        let (units, ns, r, new) = unsafe { size(problems, &mut estimate, i, &mut last) };
         all.add(units, ns);
         if new {
             req = req.or(r);
@@ -202,7 +187,8 @@ fn drive<T: Field, P: Problems<T>>(
         |plan| {
             let (mut rest, mut spread_req, mut last) = (Tally::default(), StackReq::EMPTY, None);
             for i in 0..count {
-                let (units, ns, r, _) = sized(i, &mut last);
+                // SAFETY: as the first sizing pass: on the caller, before the section.
+                let (units, ns, r, _) = unsafe { size(problems, &mut estimate, i, &mut last) };
                 if !plan.on_team(ns) {
                     rest.add(units, ns);
                     spread_req = spread_req.or(r);
@@ -213,24 +199,15 @@ fn drive<T: Field, P: Problems<T>>(
         },
         options.get(P::FAMILY),
     );
-    // Whether problem `i` goes on the whole executor.
-    //
-    // # Safety
-    //
-    // The caller owns index `i` (as `Problems::units`).
-    let on_team = |i: usize| {
-        plan.on_team > 0 && {
-            // SAFETY: every call below is made by the owner of `i`: the caller before the
-            // section, or the participant that claimed `i`.
-            let units = unsafe { problems.units(i) };
-            plan.on_team(Estimator::<T>::new(model, P::RATE).ns(units))
-        }
-    };
     let slots = Slots::new(status);
     if plan.on_team > 0 {
-        for i in (0..count).filter(|&i| on_team(i)) {
+        for i in 0..count {
             // SAFETY: one problem at a time, before the section: the caller owns every index.
-            unsafe { *slots.get(i) = problems.on_team(i, exec) };
+            unsafe {
+                if goes_on_team(problems, &plan, model, i) {
+                    *slots.get(i) = problems.on_team(i, exec);
+                }
+            }
         }
     }
     let width = plan.spread_width;
@@ -239,9 +216,13 @@ fn drive<T: Field, P: Problems<T>>(
     scratch::with(P::OP, req, |lead| {
         let work = |stack: &mut MemStack, claims: &Claims| {
             while let Some(range) = claims.claim() {
-                for i in range.filter(|&i| !on_team(i)) {
+                for i in range {
                     // SAFETY: index `i` was claimed by this participant alone (`Claims`).
-                    unsafe { *slots.get(i) = problems.serial(i, stack) };
+                    unsafe {
+                        if !goes_on_team(problems, &plan, model, i) {
+                            *slots.get(i) = problems.serial(i, stack);
+                        }
+                    }
                 }
             }
         };
@@ -267,6 +248,54 @@ fn drive<T: Field, P: Problems<T>>(
         on_team: plan.on_team,
         spread_width: width,
     })
+}
+
+/// What the plan reads of a key's first problem: its units, estimate and scratch.
+type Size = (f64, f64, StackReq);
+
+/// Problem `i`'s units, estimated nanoseconds and scratch, and whether it starts a run of
+/// problems of one key (whose scratch then counts once): a run of equal keys is read once,
+/// through `last`.
+///
+/// # Safety
+///
+/// The caller owns index `i` (as [`Problems::key`]).
+unsafe fn size<T: Field, P: Problems<T>>(
+    problems: &P,
+    estimate: &mut Estimator<'_, T>,
+    i: usize,
+    last: &mut Option<([usize; 8], Size)>,
+) -> (f64, f64, StackReq, bool) {
+    // SAFETY: the caller owns `i`.
+    let key = unsafe { problems.key(i) };
+    match *last {
+        Some((k, (units, ns, req))) if k == key => (units, ns, req, false),
+        _ => {
+            // SAFETY: as above.
+            let (units, req) = unsafe { (problems.units(i), problems.scratch(i)) };
+            let ns = estimate.ns(units);
+            *last = Some((key, (units, ns, req)));
+            (units, ns, req, true)
+        }
+    }
+}
+
+/// Whether problem `i` goes on the whole executor.
+///
+/// # Safety
+///
+/// The caller owns index `i` (as [`Problems::units`]).
+unsafe fn goes_on_team<T: Field, P: Problems<T>>(
+    problems: &P,
+    plan: &Plan,
+    model: &Model,
+    i: usize,
+) -> bool {
+    plan.on_team > 0 && {
+        // SAFETY: the caller owns `i`.
+        let units = unsafe { problems.units(i) };
+        plan.on_team(Estimator::<T>::new(model, P::RATE).ns(units))
+    }
 }
 
 #[cfg(test)]
