@@ -199,17 +199,12 @@ impl<T: Field> Qr<'_, T> {
         self.qr.q_on(b, adjoint, exec, &self.options);
     }
 
-    /// `Some(estimated rank)` when `R` is numerically singular: [`Qr::rcond`] at most `k`
-    /// times the machine epsilon; the rank is [`deficient_rank`]'s.
+    /// `Some(estimated rank)` when `R` is numerically singular ([`deficiency`]).
     fn deficiency(&self) -> Option<usize> {
         *self.deficient.get_or_init(|| {
             let f = self.factors();
             let k = f.nrows().min(f.ncols());
-            let tol = eps::<T::Real>() * from_f64::<T::Real>(k as f64);
-            if k == 0 || self.r_rcond() > tol {
-                return None;
-            }
-            Some(deficient_rank(f.submatrix(0, 0, k, k)))
+            deficiency(f.submatrix(0, 0, k, k), || self.r_rcond())
         })
     }
 
@@ -543,6 +538,19 @@ impl<T: Field> Qr<'_, T> {
     }
 }
 
+/// `Some(estimated rank)` when the upper triangle of the square `r` (`k x k`) is singular,
+/// exactly or to rounding: `rcond`, its estimated reciprocal condition number (0 for an exact
+/// zero on the diagonal), at most `k` times the machine epsilon. The rule of every QR solve,
+/// single or batched; `rcond` is the caller's, which may estimate in its own storage.
+pub(crate) fn deficiency<T: Field>(r: MatRef<'_, T>, rcond: impl FnOnce() -> T::Real) -> Option<usize> {
+    let k = r.nrows();
+    let tol = eps::<T::Real>() * from_f64::<T::Real>(k as f64);
+    if k == 0 || rcond() > tol {
+        return None;
+    }
+    Some(deficient_rank(r))
+}
+
 /// The numerical rank of the upper triangle of the square `r` (`k x k`), once it is known to be
 /// singular to rounding: its singular values above `k eps` times the largest, at most `k - 1`.
 /// `R`'s diagonal would not do: without pivoting, once a column depends on earlier ones the
@@ -550,7 +558,7 @@ impl<T: Field> Qr<'_, T> {
 /// independent columns (a `1000 x 50` matrix with one repeated column has 42 there). The SVD,
 /// `O(k^3)` and serial, runs only on this error path; should it not converge, the diagonal's
 /// count is the estimate.
-pub(crate) fn deficient_rank<T: Field>(r: MatRef<'_, T>) -> usize {
+fn deficient_rank<T: Field>(r: MatRef<'_, T>) -> usize {
     let k = r.nrows();
     if k == 0 {
         return 0;

@@ -4,7 +4,6 @@ use faer::dyn_stack::{MemStack, StackReq};
 use faer::linalg::qr::no_pivoting::{factor, solve};
 use faer::linalg::{temp_mat_scratch, temp_mat_zeroed};
 use faer::mat::AsMatMut;
-use faer::traits::math_utils::{eps, from_f64};
 use faer::{Conj, MatMut, MatRef, Par};
 use teamalg_gates::Family;
 use teamalg_kernels::par::Executor;
@@ -13,7 +12,7 @@ use super::systems::Systems;
 use super::{drive, BatchMut, BatchRun, Problems, Status};
 use crate::linalg::check;
 use crate::linalg::condition::triangular_rcond_in;
-use crate::linalg::qr::deficient_rank;
+use crate::linalg::qr::deficiency;
 use crate::linalg::{Dim, Field, LinalgError, Options};
 
 const OP: &str = "batch::lstsq";
@@ -93,18 +92,15 @@ impl<T: Field> LeastSquares<'_, '_, '_, '_, T> {
 /// [`Qr`](crate::linalg::Qr)'s solves do (an exact zero on the diagonal makes the estimate 0);
 /// `work` is the condition estimate's column (`n x 1`).
 fn full_rank<T: Field>(r: MatRef<'_, T>, work: MatMut<'_, T>) -> Result<(), LinalgError> {
-    let k = r.nrows();
-    let tol = eps::<T::Real>() * from_f64::<T::Real>(k as f64);
-    if k == 0 || triangular_rcond_in(r, work) > tol {
-        return Ok(());
+    // The single call's rule and rank; only its error path allocates.
+    match deficiency(r, || triangular_rcond_in(r, work)) {
+        None => Ok(()),
+        Some(rank) => Err(LinalgError::RankDeficient {
+            op: OP,
+            rank,
+            of: r.nrows(),
+        }),
     }
-    // The rank as the single call estimates it (not from `R`'s diagonal, which an unpivoted
-    // QR leaves with zeros for independent columns); this error path allocates.
-    Err(LinalgError::RankDeficient {
-        op: OP,
-        rank: deficient_rank(r),
-        of: k,
-    })
 }
 
 impl<T: Field> Problems<T> for LeastSquares<'_, '_, '_, '_, T> {
