@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use teamalg_gates::Model;
+use teamalg_gates::{Contention, Model};
 use teamalg_kernels::par::{Executor, Part};
 
 use crate::exec::parts::{run_parts_serially, team_chunks};
@@ -66,6 +66,18 @@ unsafe impl Executor for Exec<'_> {
     fn lateness(&self) -> Duration {
         Exec::lateness(self)
     }
+
+    fn contention(&self, estimate: Duration) -> Contention {
+        Exec::contention(self, estimate)
+    }
+
+    fn probe(&self) {
+        Exec::probe(self);
+    }
+
+    fn cpus(&self) -> Option<usize> {
+        Exec::cpus(self)
+    }
 }
 
 // SAFETY: `run` and `run_chunks_of` are the team token's `Exec` methods, limited to `width`:
@@ -101,6 +113,18 @@ unsafe impl Executor for TeamExec<'_> {
 
     fn lateness(&self) -> Duration {
         TeamExec::lateness(self)
+    }
+
+    fn contention(&self, estimate: Duration) -> Contention {
+        self.token().contention(estimate)
+    }
+
+    fn probe(&self) {
+        self.token().probe();
+    }
+
+    fn cpus(&self) -> Option<usize> {
+        self.token().cpus()
     }
 
     fn run_chunks_of(&self, width: usize, n: usize, f: &(dyn Fn(usize, usize) + Sync)) {
@@ -193,5 +217,23 @@ unsafe impl Executor for Team {
             return Duration::ZERO;
         }
         Team::lateness(self)
+    }
+
+    fn contention(&self, estimate: Duration) -> Contention {
+        if Executor::width(self) == 1 {
+            return Contention::NONE;
+        }
+        Team::contention(self, estimate)
+    }
+
+    fn probe(&self) {
+        if Executor::width(self) > 1 && crate::runtime::contention::signal().probe_due() {
+            Team::warm(self, Team::width(self));
+        }
+    }
+
+    fn cpus(&self) -> Option<usize> {
+        let pool = self.shared_pool();
+        pool.live.map(|_| pool.usable_cpus)
     }
 }

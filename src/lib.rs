@@ -70,6 +70,13 @@ pub mod wait {
     pub use crate::runtime::wait::{DEFAULT_SPIN_POLLS, THROTTLED_SPIN_POLLS, YIELD_POLLS};
 }
 
+/// The contention signal's sources, read directly: for benchmarks of what a read costs, and
+/// for programs that want to see what the gates see (`docs/gates.md`, "Contention").
+#[cfg(not(loom))]
+pub mod signal {
+    pub use crate::runtime::contention::{read_run_queue, read_sources, Sources};
+}
+
 /// The process-wide reserve of idle workers that pools lease their threads from.
 #[cfg(not(loom))]
 pub mod reserve {

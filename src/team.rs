@@ -425,6 +425,12 @@ impl Team {
         self.shared().lateness(self.members.len())
     }
 
+    /// How contended the CPUs of the team's members are now, for a region of serial time
+    /// `estimate` (the contention signal: `docs/gates.md`, "Contention").
+    pub(crate) fn contention(&self, estimate: Duration) -> teamalg_gates::Contention {
+        self.shared().contention(self.members.len(), estimate)
+    }
+
     /// Whether the calling thread leads the team through a token it holds.
     pub(crate) fn led_by_this_thread(&self) -> bool {
         self.leader.load(Relaxed) == this_thread()

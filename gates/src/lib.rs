@@ -36,6 +36,7 @@
 //! assert_eq!(w.get(), 8);
 //! ```
 
+pub mod contention;
 mod costs;
 mod model;
 mod profile;
@@ -45,13 +46,14 @@ mod split;
 mod thresholds;
 pub mod trace;
 
+pub use contention::{Contention, Signal};
 pub use costs::{
     CostsError, CpuVendor, DispatchCosts, DispatchKind, HostClass, WidthCosts, MAX_ANCHORS,
 };
 pub use model::{builtin_rate, Model};
 pub use profile::{Fingerprint, HostProfile, ProfileError, SeenLoad};
 pub use rate::{Family, Rate, RateCurve, Scalar, ScalarKind, FAMILIES, MAX_RATE_ANCHORS};
-pub use rule::{choose, decide, pays_at, width_for_by, Ask, Verdict, PAYS};
+pub use rule::{choose, decide, gain, pays_at, width_for_by, Ask, Verdict, PAYS};
 pub use split::{
     builtin_decay, builtin_split, SplitCost, SplitCurve, SplitCurveError, Splits, MAX_SPLIT_WIDTHS,
 };

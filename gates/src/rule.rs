@@ -183,6 +183,39 @@ pub fn decide(ask: Ask, cost: impl Fn(NonZeroUsize) -> Duration) -> (usize, crat
     }
 }
 
+/// What going parallel at width `w` is expected to gain over the estimate: the estimate less
+/// the wake and the modelled parallel time with sections of cost `cost(w) + late` (zero when
+/// it gains nothing). The bail-out of a call weighs its sections' losses against it.
+///
+/// ```
+/// use std::num::NonZeroUsize;
+/// use std::time::Duration;
+/// use teamalg_gates::{gain, Ask, ParThreshold, SplitCurve};
+///
+/// let ask = Ask {
+///     estimate: Duration::from_micros(1000),
+///     sections: 10,
+///     budget: 2,
+///     split: SplitCurve::FREE,
+///     threshold: ParThreshold::Derived,
+///     call_units: 0.0,
+///     wake: Duration::ZERO,
+///     late: Duration::ZERO,
+/// };
+/// // 10 sections of 1 us and half the work each: 1000 - (10 + 500) us.
+/// let g = gain(ask, 2, |_: NonZeroUsize| Duration::from_micros(1));
+/// assert_eq!(g, Duration::from_micros(490));
+/// ```
+pub fn gain(ask: Ask, w: usize, cost: impl Fn(NonZeroUsize) -> Duration) -> Duration {
+    let Some(k) = NonZeroUsize::new(w).filter(|k| k.get() >= 2) else {
+        return Duration::ZERO;
+    };
+    let est = ask.estimate.as_nanos() as f64;
+    let d = cost(k).saturating_add(ask.late);
+    let t = ask.wake.as_nanos() as f64 + modelled(est, ask.sections, k, d, &ask.split);
+    Duration::from_nanos((est - t).clamp(0.0, u64::MAX as f64) as u64)
+}
+
 /// Whether the region, at width `w` with sections of cost `d`, is still modelled faster than
 /// serial once the wake of sleeping participants is added (the time until a woken
 /// participant starts, which the leader cannot overlap). True when nothing sleeps.

@@ -12,7 +12,7 @@
 //! ```
 //! use std::time::Duration;
 //! use teamalg_gates::trace::{self, Decision, Reason};
-//! use teamalg_gates::{Family, ParThreshold, ScalarKind, Source};
+//! use teamalg_gates::{Family, ParThreshold, ScalarKind, Signal, Source};
 //!
 //! let d = Decision {
 //!     site: "gemm",
@@ -27,6 +27,7 @@
 //!     overhead: Duration::ZERO,
 //!     efficiency: 1.0,
 //!     late: Duration::ZERO,
+//!     signal: Signal::None,
 //!     threshold: ParThreshold::Derived,
 //!     source: Source::Derived,
 //!     reason: Reason::NotPaid,
@@ -45,6 +46,7 @@ use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Mutex;
 use std::time::Duration;
 
+use crate::contention::Signal;
 use crate::rate::{Family, ScalarKind};
 use crate::thresholds::{ParThreshold, Source};
 
@@ -72,6 +74,12 @@ pub enum Reason {
     FixedBelow,
     /// The executor has a budget of one (serial, or a busy team).
     Budget1,
+    /// The process's other parallel calls hold the CPUs this region would use (their
+    /// occupancy): it runs narrower, down to serial.
+    Occupied,
+    /// The call's sections already lost more than going parallel was expected to gain: the
+    /// rest of the call runs on its caller (the bail-out).
+    GaveUp,
 }
 
 impl Reason {
@@ -87,6 +95,8 @@ impl Reason {
             Reason::FixedAbove => "fixed, above",
             Reason::FixedBelow => "fixed, below",
             Reason::Budget1 => "budget 1",
+            Reason::Occupied => "occupied",
+            Reason::GaveUp => "gave up",
         }
     }
 }
@@ -121,6 +131,8 @@ pub struct Decision {
     /// What each section lost to late participants when the gate asked (the executor's live
     /// view; zero on a quiet machine), added to the dispatch cost.
     pub late: Duration,
+    /// Which source set `late` (`Signal::None`: nothing was read or nothing knew).
+    pub signal: Signal,
     /// The threshold in force.
     pub threshold: ParThreshold,
     /// Where the threshold came from.
@@ -168,7 +180,7 @@ impl fmt::Display for Decisions {
         };
         writeln!(
             f,
-            "{:<18} {:<16} {:<4} {:>16} {:>10} {:>12} {:>9} {:>9} {:>5} {:>9} {:<22} {:<22} {:>5}",
+            "{:<18} {:<16} {:<4} {:>16} {:>10} {:>12} {:>9} {:>9} {:>5} {:>9} {:<9} {:<22} {:<22} {:>5}",
             "site",
             "family",
             "type",
@@ -179,6 +191,7 @@ impl fmt::Display for Decisions {
             "over us",
             "eff",
             "late us",
+            "signal",
             "threshold (source)",
             "reason",
             "width"
@@ -192,7 +205,7 @@ impl fmt::Display for Decisions {
             };
             writeln!(
                 f,
-                "{:<18} {:<16} {:<4} {:>16} {:>10.3e} {:>12} {:>9} {:>9} {:>5.2} {:>9} {:<22} {:<22} {:>5}",
+                "{:<18} {:<16} {:<4} {:>16} {:>10.3e} {:>12} {:>9} {:>9} {:>5.2} {:>9} {:<9} {:<22} {:<22} {:>5}",
                 d.site,
                 d.family.name(),
                 kind,
@@ -203,6 +216,7 @@ impl fmt::Display for Decisions {
                 us(d.overhead),
                 d.efficiency,
                 us(d.late),
+                d.signal.name(),
                 format!("{} ({})", d.threshold, d.source.name()),
                 d.reason.describe(),
                 d.width

@@ -5,7 +5,7 @@ use std::cell::Cell;
 use std::time::Duration;
 
 use teamalg_gates::trace::{self, Decision, Reason};
-use teamalg_gates::{Family, ParThreshold, ScalarKind, Source};
+use teamalg_gates::{Family, ParThreshold, ScalarKind, Signal, Source};
 
 fn d(width: usize) -> Decision {
     Decision {
@@ -21,6 +21,7 @@ fn d(width: usize) -> Decision {
         overhead: Duration::from_nanos(500),
         efficiency: 0.95,
         late: Duration::ZERO,
+        signal: Signal::None,
         threshold: ParThreshold::Derived,
         source: Source::Derived,
         reason: if width > 1 {

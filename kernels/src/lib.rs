@@ -24,6 +24,6 @@ pub mod svd;
 // still reachable from the crate's root.
 pub use dense::{cholesky, col_piv_qr, full_piv_lu, gemm, lblt, ldlt, lu, qr, triangular};
 pub use evd::tridiag;
-pub use exec::{gate, par, sections, stream};
+pub use exec::{call, gate, par, sections, stream};
 pub use spectral::fused;
 pub use svd::{bidiag, bidiag_dc, bidiag_svd};

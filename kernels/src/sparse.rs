@@ -15,6 +15,7 @@ use faer::traits::{ComplexField, Conjugate, Index, SignedIndex};
 use faer::{Accum, MatMut, MatRef, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
+use crate::exec::call;
 use crate::exec::gate::{self, Region, Scope};
 use crate::exec::par::{part_start, Executor};
 use crate::exec::tiles::Tiles;
@@ -59,13 +60,14 @@ pub fn sparse_dense_matmul<I, T, A, B>(
     );
     let units = a.compute_nnz() as f64 * n as f64;
     let region = product_region("sparse_dense", [m, n, k], units);
-    let w = gate::width::<T>(exec, region, params.threshold).min(n);
+    let call = gate::call::<T>(exec, region, params.threshold);
+    let w = call.width().min(n);
     if w <= 1 {
         faer_sparse_dense(c, accum, a, b, alpha, Par::Seq);
         return;
     }
     let tiles = Tiles::new(c);
-    exec.run_chunks(w, &|i: usize, chunks: usize| {
+    call::chunks(exec, w, &|i: usize, chunks: usize| {
         let w = chunks.min(n);
         if i >= w {
             return;
@@ -148,7 +150,8 @@ where
     }
     let units = prefix[n];
     let region = product_region("sparse_sparse", [m, n, k], units);
-    let w = gate::width::<T>(exec, region, params.threshold).min(n);
+    let call = gate::call::<T>(exec, region, params.threshold);
+    let w = call.width().min(n);
     if w <= 1 {
         return faer::sparse::linalg::matmul::sparse_sparse_matmul(a, b, alpha, Par::Seq);
     }
@@ -162,7 +165,7 @@ where
     let chunks = exec.chunks(w);
     // Pass 1: each chunk's structure (faer's symbolic product of A and its columns of B).
     let parts: Vec<Slot<I>> = (0..chunks).map(|_| std::sync::Mutex::new(None)).collect();
-    exec.run_chunks_of(w, chunks, &|c: usize, chunks: usize| {
+    call::chunks_of(exec, w, chunks, &|c: usize, chunks: usize| {
         let (c0, c1) = bounds(c, chunks);
         let r = faer_symbolic(a.symbolic(), columns(b, c0, c1).symbolic());
         *parts[c].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
@@ -255,7 +258,7 @@ where
             (ri, vi) = (r_rest, v_rest);
         }
         let done = std::sync::atomic::AtomicUsize::new(0);
-        exec.run_chunks_of(w, dests.len(), &|c: usize, _chunks: usize| {
+        call::chunks_of(exec, w, dests.len(), &|c: usize, _chunks: usize| {
             let Some((r, v)) = dests[c].lock().unwrap_or_else(|e| e.into_inner()).take() else {
                 return;
             };

@@ -9,7 +9,7 @@ use std::num::NonZeroUsize;
 use std::time::Duration;
 
 use std::sync::Arc;
-use teamalg_gates::{decide, Ask, DispatchKind, Model, ParThreshold, SplitCurve};
+use teamalg_gates::{decide, Ask, Contention, DispatchKind, Model, ParThreshold, SplitCurve};
 
 use crate::error::Error;
 use crate::pool::Pool;
@@ -225,10 +225,35 @@ impl<'a> Exec<'a> {
     /// What each section of this token loses now to late participants: its pool's live view
     /// (see `Executor::lateness`); zero for a serial token and on a quiet machine.
     pub(crate) fn lateness(&self) -> Duration {
+        self.contention(Duration::ZERO).late
+    }
+
+    /// How contended the CPUs this token's participants would use are now, for a region of
+    /// serial time `estimate` (the contention signal: `docs/gates.md`, "Contention");
+    /// nothing for a serial token.
+    pub(crate) fn contention(&self, estimate: Duration) -> Contention {
         match (self.team_members(), self.parallel_pool()) {
-            (Some((pool, members, _)), _) => pool.lateness(members.len()),
-            (None, Some(pool)) => pool.lateness(self.budget - 1),
-            _ => Duration::ZERO,
+            (Some((pool, members, _)), _) => pool.contention(members.len(), estimate),
+            (None, Some(pool)) => pool.contention(self.budget - 1, estimate),
+            _ => Contention::NONE,
+        }
+    }
+
+    /// Asks this token's members for a run-queue reading (`Executor::probe`): wakes them to
+    /// spin, at most every `PROBE_GAP` process-wide.
+    pub(crate) fn probe(&self) {
+        if self.team_members().is_some() && crate::runtime::contention::signal().probe_due() {
+            self.warm(self.budget);
+        }
+    }
+
+    /// The CPUs this token's parallel calls count against (`Executor::cpus`): its pool's,
+    /// none for a pool without a live view (its decisions depend on the model alone), the
+    /// process's for a serial token.
+    pub(crate) fn cpus(&self) -> Option<usize> {
+        match self.shared() {
+            Some(p) => p.live.map(|_| p.usable_cpus),
+            None => Some(crate::runtime::cpus::available_cpus()),
         }
     }
 
@@ -243,7 +268,7 @@ impl<'a> Exec<'a> {
                 estimate,
                 sections,
                 width,
-                (self.wake_cost(), self.lateness()),
+                (self.wake_cost(), self.contention(estimate).late),
                 |k| match k {
                     k if k == width => self.dispatch_cost(k),
                     _ => Duration::MAX,
@@ -258,7 +283,7 @@ impl<'a> Exec<'a> {
             estimate,
             sections,
             self.budget,
-            (self.wake_cost(), self.lateness()),
+            (self.wake_cost(), self.contention(estimate).late),
             |k| self.dispatch_cost(k),
         );
         NonZeroUsize::new(w).unwrap_or(NonZeroUsize::MIN)

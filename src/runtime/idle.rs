@@ -4,13 +4,14 @@
 
 use std::sync::atomic::AtomicUsize as StdAtomicUsize;
 
+use crate::runtime::contention::Spin;
 use crate::runtime::counters;
 use crate::runtime::cpus::CpuSet;
 use crate::runtime::parker::Parker;
 use crate::runtime::sync::{current_cpu, Ordering::*, NO_CPU};
 use crate::runtime::team::slot::{Slept, Slot, IDLE, RESERVED, TEAM};
 use crate::runtime::wait::{Crowd, Waiter, THROTTLED_SPIN_POLLS};
-use crate::runtime::worker::{PoolShared, SLEEPING};
+use crate::runtime::worker::{awake, PoolShared, SLEEPING};
 
 /// Idle workers in their full spin phase right now, process-wide.
 static IDLE_SPINNERS: StdAtomicUsize = StdAtomicUsize::new(0);
@@ -34,6 +35,8 @@ pub(crate) struct IdleWait<'a> {
     /// The slot state when the wait began.
     state: u8,
     spinning: bool,
+    /// Its own run-queue readings while it spins (the contention signal's third source).
+    spin: Spin,
 }
 
 impl<'a> IdleWait<'a> {
@@ -58,6 +61,7 @@ impl<'a> IdleWait<'a> {
             seen,
             state,
             spinning: false,
+            spin: Spin::default(),
         }
     }
 
@@ -192,6 +196,9 @@ impl Waiter for IdleWait<'_> {
     ///   team per call, or uses several teams in turn, does not come back soon, and this spin
     ///   would only take a CPU from the team it leads now.
     fn crowd(&mut self) -> Crowd {
+        // A spinning worker has nothing to do: it reads its own run-queue delay now and then
+        // for the contention signal (`contention.rs`), at no cost to any leader.
+        self.spin.tick(awake);
         let slot = &self.pool.slots[self.k];
         let here = current_cpu();
         slot.note_cpu(here);
@@ -213,6 +220,7 @@ impl Waiter for IdleWait<'_> {
 
     fn sleep(&mut self) {
         self.stop_spinning();
+        self.spin.reset();
         let slot = &self.pool.slots[self.k];
         if self.ceding {
             slot.set_ceded(true);

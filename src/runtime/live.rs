@@ -18,11 +18,9 @@
 //!   [`HALF_LIFE`]), and what a late section loses ([`average`]). A section is expected to lose
 //!   their product ([`expected`]), and nothing while the share is below [`MIN_SHARE`]: a late
 //!   section now and then is an incident, not a busy machine.
-//! - **Probe.** While the expected loss is non-zero, the gate reads `/proc/loadavg`'s runnable
-//!   count at most every [`PROBE_EVERY`]; when the CPUs the pool may use hold room for the
-//!   members, the share is cleared at once (the load went away). The count only clears,
-//!   never raises: a nice-19 process is runnable but takes almost nothing, and only measured
-//!   lateness says a section loses time.
+//! - **Room.** The contention signal (`contention.rs`), which reads the live view as one of
+//!   its sources, clears it when the runnable count shows room for the members again (the
+//!   load went away).
 //!
 //! On a quiet held team the estimate stays zero: the gate reads one atomic, no clock, no
 //! system call.
@@ -40,25 +38,17 @@ use std::time::{Duration, Instant};
 /// the member arrived after it.
 pub(crate) const WAKE_COST: Duration = Duration::from_micros(100);
 
-/// What a member still waking may take beyond the section's allowance before it counts as
-/// late: on the 2-vCPU VM the first section after a wake took 190 to 260 us for a GEMM of 128
-/// (75 us serial), the member starting 75 to 250 us after its wake on a cold cache; a member
-/// the OS has descheduled costs a time slice (3 ms and more). Counting the wake as lateness
-/// sent every stream after a pause serial once it had woken its member.
-pub(crate) const WAKE_SLACK: Duration = Duration::from_micros(500);
-
-/// Lost time below this is timer noise and a member's first cache misses, not lateness.
-pub(crate) const FLOOR: Duration = Duration::from_micros(20);
+/// What a member still waking may take beyond a section's allowance, and what lost time
+/// below counts as noise: shared with the kernels' bail-out (`teamalg_gates::contention`).
+pub(crate) use teamalg_gates::contention::{LATE_FLOOR as FLOOR, WAKE_SLACK};
 
 /// The estimate halves every `HALF_LIFE` without a new late sample. Long against the calls it
 /// guards (a reduction of 1024 runs 100 ms; calls of other work run between a program's
 /// kernels), so a steady load is remembered from one call to the next; a pool that went
 /// serial because of a 2 ms loss per section probes again after about 7 half-lives (1.4 s)
-/// for a section worth 25 us. A load that goes away is seen sooner by the probe.
+/// for a section worth 25 us. A load that goes away is seen sooner by the signal's runnable count.
 pub(crate) const HALF_LIFE: Duration = Duration::from_millis(200);
 
-/// The least time between two reads of `/proc/loadavg` by one pool's gates.
-pub(crate) const PROBE_EVERY: Duration = Duration::from_millis(2);
 
 /// A pool's section lost more than this lately: its members sleep between sections instead of
 /// spinning (a spinning member takes a third of the CPU from its leader's serial work when a
@@ -87,7 +77,7 @@ pub(crate) struct Sample {
 /// quarter of the share (members' shares differ a little), [`FLOOR`], and `wake` (the
 /// process's [`WAKE_SLACK`]) while a member is still waking.
 pub(crate) fn allowance(own: Duration, woken: bool, wake: Duration) -> Duration {
-    own / 4 + FLOOR + if woken { wake } else { Duration::ZERO }
+    teamalg_gates::contention::allowance(own, if woken { wake } else { Duration::ZERO })
 }
 
 /// The time a section lost to late participants: the wait beyond the allowance; when the
@@ -124,29 +114,6 @@ pub(crate) fn machine() -> &'static Live {
     MACHINE.get_or_init(|| Live::new(WAKE_SLACK))
 }
 
-/// The runnable threads of the whole system, from `/proc/loadavg`'s fourth field
-/// (`running/total`), counting the reader.
-pub(crate) fn parse_running(loadavg: &str) -> Option<usize> {
-    let field = loadavg.split_whitespace().nth(3)?;
-    field.split('/').next()?.parse().ok()
-}
-
-/// Reads the count into a stack buffer: the probe runs inside kernels that promise not to
-/// allocate (`tests/executor/alloc_free.rs`).
-fn running() -> Option<usize> {
-    use std::io::Read;
-    let mut buf = [0u8; 128];
-    let n = std::fs::File::open("/proc/loadavg").ok()?.read(&mut buf).ok()?;
-    parse_running(std::str::from_utf8(&buf[..n]).ok()?)
-}
-
-/// Whether `running` runnable threads (the reader among them, and `ours`: this process's
-/// workers that are awake, spinning members among them) leave room on `cpus` CPUs for the
-/// reader and `members` more.
-pub(crate) fn room(running: usize, ours: usize, members: usize, cpus: usize) -> bool {
-    running.saturating_sub(ours).max(1) + members <= cpus
-}
-
 /// The live view (see the module documentation). One per process ([`machine`]): how busy
 /// the machine is does not depend on which pool asks, and a pool built per call starts from
 /// what the pools before it saw. Shared by every leader; its fields are independent relaxed
@@ -163,8 +130,6 @@ pub(crate) struct Live {
     loss: AtomicU64,
     /// When `share` last rose, in nanoseconds since `epoch`.
     stamp: AtomicU64,
-    /// When `/proc/loadavg` was last read, in nanoseconds since `epoch`.
-    probed: AtomicU64,
     /// What a waking member may take ([`WAKE_SLACK`]).
     wake: Duration,
 }
@@ -224,7 +189,6 @@ impl Live {
             share: AtomicU64::new(0),
             loss: AtomicU64::new(0),
             stamp: AtomicU64::new(0),
-            probed: AtomicU64::new(0),
             wake,
         }
     }
@@ -260,39 +224,25 @@ impl Live {
         self.stamp.store(now, Relaxed);
     }
 
-    /// What a section is expected to lose now (the share of late sections, decayed, times
-    /// what a late one loses; zero below [`MIN_SHARE`]); reads `/proc/loadavg` at most every
-    /// [`PROBE_EVERY`] while that is not zero, and clears the share when `cpus` CPUs have room
-    /// for `members` (`ours()`: this process's awake workers, which the count includes). Zero,
-    /// after one load, on a quiet machine.
-    pub(crate) fn lateness(
-        &self,
-        members: usize,
-        cpus: usize,
-        ours: impl FnOnce() -> usize,
-    ) -> Duration {
+    /// What a section is expected to lose now: the share of late sections, decayed, times
+    /// what a late one loses; zero below [`MIN_SHARE`]. On a quiet machine: one load.
+    pub(crate) fn expected(&self) -> Duration {
         let share = self.share.load(Relaxed);
         if share < MIN_SHARE {
             return Duration::ZERO;
         }
-        let now = self.now_ns();
-        let share = decayed(share, self.age(now));
-        let late = expected(share, self.loss.load(Relaxed));
-        if late.is_zero() {
-            return late;
-        }
-        let probed = self.probed.load(Relaxed);
-        if now.saturating_sub(probed) >= PROBE_EVERY.as_nanos() as u64 {
-            self.probed.store(now, Relaxed);
-            if running().is_some_and(|r| room(r, ours(), members, cpus)) {
-                self.share.store(0, Relaxed);
-                return Duration::ZERO;
-            }
-        }
-        late
+        let share = decayed(share, self.age(self.now_ns()));
+        expected(share, self.loss.load(Relaxed))
     }
 
-    /// Whether sections are expected to lose more than [`CONTENDED`] now (decayed, no probe):
+    /// Forgets the lateness: the load went away (the contention signal found room).
+    pub(crate) fn clear(&self) {
+        if self.share.load(Relaxed) != 0 {
+            self.share.store(0, Relaxed);
+        }
+    }
+
+    /// Whether sections are expected to lose more than [`CONTENDED`] now (decayed):
     /// members then sleep between sections rather than spin.
     #[inline]
     pub(crate) fn contended(&self) -> bool {
@@ -393,30 +343,15 @@ mod tests {
     }
 
     #[test]
-    fn loadavg_gives_the_runnable_count() {
-        assert_eq!(parse_running("0.32 1.46 1.75 3/81 17268\n"), Some(3));
-        assert_eq!(parse_running("0.32 1.46 1.75"), None);
-        assert_eq!(parse_running("a b c x/81 1"), None);
-        // The reader and a busy process on two CPUs leave no room for a member.
-        assert!(!room(2, 0, 1, 2));
-        assert!(room(1, 0, 1, 2));
-        // The reader and its own spinning member: room (the member is ours).
-        assert!(room(2, 1, 1, 2));
-        // A reader that is itself a worker counts once.
-        assert!(room(1, 1, 1, 2));
-    }
-
-    #[test]
     fn a_late_run_raises_the_estimate_and_on_time_sections_lower_it() {
         let live = Live::new(WAKE);
-        assert_eq!(live.lateness(1, 2, || 0), Duration::ZERO);
+        assert_eq!(live.expected(), Duration::ZERO);
         assert!(!live.contended());
         for _ in 0..4 {
             live.record(sample(40 * US, 3000 * US));
         }
-        // (The raw share: `lateness` may clear it at once through the probe when this host
-        // has room.)
         assert!(live.share.load(Relaxed) >= MIN_SHARE);
+        assert!(live.expected() > Duration::from_micros(300));
         assert!(live.loss.load(Relaxed) > 2_000_000);
         assert!(live.contended());
         // Samples within the allowance are on time.

@@ -12,6 +12,7 @@ pub(crate) mod team;
 pub(crate) mod wait;
 
 not_under_loom! {
+    pub(crate) mod contention;
     pub(crate) mod cpus;
     pub(crate) mod idle;
     pub(crate) mod join;

@@ -13,8 +13,9 @@ use std::sync::atomic::AtomicUsize as StdAtomicUsize;
 use std::time::Duration;
 
 use crossbeam_utils::CachePadded;
-use teamalg_gates::Model;
+use teamalg_gates::{Contention, Model};
 
+use crate::runtime::contention;
 use crate::runtime::counters;
 use crate::runtime::live::{self, Live};
 use crate::runtime::cpus::CpuSet;
@@ -83,6 +84,11 @@ pub(crate) fn current_worker() -> Option<(&'static PoolShared, usize)> {
     (!p.is_null()).then(|| (unsafe { &*p }, k))
 }
 
+/// This process's workers that are awake now (serving a pool and not asleep).
+pub(crate) fn awake() -> usize {
+    SERVING.load(Relaxed).saturating_sub(SLEEPING.load(Relaxed))
+}
+
 impl PoolShared {
     pub(crate) fn new(
         threads: usize,
@@ -149,21 +155,28 @@ impl PoolShared {
     pub(crate) fn polls(&self) -> u32 {
         let cpus = self.usable_cpus;
         let awake = SERVING.load(Relaxed).saturating_sub(SLEEPING.load(Relaxed));
-        if self.threads() > cpus || awake > cpus || self.contended() {
+        if self.threads() > cpus
+            || awake > cpus
+            || self.contended()
+            || (self.live.is_some() && contention::signal().busy())
+        {
             THROTTLED_SPIN_POLLS.min(self.spin_polls)
         } else {
             self.spin_polls
         }
     }
 
-    /// What each section on `members` more participants loses now to late participants
-    /// (the live view, with this pool's CPUs for its probe).
+    /// How contended the CPUs are for a region of serial time `estimate` on `members` more
+    /// participants of this pool (the contention signal, `contention.rs`, with the live view
+    /// as one of its sources and this pool's CPUs); nothing for a pool without a live view.
+    pub(crate) fn contention(&self, members: usize, estimate: Duration) -> Contention {
+        contention::signal().reading(self.live, estimate, members, self.usable_cpus, awake)
+    }
+
+    /// What each section on `members` more participants loses now (the signal, for a region
+    /// too small to read the sources at entry).
     pub(crate) fn lateness(&self, members: usize) -> Duration {
-        self.live.map_or(Duration::ZERO, |live| {
-            live.lateness(members, self.usable_cpus, || {
-                SERVING.load(Relaxed).saturating_sub(SLEEPING.load(Relaxed))
-            })
-        })
+        self.contention(members, Duration::ZERO).late
     }
 
     /// Whether the live view says sections lose time to late participants now (never for a

@@ -86,9 +86,11 @@ fn pays_weighs_the_wake_of_a_sleeping_member() {
 
 #[test]
 fn pays_and_width_for_use_the_tokens_own_cost() {
+    // No live view: the decisions below are the model's alone, whatever else runs.
     let pool = Pool::builder()
         .threads(2)
         .dispatch_costs(costs())
+        .live_view(false)
         .build()
         .unwrap();
     let e = Exec::new(&pool, 2).unwrap();

@@ -75,6 +75,12 @@ impl Tally {
 pub struct Plan {
     /// The width the spread problems run at (1: on the caller, in order).
     pub spread_width: usize,
+    /// What spreading is expected to gain over the caller alone (the ledger's gain for the
+    /// spread section: `crate::call`).
+    pub spread_gain: Duration,
+    /// Whether the gate read contention for the spread: participants may then be held off
+    /// their CPUs, and the problems are claimed one at a time ([`Claims::new`]).
+    pub contended: bool,
     /// Problems run one at a time on the whole executor.
     pub on_team: usize,
     /// A problem whose estimate is at least this many nanoseconds runs on the whole executor
@@ -124,6 +130,8 @@ impl Plan {
         };
         let mut plan = Plan {
             spread_width: 1,
+            spread_gain: Duration::ZERO,
+            contended: false,
             on_team: 0,
             team_from_ns,
         };
@@ -141,7 +149,7 @@ impl Plan {
             let mean = rest.units / rest.count as f64;
             let r = model.rate(family, mean).of::<T>();
             let units = if r > 0.0 { rest.ns / r } else { rest.units };
-            plan.spread_width = gate::width::<T>(
+            let spread = gate::weigh::<T>(
                 exec,
                 Region {
                     site,
@@ -154,6 +162,9 @@ impl Plan {
                 },
                 call,
             );
+            plan.spread_width = spread.width;
+            plan.spread_gain = spread.gain;
+            plan.contended = !spread.contention.late.is_zero();
         }
         plan
     }
@@ -216,6 +227,13 @@ impl Claims {
     /// The indices `0..count` for `width` participants.
     pub fn new(count: usize, width: usize) -> Claims {
         Claims(claims::Claims::new(0, count, width, 1))
+    }
+
+    /// The indices `0..count` one at a time: for a spread whose participants may be held off
+    /// their CPUs (a busy machine), so that one held off keeps one problem, not a quarter of
+    /// the batch, from the others.
+    pub fn one_at_a_time(count: usize) -> Claims {
+        Claims(claims::Claims::new(0, count, count.max(1), 1))
     }
 
     /// The next chunk, or `None` when every index is taken. No index is in two chunks.

@@ -23,6 +23,7 @@ use teamalg_gates::{Family, ParThreshold, Scalar};
 
 use crate::dense::levels::{Levels, Panel};
 use crate::dense::lookahead::{self, Factorization};
+use crate::exec::call::Call;
 use crate::exec::gate::{self, Region, Scope};
 use crate::exec::par::Executor;
 use crate::exec::tiles::Tiles;
@@ -99,11 +100,8 @@ where
         0 => block_size(n),
         b => b,
     };
-    let w0 = if n > bs {
-        gate::width::<T>(exec, call_region(n, bs), params.threshold)
-    } else {
-        1
-    };
+    let call = (n > bs).then(|| gate::call::<T>(exec, call_region(n, bs), params.threshold));
+    let w0 = call.as_ref().map_or(1, Call::width);
     if w0 <= 1 {
         return factor_diag(a, 0, stack);
     }

@@ -27,6 +27,7 @@ use faer::traits::ComplexField;
 use faer::{Accum, MatMut, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
+use crate::exec::call::{self, Call};
 use crate::exec::gate::{self, Region, Scope};
 use crate::exec::par::{part_start, Executor};
 use crate::exec::tiles::Tiles;
@@ -98,11 +99,12 @@ where
         scope: Scope::Call,
         call_units: units,
     };
-    let w = if size > 1 {
-        gate::width::<T>(exec, region, params.threshold)
+    let call = if size > 1 {
+        Some(gate::call::<T>(exec, region, params.threshold))
     } else {
-        1
+        None
     };
+    let w = call.as_ref().map_or(1, Call::width);
     if w <= 1 {
         let (info, _, _) = faer_lu(
             a.rb_mut(),
@@ -230,7 +232,7 @@ where
         if wk <= 1 {
             step.columns(k + 1, n);
         } else {
-            exec.run_chunks(wk, &|c, chunks| {
+            call::chunks(exec, wk, &|c, chunks| {
                 let at = |c| (k + 1 + BLOCK * part_start(c, blocks, chunks)).min(n);
                 step.columns(at(c), at(c + 1));
             });

@@ -10,6 +10,7 @@ use faer::traits::Conjugate;
 use faer::{Accum, MatMut, MatRef, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
+use crate::exec::call;
 use crate::exec::gate::{self, Region, Scope};
 use crate::exec::par::{part_start, Executor};
 use crate::exec::tiles::Tiles;
@@ -64,7 +65,8 @@ pub fn matmul<T, A, B>(
         call_units: m as f64 * n as f64 * k as f64,
     };
     let by_rows = m >= n.min(exec.width());
-    let w = gate::width::<T>(exec, region, params.threshold).min(if by_rows { m } else { n });
+    let call = gate::call::<T>(exec, region, params.threshold);
+    let w = call.width().min(if by_rows { m } else { n });
     if w <= 1 || k == 0 {
         faer_matmul(c, accum, a, b, alpha, Par::Seq);
         return;
@@ -72,7 +74,7 @@ pub fn matmul<T, A, B>(
     let tiles = Tiles::new(c);
     // Chunks of C claimed by the participants (one each on a team; more on a plain token,
     // whose helpers may fall behind on a busy host), never thinner than a row or column.
-    exec.run_chunks(w, &|i: usize, chunks: usize| {
+    call::chunks(exec, w, &|i: usize, chunks: usize| {
         let w = chunks.min(if by_rows { m } else { n });
         if i >= w {
             return;

@@ -27,6 +27,7 @@ use faer::{Accum, MatMut, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
 use super::lower_update::LowerUpdate;
+use crate::exec::call::Call;
 use crate::exec::gate::{self, Region, Scope};
 use crate::exec::par::Executor;
 
@@ -92,7 +93,7 @@ pub fn lblt_in_place<T>(
     }
     let bs = block_size(params);
     let units = (n as f64).powi(3) / 6.0;
-    let w = if n > bs {
+    let call = if n > bs {
         let region = Region {
             site: "lblt",
             dims: [n, n, bs],
@@ -102,10 +103,11 @@ pub fn lblt_in_place<T>(
             scope: Scope::Call,
             call_units: units,
         };
-        gate::width::<T>(exec, region, params.threshold)
+        Some(gate::call::<T>(exec, region, params.threshold))
     } else {
-        1
+        None
     };
+    let w = call.as_ref().map_or(1, Call::width);
     if w > 1 {
         exec.warm(w);
     }

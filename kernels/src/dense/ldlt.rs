@@ -25,6 +25,7 @@ use faer::{MatMut, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
 use super::lower_update::LowerUpdate;
+use crate::exec::call::Call;
 use crate::exec::gate::{self, Region, Scope};
 use crate::exec::par::Executor;
 
@@ -81,7 +82,7 @@ where
         0 => super::cholesky::block_size(n),
         b => b,
     };
-    let w = if n > bs {
+    let call = if n > bs {
         let units = (n as f64).powi(3) / 6.0;
         let region = Region {
             site: "ldlt",
@@ -92,10 +93,11 @@ where
             scope: Scope::Call,
             call_units: units,
         };
-        gate::width::<T>(exec, region, params.threshold)
+        Some(gate::call::<T>(exec, region, params.threshold))
     } else {
-        1
+        None
     };
+    let w = call.as_ref().map_or(1, Call::width);
     if w <= 1 {
         return factor_block(a, 0, stack);
     }

@@ -9,6 +9,7 @@ use faer::traits::math_utils::one;
 use faer::traits::ComplexField;
 use faer::{Accum, MatMut, MatRef, Par};
 
+use crate::exec::call;
 use crate::exec::par::Executor;
 use crate::exec::tiles::Tiles;
 
@@ -44,7 +45,7 @@ impl<'a, T: ComplexField> LowerUpdate<'a, T> {
         if width <= 1 {
             self.columns(0, t);
         } else {
-            exec.run_chunks(width, &|c, chunks| {
+            call::chunks(exec, width, &|c, chunks| {
                 self.columns(split(c, chunks, t), split(c + 1, chunks, t));
             });
         }

@@ -28,6 +28,7 @@ use teamalg_gates::{Family, ParThreshold, Scalar};
 
 use crate::dense::levels::{Levels, Panel};
 use crate::dense::lookahead::{self, Factorization};
+use crate::exec::call::Call;
 use crate::exec::claims::{Claims, MIN_COLS};
 use crate::exec::gate::{self, Region, Scope};
 use crate::exec::par::{Executor, Part};
@@ -145,7 +146,8 @@ where
         at: &mut at,
         stack,
     };
-    let w0 = call_region(m, n, bs).map_or(1, |r| gate::width::<T>(exec, r, params.threshold));
+    let call = call_region(m, n, bs).map(|r| gate::call::<T>(exec, r, params.threshold));
+    let w0 = call.as_ref().map_or(1, Call::width);
     if w0 <= 1 {
         // Serial from the start (and so to the end: later sections are smaller).
         let (count, zero) = factor_panel(a, 0, swaps, &mut scratch, None);

@@ -34,6 +34,7 @@ use teamalg_gates::{Family, ParThreshold, Scalar};
 
 use crate::dense::levels::{Levels, Panel};
 use crate::dense::lookahead::{self, Factorization};
+use crate::exec::call::{self, Call};
 use crate::exec::gate::{self, Region, Scope};
 use crate::exec::par::Executor;
 use crate::exec::tiles::Tiles;
@@ -124,9 +125,8 @@ pub fn qr_in_place<T>(
         "qr_in_place: h must be bs x min(m, n)"
     );
     let slots_w = width.max(1);
-    let w0 = call_region(m, n, bs)
-        .map_or(1, |r| gate::width::<T>(exec, r, params.threshold))
-        .min(slots_w);
+    let call = call_region(m, n, bs).map(|r| gate::call::<T>(exec, r, params.threshold));
+    let w0 = call.as_ref().map_or(1, Call::width).min(slots_w);
     if w0 <= 1 {
         // Serial from the start (and so to the end: later sections are smaller).
         faer_qr(a, h, Par::Seq, stack, Default::default());
@@ -363,12 +363,13 @@ pub fn apply_q_in_place<T>(
         scope: Scope::Call,
         call_units: units,
     };
-    let w = gate::width::<T>(exec, region, threshold).min(k);
+    let call = gate::call::<T>(exec, region, threshold);
+    let w = call.width().min(k);
     if w <= 1 {
         return apply(b);
     }
     let tiles = Tiles::new(b);
-    exec.run_chunks(w, &|i: usize, chunks: usize| {
+    call::chunks(exec, w, &|i: usize, chunks: usize| {
         let n = chunks.min(k);
         if i >= n {
             return;

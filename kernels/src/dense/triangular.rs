@@ -7,6 +7,7 @@ use faer::traits::ComplexField;
 use faer::{MatMut, MatRef, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
+use crate::exec::call;
 use crate::exec::gate::{self, Region, Scope};
 use crate::exec::par::Executor;
 use crate::exec::tiles::Tiles;
@@ -111,14 +112,15 @@ pub fn solve_in_place<T>(
         scope: Scope::Call,
         call_units: n as f64 * n as f64 * k as f64 / 2.0,
     };
-    let w = gate::width::<T>(exec, region, params.threshold).min(k);
+    let call = gate::call::<T>(exec, region, params.threshold);
+    let w = call.width().min(k);
     if w <= 1 {
         solve_left(t, b, triangle, diag);
         return;
     }
     let tiles = Tiles::new(b);
     // Column chunks claimed by the participants (see `gemm::matmul`), never thinner than one.
-    exec.run_chunks(w, &|i: usize, chunks: usize| {
+    call::chunks(exec, w, &|i: usize, chunks: usize| {
         let w = chunks.min(k);
         if i >= w {
             return;

@@ -24,6 +24,7 @@ use teamalg_gates::{Family, ParThreshold};
 use crate::dense::gemm::GemmParams;
 use crate::dense::qr::apply_q_in_place;
 use crate::evd::tridiag::{tridiag_in_place, tridiag_in_place_scratch};
+use crate::exec::call::Call;
 use crate::exec::gate::{self, Region, Scope};
 use crate::exec::par::Executor;
 use crate::spectral::real::{Real, Rotate};
@@ -191,7 +192,7 @@ where
     }
     let (tri, mut vals) = cols.split_at_col_mut(2);
     let mut u = u;
-    let width = match u {
+    let call = match u {
         Some(_) if n >= tridiag_dc::MIN_ORDER => {
             let units = n as f64 * n as f64;
             let region = Region {
@@ -204,10 +205,15 @@ where
                 scope: Scope::Call,
                 call_units: units,
             };
-            gate::width::<<T as Rotate>::RealPart>(exec, region, params.solver)
+            Some(gate::call::<<T as Rotate>::RealPart>(
+                exec,
+                region,
+                params.solver,
+            ))
         }
-        _ => 1,
+        _ => None,
     };
+    let width = call.as_ref().map_or(1, Call::width);
     if let (Some(u), true) = (u.as_mut(), width > 1) {
         let split = tridiag_dc::Split {
             width,

@@ -5,8 +5,7 @@
 //! [`crate::dense::qr::apply_q_in_place`] take the result as they take faer's own. Design record:
 //! `docs/svd.md` ("The parallel tridiagonalization").
 
-use std::time::{Duration, Instant};
-
+use crate::exec::call::Call;
 use crate::spectral::householder::block_factors;
 use faer::linalg::evd::tridiag::{
     tridiag_in_place as faer_tridiag, tridiag_in_place_scratch as faer_tridiag_scratch,
@@ -24,7 +23,7 @@ use crate::exec::par::{Executor, Part};
 use crate::exec::sections::{self, Busy};
 use crate::exec::tiles::Tiles;
 use crate::spectral::fused::{column, Band, Fused};
-use crate::spectral::watch::{Passes, Watch};
+use crate::spectral::passes::Passes;
 
 /// The most bands of a step's pass: enough to balance sixteen participants.
 const MAX_BANDS: usize = 16;
@@ -81,11 +80,12 @@ pub fn tridiag_in_place<T>(
         scope: Scope::Call,
         call_units: units_from(n, 0),
     };
-    let w = if n > 2 {
-        gate::width::<T>(exec, region, threshold)
+    let call = if n > 2 {
+        Some(gate::call::<T>(exec, region, threshold))
     } else {
-        1
+        None
     };
+    let w = call.as_ref().map_or(1, Call::width);
     if w <= 1 {
         faer_tridiag(a, h, Par::Seq, stack, Default::default());
         return;
@@ -98,7 +98,6 @@ pub fn tridiag_in_place<T>(
             exec,
             width: w,
             threshold,
-            watch: &Watch::default(),
         },
     );
 }
@@ -114,8 +113,8 @@ struct Vectors<T> {
     z: Mat<T>,
 }
 
-/// teamalg's reduction, at most `on.width` participants per step; `on.watch` may take the steps to the
-/// caller (`docs/svd.md`, "The watch").
+/// teamalg's reduction, at most `on.width` participants per step; a call that gives up runs the
+/// rest of its steps on the caller (`docs/svd.md`, "The bail-out").
 fn reduce<T>(mut a: MatMut<'_, T>, mut h: MatMut<'_, T>, on: Passes<'_, impl Executor + ?Sized>)
 where
     T: ComplexField + Scalar + Fused,
@@ -213,7 +212,7 @@ impl Bands {
 }
 
 /// One step's fused pass over the trailing matrix `B = A[k+1.., k+1..]`, its bands on the
-/// executor when the gate says the step pays and the call's watch still lets it, else on
+/// executor when the gate says the step pays and the call has not given up, else on
 /// the caller (the same bands, so the same bits).
 fn step<T>(
     a: MatMut<'_, T>,
@@ -228,7 +227,6 @@ fn step<T>(
         exec,
         width: w,
         threshold,
-        watch,
     } = on;
     let n = a.nrows();
     let m = n - k - 1;
@@ -277,22 +275,6 @@ fn step<T>(
         let (i, w, count) = (part.index(), part.width(), bands.count);
         busy.time(i, || (i * count / w..(i + 1) * count / w).for_each(&band));
     };
-    if w <= 1 || !watch.parallel() {
-        return sections::run(exec, "tridiag", k, 1, &busy, &body);
-    }
-    let start = Instant::now();
+    // At width 1 (and once the call gave up, `exec/call.rs`) the caller works the same bands.
     sections::run(exec, "tridiag", k, w, &busy, &body);
-    let wall = start.elapsed();
-    // The lead worked the first bands; at that pace it would have done all of them in
-    // `alone`. Band `bi` holds columns c0..c1 of the lower triangle, rows c0..m.
-    let work = |bi: usize| {
-        let (c0, c1) = (bands.starts[bi], bands.starts[bi + 1].max(bands.starts[bi]));
-        (c1 - c0) as f64 * (m as f64 - (c0 + c1) as f64 / 2.0)
-    };
-    let lead: f64 = (0..bands.count / w).map(work).sum();
-    let all: f64 = (0..bands.count).map(work).sum();
-    let alone = busy.times().0.as_nanos() as f64 * all / lead.max(1.0);
-    if watch.record(wall, Duration::from_nanos(alone as u64)) {
-        exec.rest();
-    }
 }

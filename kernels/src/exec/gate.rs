@@ -14,8 +14,12 @@ use std::num::NonZeroUsize;
 use std::time::Duration;
 
 use teamalg_gates::trace::{self, Decision, Reason};
-use teamalg_gates::{decide, Ask, Family, Model, ParThreshold, Scalar, Source, SplitCurve};
+use teamalg_gates::{
+    decide, gain, Ask, Contention, Family, Model, ParThreshold, Scalar, Signal, Source, SplitCurve,
+};
 
+use crate::exec::call::{self, Call};
+use crate::exec::occupancy;
 use crate::exec::par::Executor;
 use crate::exec::stream;
 
@@ -69,13 +73,51 @@ fn duration(ns: f64) -> Duration {
 /// The width a region runs at on `exec`: 1 (serial) unless going parallel pays (or the
 /// threshold says otherwise). `call` is the call's own threshold for the region's family, if
 /// it set one. The decision is [`teamalg_gates::decide`], the one every region of teamalg
-/// answers through, with the executor's wake and live lateness (`Executor::wake_cost`,
-/// `Executor::lateness`). Recorded in the decision trace ([`teamalg_gates::trace`]).
+/// answers through, with the executor's wake and contention (`Executor::wake_cost`,
+/// `Executor::contention`), within the CPUs the process's other parallel calls leave
+/// (`occupancy`), and serial once the call open on this thread gave up ([`crate::call`]).
+/// Recorded in the decision trace ([`teamalg_gates::trace`]).
+///
+/// A whole call asks through [`call`] instead, which keeps its ledger open while it runs.
 pub fn width<T: Scalar>(
     exec: &(impl Executor + ?Sized),
     region: Region,
     call: Option<ParThreshold>,
 ) -> usize {
+    weigh::<T>(exec, region, call).width
+}
+
+/// What the gate weighed for one region: the width, what going parallel at it is expected to
+/// gain (`teamalg_gates::gain`), and the contention it read.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Weighed {
+    /// The width chosen (1: serial).
+    pub width: usize,
+    /// The expected gain of that width over serial (zero when serial).
+    pub gain: Duration,
+    /// The contention read for the decision ([`Contention::NONE`] when none was read).
+    pub contention: Contention,
+}
+
+/// The gate's decision for a whole call ([`Scope::Call`]): its width, and the call's ledger,
+/// open until the returned [`Call`] is dropped, which weighs its sections' losses against the
+/// gain expected here (the bail-out, [`crate::call`]) and holds its CPUs against the
+/// process's other calls. A call inside a call on the same thread joins the outer ledger.
+pub fn call<T: Scalar>(
+    exec: &(impl Executor + ?Sized),
+    region: Region,
+    threshold: Option<ParThreshold>,
+) -> Call {
+    let w = weigh::<T>(exec, region, threshold);
+    Call::open(exec, w.width, w.gain)
+}
+
+/// The gate's decision for `region`, with what it weighed ([`width`] answers its width).
+pub fn weigh<T: Scalar>(
+    exec: &(impl Executor + ?Sized),
+    region: Region,
+    call: Option<ParThreshold>,
+) -> Weighed {
     let model: &Model = exec.model();
     let (threshold, source) = match call {
         Some(t) => (t, Source::Call),
@@ -87,12 +129,20 @@ pub fn width<T: Scalar>(
         Scope::Section => SplitCurve::FREE,
     };
     let estimate = duration(region.units * rate);
-    let budget = exec.width();
-    // Neither is asked of a serial executor (a busy team's `width` is 1).
-    let (wake, late) = if budget < 2 || threshold != ParThreshold::Derived {
-        (Duration::ZERO, Duration::ZERO)
+    let full = exec.width();
+    let derived = full >= 2 && threshold == ParThreshold::Derived;
+    // The caller's own threshold is its word; the derived rule weighs the machine: the CPUs
+    // the process's other calls leave, the contention now, and this call's losses so far.
+    let budget = match exec.cpus() {
+        Some(cpus) if derived => occupancy::free(full, cpus),
+        _ => full,
+    };
+    let gave_up = derived && call::gave_up();
+    // None is asked of a serial executor (a busy team's `width` is 1).
+    let (wake, contention) = if !derived || budget < 2 || gave_up {
+        (Duration::ZERO, Contention::NONE)
     } else {
-        (exec.wake_cost(), exec.lateness())
+        (exec.wake_cost(), exec.contention(estimate))
     };
     let ask = Ask {
         estimate,
@@ -102,13 +152,24 @@ pub fn width<T: Scalar>(
         threshold,
         call_units: region.call_units,
         wake,
-        late,
+        late: contention.late,
     };
-    let (chosen, reason) = decide(ask, |k: NonZeroUsize| exec.dispatch_cost(k.get()));
+    let cost = |k: NonZeroUsize| exec.dispatch_cost(k.get());
+    let (chosen, reason) = if gave_up {
+        (1, Reason::GaveUp)
+    } else {
+        match decide(ask, cost) {
+            (1, Reason::Budget1) if full >= 2 => (1, Reason::Occupied),
+            d => d,
+        }
+    };
     if reason == Reason::WakeNotPaid {
-        stream::refused_for_wake(exec, ask, |k| exec.dispatch_cost(k.get()));
+        stream::refused_for_wake(exec, ask, cost);
     } else {
         stream::decided();
+    }
+    if chosen == 1 && contention.signal == Signal::Count {
+        exec.probe();
     }
     trace::record(|| Decision {
         site: region.site,
@@ -122,11 +183,16 @@ pub fn width<T: Scalar>(
         dispatch_cost: exec.dispatch_cost(chosen.max(2)),
         overhead: duration(split.at(chosen.max(2)).overhead_ns),
         efficiency: split.at(chosen.max(2)).efficiency,
-        late,
+        late: contention.late,
+        signal: contention.signal,
         threshold,
         source,
         reason,
         width: chosen,
     });
-    chosen
+    Weighed {
+        width: chosen,
+        gain: gain(ask, chosen, cost),
+        contention,
+    }
 }

@@ -3,8 +3,10 @@
 //! ([`sections`]), and the two ways a region's work is divided: column chunks claimed by
 //! whichever participant is free (`claims`) and disjoint tiles of one matrix (`tiles`).
 
+pub mod call;
 pub(crate) mod claims;
 pub mod gate;
+pub(crate) mod occupancy;
 pub mod par;
 pub mod sections;
 pub mod stream;

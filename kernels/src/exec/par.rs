@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use teamalg_gates::Model;
+use teamalg_gates::{Contention, Model, Signal};
 
 /// One participant of a section.
 pub struct Part<'a> {
@@ -175,6 +175,39 @@ pub unsafe trait Executor: Sync {
         Duration::ZERO
     }
 
+    /// How contended the CPUs a parallel region would use are now, for a region whose serial
+    /// estimate is `estimate` (the executor may read sources that cost microseconds only for
+    /// a region large enough to pay for the read): what each section is expected to lose, and
+    /// which source said so (`docs/gates.md`, "Contention"). By default the live
+    /// [`lateness`](Executor::lateness) alone.
+    fn contention(&self, estimate: Duration) -> Contention {
+        let _ = estimate;
+        let late = self.lateness();
+        Contention {
+            late,
+            signal: if late.is_zero() {
+                Signal::None
+            } else {
+                Signal::Measured
+            },
+        }
+    }
+
+    /// Asks the participants for a reading of their own run-queue delay (they spin a little
+    /// and report whether the CPUs they would use are given to them): called by a gate that
+    /// went serial on a count of runnable threads alone, which cannot tell an equal
+    /// competitor from a niced one. Executors without such participants do nothing.
+    fn probe(&self) {}
+
+    /// The CPUs this executor's parallel calls count against: a parallel call holds its
+    /// width of them, and a region of another thread's call gets only what the others leave
+    /// (`occupancy`). `None` for an executor whose decisions must not depend on other calls
+    /// (a pool built without a live view: audits, tests of the model). By default the CPUs
+    /// the process may use.
+    fn cpus(&self) -> Option<usize> {
+        Some(crate::exec::occupancy::process_cpus())
+    }
+
     /// Which executor this is, to tell one executor's calls from another's (a stream of calls
     /// on one team, `stream.rs`): by default the address of the executor itself, which a
     /// reference to it forwards to (the address of a reference would name the reference).
@@ -258,6 +291,15 @@ unsafe impl<E: Executor + ?Sized> Executor for &E {
     }
     fn lateness(&self) -> Duration {
         (**self).lateness()
+    }
+    fn contention(&self, estimate: Duration) -> Contention {
+        (**self).contention(estimate)
+    }
+    fn probe(&self) {
+        (**self).probe()
+    }
+    fn cpus(&self) -> Option<usize> {
+        (**self).cpus()
     }
     fn identity(&self) -> usize {
         (**self).identity()

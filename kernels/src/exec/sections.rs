@@ -29,6 +29,7 @@ use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
+use crate::exec::call;
 use crate::exec::par::{Executor, Part};
 
 /// The timing of one section of a factorization, as [`collect`] records it.
@@ -85,10 +86,11 @@ pub(crate) fn run(
     busy: &Busy,
     body: &(dyn Fn(Part<'_>) + Sync),
 ) {
-    if width <= 1 {
+    // A call that gave up runs its sections on the caller (`call.rs`).
+    if width <= 1 || call::gave_up() {
         timed(site, k, 1, busy, || body(Part::new(0, 1, None)));
     } else {
-        timed(site, k, width, busy, || exec.run(width, body));
+        timed(site, k, width, busy, || call::run(exec, width, body));
     }
 }
 

@@ -6,6 +6,7 @@
 
 use faer::{Mat, MatMut};
 
+use crate::exec::call;
 use crate::exec::par::Executor;
 use crate::exec::tiles::Tiles;
 use crate::spectral::real::Real;
@@ -253,7 +254,7 @@ pub(crate) fn run_chunks(
         f(0, 1);
     } else {
         // An executor may cut more chunks than there are items: those past the end are empty.
-        exec.run_chunks(width, &|c, chunks| {
+        call::chunks(exec, width, &|c, chunks| {
             if c < chunks.min(len) {
                 f(c, chunks.min(len));
             }

@@ -9,8 +9,6 @@
 //! participant keeps its own columns in its cache across the panel. Design record:
 //! `docs/svd.md` ("The parallel bidiagonalization").
 
-use std::time::{Duration, Instant};
-
 use faer::linalg::householder::make_householder_in_place;
 use faer::linalg::matmul::matmul;
 use faer::linalg::svd::bidiag::{
@@ -21,12 +19,13 @@ use faer::traits::ComplexField;
 use faer::{Accum, Mat, MatMut, MatRef, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
+use crate::exec::call::Call;
 use crate::exec::gate::{self, Region, Scope};
 use crate::exec::par::{Executor, Part};
 use crate::exec::sections::{self, Busy};
 use crate::exec::tiles::Tiles;
 use crate::spectral::householder::block_factors;
-use crate::spectral::watch::{Passes, Watch};
+use crate::spectral::passes::Passes;
 
 /// The most column chunks of a pass: enough to balance sixteen participants.
 const MAX_CHUNKS: usize = 16;
@@ -100,11 +99,12 @@ pub fn bidiag_in_place<T>(
         scope: Scope::Call,
         call_units: units[0],
     };
-    let w = if size > 2 && m >= n {
-        gate::width::<T>(exec, region, threshold)
+    let call = if size > 2 && m >= n {
+        Some(gate::call::<T>(exec, region, threshold))
     } else {
-        1
+        None
     };
+    let w = call.as_ref().map_or(1, Call::width);
     if w <= 1 && (m < n || n < BLOCKED_SERIAL_MIN) {
         faer_bidiag(a, hl, hr, Par::Seq, stack, Default::default());
         return;
@@ -116,7 +116,6 @@ pub fn bidiag_in_place<T>(
         exec,
         width: w,
         threshold,
-        watch: &Watch::default(),
     };
     reduce(a, hl, hr, &units, on);
 }
@@ -416,7 +415,6 @@ where
         exec,
         width,
         threshold,
-        watch,
     } = on;
     let chunks = Chunks::new(nn, width);
     let region = Region {
@@ -428,19 +426,19 @@ where
         scope: Scope::Section,
         call_units: units[g],
     };
-    let w = if width > 1 && chunks.count > 1 && watch.parallel() {
+    let w = if width > 1 && chunks.count > 1 {
         gate::width::<T>(exec, region, threshold)
             .min(width)
             .min(chunks.count)
     } else {
         1
     };
-    run(exec, site, g, chunks, w, chunk, watch);
+    run(exec, site, g, chunks, w, chunk);
     chunks.count
 }
 
 /// Runs the chunks on `w` participants, each a contiguous run of chunks; on the caller when
-/// `w` is 1. Parallel sections are watched (`docs/svd.md`, "The watch").
+/// `w` is 1 or the call gave up (`exec/call.rs`): the same chunks, so the same bits.
 fn run(
     exec: &(impl Executor + ?Sized),
     site: &'static str,
@@ -448,7 +446,6 @@ fn run(
     chunks: Chunks,
     w: usize,
     chunk: &(dyn Fn(usize, usize, usize) + Sync),
-    watch: &Watch,
 ) {
     let busy = Busy::default();
     let count = chunks.count;
@@ -461,18 +458,7 @@ fn run(
             }
         });
     };
-    if w <= 1 {
-        return sections::run(exec, site, g, 1, &busy, &body);
-    }
-    let start = Instant::now();
     sections::run(exec, site, g, w, &busy, &body);
-    let wall = start.elapsed();
-    // The lead's share of the columns, at its pace, for all of them.
-    let lead_cols = chunks.bounds(count / w - 1).1.max(1);
-    let alone = busy.times().0.as_nanos() as f64 * chunks.nn as f64 / lead_cols as f64;
-    if watch.record(wall, Duration::from_nanos(alone as u64)) {
-        exec.rest();
-    }
 }
 
 #[cfg(test)]
@@ -510,7 +496,7 @@ mod tests {
         }
     }
 
-    fn reduced(watch: &Watch) -> (Mat<f64>, Mat<f64>, Mat<f64>) {
+    fn reduced() -> (Mat<f64>, Mat<f64>, Mat<f64>) {
         let (m, n) = (230, 200);
         // Full rank (a splitmix hash): past a zero column the reflectors follow rounding.
         let mut a = Mat::from_fn(m, n, |i, j| {
@@ -526,24 +512,25 @@ mod tests {
             exec: &Two,
             width: 2,
             threshold: fixed,
-            watch,
         };
         let units = units_from(m, n);
         reduce(a.as_mut(), hl.as_mut(), hr.as_mut(), &units, on);
         (a, hl, hr)
     }
 
-    /// Sections the watch takes to the caller work the same chunks: the same bits.
+    /// Sections a call that gave up takes to the caller work the same chunks: the same bits.
     #[test]
     fn the_caller_works_the_same_chunks() {
-        let (parallel, seen) = sections::collect(|| reduced(&Watch::steady()));
+        let (parallel, seen) = sections::collect(reduced);
         for site in ["bidiag/left", "bidiag/right", "bidiag/trailing"] {
             assert!(
                 seen.iter().any(|s| s.site == site && s.width == 2),
                 "{site}"
             );
         }
-        let (off, seen) = sections::collect(|| reduced(&Watch::off()));
+        let gave_up = crate::exec::call::given_up();
+        let (off, seen) = sections::collect(reduced);
+        drop(gave_up);
         assert!(seen.iter().all(|s| s.width == 1));
         assert!(parallel == off);
     }

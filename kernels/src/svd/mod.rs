@@ -593,8 +593,9 @@ where
         scope: Scope::Call,
         call_units: units,
     };
+    let call = gate::call::<<T as Rotate>::RealPart>(exec, region, params.dc);
     let split = bidiag_dc::Split {
-        width: gate::width::<<T as Rotate>::RealPart>(exec, region, params.dc),
+        width: call.width(),
         gemm: GemmParams {
             threshold: params.gemm,
         },

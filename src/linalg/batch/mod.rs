@@ -41,9 +41,11 @@
 
 use faer::dyn_stack::{MemStack, StackReq};
 use std::sync::Mutex;
+use std::time::Duration;
 
 use teamalg_gates::{Family, Model};
 use teamalg_kernels::batch::{Claims, Estimator, Plan, Tally};
+use teamalg_kernels::call::{self, Call};
 use teamalg_kernels::par::{Executor, Part};
 
 use super::{scratch, Field, LinalgError, Options};
@@ -200,6 +202,10 @@ fn drive<T: Field, P: Problems<T>>(
         options.get(P::FAMILY),
     );
     let slots = Slots::new(status);
+    // One ledger for the whole batch (`teamalg_kernels::call`): the problems on the whole
+    // executor and the spread add their gains and losses, and once they lost more than they
+    // were to gain, the rest of the batch runs on the caller.
+    let _batch = Call::open(exec, 1, Duration::ZERO);
     if plan.on_team > 0 {
         for i in 0..count {
             // SAFETY: one problem at a time, before the section: the caller owns every index.
@@ -226,13 +232,20 @@ fn drive<T: Field, P: Problems<T>>(
                 }
             }
         };
-        let claims = Claims::new(count, width);
+        let claims = if plan.contended {
+            Claims::one_at_a_time(count)
+        } else {
+            Claims::new(count, width)
+        };
         if width < 2 {
             work(lead, &claims);
             return;
         }
         let lead = Mutex::new(lead);
-        exec.run(width, &|part: Part<'_>| {
+        // The spread is one section of the kernel execution layer: timed for the ledger, and
+        // on the caller alone once the batch gave up.
+        let _call = Call::open(exec, width, plan.spread_gain);
+        call::run(exec, width, &|part: Part<'_>| {
             if part.index() == 0 {
                 // Only participant 0 takes it; a panic elsewhere cannot poison it.
                 let mut lead = lead.lock().unwrap_or_else(|e| e.into_inner());

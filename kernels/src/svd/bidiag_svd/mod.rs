@@ -7,6 +7,7 @@ use std::fmt;
 use faer::MatMut;
 use teamalg_gates::{Family, ParThreshold};
 
+use crate::exec::call;
 use crate::exec::claims::Claims;
 use crate::exec::gate::{self, Region, Scope};
 use crate::exec::par::Executor;
@@ -141,14 +142,15 @@ fn apply<T: Rotate>(
         scope: Scope::Call,
         call_units: units,
     };
-    let w = gate::width::<T>(exec, region, threshold);
+    let call = gate::call::<T>(exec, region, threshold);
+    let w = call.width();
     if w <= 1 {
         apply_strip(x, rots);
         return;
     }
     let tiles = Tiles::new(x);
     let claims = Claims::new(0, rows, w, MIN_STRIP);
-    exec.run(w, &|_| {
+    call::run(exec, w, &|_| {
         while let Some((r0, r1)) = claims.claim() {
             // SAFETY: the claims hand out disjoint row ranges inside the matrix, so no two
             // live tiles overlap.

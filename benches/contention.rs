@@ -1,0 +1,58 @@
+//! What the contention signal and the bail-out cost on a quiet machine, per call: a read of
+//! the process-wide sources (what a region that reads at entry pays), a spinning worker's
+//! run-queue read (paid in its idle time), a region's reading of what the last read left, and
+//! the ledger's bookkeeping of a section (`docs/gates.md`, "What the signal costs").
+//!
+//! ```text
+//! cargo bench --bench contention
+//! ```
+
+// `criterion_group!` defines an undocumented public function.
+#![allow(missing_docs)]
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use teamalg::kernels::call::{self, Call};
+use teamalg::kernels::par::Seq;
+use teamalg::{signal, Executor, Pool};
+
+fn contention(c: &mut Criterion) {
+    c.bench_function("read the sources (loadavg + pressure)", |b| {
+        b.iter(signal::read_sources)
+    });
+    c.bench_function("read the run queue (schedstat)", |b| {
+        b.iter(signal::read_run_queue)
+    });
+    let team = Pool::builder()
+        .threads(2)
+        .build()
+        .expect("pool")
+        .into_team(2)
+        .expect("team");
+    c.bench_function("reading for a small region (no read)", |b| {
+        b.iter(|| team.contention(black_box(Duration::from_micros(10))))
+    });
+    // The ledger's share of a section: the same empty section of the caller alone, with a
+    // ledger open (timed per participant) and without.
+    let body = |p: teamalg::kernels::par::Part<'_>| {
+        black_box(p.index());
+    };
+    c.bench_function("section on Seq, no ledger", |b| {
+        b.iter(|| call::run(&Seq, 1, &body))
+    });
+    c.bench_function("section on a team of 2, no ledger", |b| {
+        b.iter(|| call::run(&team, 2, &body))
+    });
+    c.bench_function("section on a team of 2, ledger open", |b| {
+        let _call = Call::open(&team, 2, Duration::from_secs(3600));
+        b.iter(|| call::run(&team, 2, &body))
+    });
+    c.bench_function("open and close a call's ledger", |b| {
+        b.iter(|| drop(Call::open(&Seq, 1, black_box(Duration::from_micros(5)))))
+    });
+}
+
+criterion_group!(benches, contention);
+criterion_main!(benches);

@@ -1,0 +1,324 @@
+//! One call's ledger and the bail-out: a call whose sections have lost more than going
+//! parallel was expected to gain runs the rest of itself at width 1.
+//!
+//! The gate's decision for a whole call ([`crate::gate::call`]) opens the ledger on the calling
+//! thread with the gain the rule expected (`teamalg_gates::gain`) and holds the call's CPUs
+//! (`occupancy`). Every parallel section of the kernels runs through [`run`] or
+//! [`chunks_of`]: while a ledger is open, the leader times every participant's work and the
+//! section's wall time, and what the wall time exceeds the even share of the work (or
+//! participant 0's share, when the lead does more), beyond an allowance
+//! (`teamalg_gates::contention::allowance`), is the section's **loss**. When the call's losses
+//! exceed its gain, it **gives up**: the gate answers 1 for every later region of the call
+//! ([`gave_up`], reason `gave up`), and [`run`] and [`chunks_of`] run whatever they are handed
+//! on the caller alone (a body must run correctly at any width from 1: rule 1 of
+//! [`Executor`]), and the executor lets its participants sleep ([`Executor::rest`]).
+//!
+//! A call inside a call on the same thread (a GEMM inside an SVD) joins the outer ledger and
+//! adds its gain. The ledger lives on the calling thread, for one call: nothing is shared.
+//! Design record: `docs/gates.md`, "The bail-out".
+
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::{Duration, Instant};
+
+use teamalg_gates::contention::{allowance, WAKE_SLACK};
+
+use crate::exec::occupancy::{self, Hold};
+use crate::exec::par::{Executor, Part};
+
+#[derive(Debug, Clone, Copy)]
+struct Ledger {
+    /// Open calls on this thread (0: none).
+    depth: u32,
+    /// What going parallel was expected to gain, nanoseconds.
+    gain: u64,
+    /// What the sections lost so far, nanoseconds.
+    lost: u64,
+    /// What the parallel sections so far would have saved on time, nanoseconds.
+    saved: u64,
+    /// Parallel sections that lost time.
+    losing: u32,
+    /// Whether the call gave up.
+    off: bool,
+}
+
+const CLOSED: Ledger = Ledger {
+    depth: 0,
+    gain: 0,
+    lost: 0,
+    saved: 0,
+    losing: 0,
+    off: false,
+};
+
+/// Sections that lost time before their losses can decide: one late section is an incident
+/// (an interrupt, a kernel thread), not a busy machine.
+pub(crate) const LOSING: u32 = 3;
+
+thread_local! {
+    static LEDGER: Cell<Ledger> = const { Cell::new(CLOSED) };
+}
+
+fn ns(d: Duration) -> u64 {
+    d.as_nanos().min(u64::MAX as u128) as u64
+}
+
+/// A call's place in its ledger, from [`crate::gate::call`] until dropped: its width, and the
+/// CPUs it holds while parallel.
+#[derive(Debug)]
+pub struct Call {
+    width: usize,
+    _hold: Option<Hold>,
+}
+
+impl Call {
+    /// Opens the ledger (or joins the one open on this thread) for a call that runs at
+    /// `width`, expecting to gain `gain` by it: for a call whose decision was not one region's
+    /// (a batch's spread, [`crate::gate::weigh`]); a kernel's call opens it through
+    /// [`crate::gate::call`].
+    pub fn open(exec: &(impl Executor + ?Sized), width: usize, gain: Duration) -> Call {
+        let held = if exec.cpus().is_some() { width } else { 1 };
+        Call::holding(width, held, gain)
+    }
+
+    /// [`Call::open`], holding `held` CPUs against the process's other calls (1: none).
+    pub(crate) fn holding(width: usize, held: usize, gain: Duration) -> Call {
+        let mut l = LEDGER.with(Cell::get);
+        if l.depth == 0 {
+            l = CLOSED;
+        }
+        l.depth += 1;
+        l.gain = l.gain.saturating_add(ns(gain));
+        LEDGER.with(|c| c.set(l));
+        // A nested call's CPUs are its outer call's, unless the outer one holds none.
+        let hold = (!occupancy::holding()).then(|| Hold::take(held));
+        Call { width, _hold: hold }
+    }
+
+    /// The width the gate chose for the call (1: serial).
+    pub fn width(&self) -> usize {
+        self.width
+    }
+}
+
+impl Drop for Call {
+    fn drop(&mut self) {
+        LEDGER.with(|c| {
+            let mut l = c.get();
+            l.depth = l.depth.saturating_sub(1);
+            c.set(if l.depth == 0 { CLOSED } else { l });
+        });
+    }
+}
+
+/// Whether the call open on this thread gave up (its later regions run at width 1).
+#[inline]
+pub fn gave_up() -> bool {
+    LEDGER.with(|c| c.get().off)
+}
+
+/// Whether a ledger is open on this thread.
+#[inline]
+fn open() -> bool {
+    LEDGER.with(|c| c.get().depth > 0)
+}
+
+/// Adds a section to the open ledger: what it lost, and what it would have saved on time;
+/// whether this section made the call give up. A call gives up when its sections lost more
+/// than the whole call was expected to gain, or, once [`LOSING`] of them lost time, more than
+/// half of what they would have saved: parallel sections that lose that much run no faster
+/// than the caller alone would.
+fn settle_section(lost: Duration, saved: Duration) -> bool {
+    LEDGER.with(|c| {
+        let mut l = c.get();
+        if l.depth == 0 || l.off {
+            return false;
+        }
+        l.saved = l.saved.saturating_add(ns(saved));
+        if !lost.is_zero() {
+            l.lost = l.lost.saturating_add(ns(lost));
+            l.losing += 1;
+        }
+        l.off = l.lost > l.gain || (l.losing >= LOSING && l.lost > l.saved / 2);
+        c.set(l);
+        l.off
+    })
+}
+
+/// A loss beyond everything the call was to gain (for tests).
+#[cfg(test)]
+fn lose(lost: Duration) -> bool {
+    settle_section(lost, Duration::ZERO)
+}
+
+/// A section's loss: its wall time beyond `share` (an even share of the work: what the
+/// section would take with every participant on time) and the allowance; `wake` while
+/// participants were asleep at its start.
+pub(crate) fn loss(wall: Duration, share: Duration, wake: Duration) -> Duration {
+    wall.saturating_sub(share + allowance(share, wake))
+}
+
+/// The time every participant of one section worked, summed.
+#[derive(Default)]
+struct Work {
+    total: AtomicU64,
+}
+
+impl Work {
+    fn time(&self, f: impl FnOnce()) {
+        let t = Instant::now();
+        f();
+        self.total.fetch_add(ns(t.elapsed()), Relaxed);
+    }
+}
+
+/// What a section starting now on `exec` may take for waking its participants.
+fn wake(exec: &(impl Executor + ?Sized)) -> Duration {
+    if exec.wake_cost().is_zero() {
+        Duration::ZERO
+    } else {
+        WAKE_SLACK
+    }
+}
+
+/// Records a section of `width` that took `wall` for `work`; rests `exec` when it gave up.
+fn settle(
+    exec: &(impl Executor + ?Sized),
+    width: usize,
+    wall: Duration,
+    work: &Work,
+    wake: Duration,
+) {
+    // A participant held off its CPU either makes the others wait or leaves its claims to
+    // them: either way the wall time exceeds an even share of the work. (Participant 0's own
+    // time is no measure: with claims it grows by the work it took over.)
+    let total = Duration::from_nanos(work.total.load(Relaxed));
+    let share = total / width.max(1) as u32;
+    if settle_section(loss(wall, share, wake), total - share) {
+        exec.rest();
+    }
+}
+
+/// Runs one section: `body` on `width` participants of `exec` (`Executor::run`), or on the
+/// caller alone as participant 0 of 1 when `width <= 1` or the call gave up. Timed for the
+/// ledger while one is open.
+pub fn run(exec: &(impl Executor + ?Sized), width: usize, body: &(dyn Fn(Part<'_>) + Sync)) {
+    if width <= 1 || gave_up() {
+        return body(Part::new(0, 1, None));
+    }
+    if !open() {
+        return exec.run(width, body);
+    }
+    let work = Work::default();
+    let wake = wake(exec);
+    let start = Instant::now();
+    exec.run(width, &|p: Part<'_>| work.time(|| body(p)));
+    settle(exec, width, start.elapsed(), &work, wake);
+}
+
+/// Runs `f(c, n)` for every chunk `c` of `0..n` on at most `width` participants of `exec`
+/// (`Executor::run_chunks_of`), or on the caller alone, in order, when `width <= 1` or the
+/// call gave up. Timed for the ledger while one is open.
+pub fn chunks_of(
+    exec: &(impl Executor + ?Sized),
+    width: usize,
+    n: usize,
+    f: &(dyn Fn(usize, usize) + Sync),
+) {
+    if width <= 1 || gave_up() {
+        return (0..n).for_each(|c| f(c, n));
+    }
+    if !open() {
+        return exec.run_chunks_of(width, n, f);
+    }
+    let work = Work::default();
+    let wake = wake(exec);
+    let start = Instant::now();
+    exec.run_chunks_of(width, n, &|c, n| work.time(|| f(c, n)));
+    settle(exec, width, start.elapsed(), &work, wake);
+}
+
+/// [`chunks_of`] with the executor's own chunk count for `width` (`Executor::chunks`; one
+/// chunk on the caller alone).
+pub fn chunks(exec: &(impl Executor + ?Sized), width: usize, f: &(dyn Fn(usize, usize) + Sync)) {
+    if width <= 1 || gave_up() {
+        return f(0, 1);
+    }
+    chunks_of(exec, width, exec.chunks(width), f);
+}
+
+/// A call that has given up, open until dropped (for tests of the fallback).
+#[cfg(test)]
+pub(crate) fn given_up() -> Call {
+    let call = Call::holding(1, 1, Duration::ZERO);
+    lose(Duration::from_nanos(1));
+    call
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const US: Duration = Duration::from_micros(1);
+
+    #[test]
+    fn losses_beyond_the_gain_give_the_call_up() {
+        assert!(!gave_up());
+        {
+            let _call = Call::holding(2, 2, 100 * US);
+            assert!(!lose(60 * US));
+            assert!(!gave_up());
+            {
+                // A nested call joins the ledger and adds its gain.
+                let _inner = Call::holding(2, 2, 50 * US);
+                assert!(!lose(60 * US), "120 us lost of 150 us gained");
+                assert!(lose(40 * US), "160 us lost of 150 us gained");
+            }
+            assert!(gave_up(), "the outer call gave up with the inner one");
+            assert!(!lose(10 * US), "a call gives up once");
+        }
+        assert!(!gave_up(), "the next call starts afresh");
+        assert!(!lose(10 * US), "no ledger, nothing to lose");
+    }
+
+    #[test]
+    fn sections_that_lose_half_their_savings_give_the_call_up() {
+        let _call = Call::holding(2, 2, 100_000 * US);
+        // One late section is an incident, whatever it lost of its savings.
+        assert!(!settle_section(300 * US, 100 * US));
+        assert!(!settle_section(Duration::ZERO, 100 * US));
+        assert!(
+            !settle_section(10 * US, 100 * US),
+            "lost 310 of 300 saved, 2 late"
+        );
+        assert!(
+            settle_section(10 * US, 100 * US),
+            "lost 320 of 400 saved, 3 late"
+        );
+        assert!(gave_up());
+    }
+
+    #[test]
+    fn a_section_loses_what_exceeds_its_share_and_the_allowance() {
+        let wall = 3000 * US;
+        // A 40 us share: 3000 - 40 - (10 + 20).
+        assert_eq!(loss(wall, 40 * US, Duration::ZERO), 2930 * US);
+        // On time: a quarter over the share and the floor are allowed.
+        assert_eq!(loss(140 * US, 100 * US, Duration::ZERO), Duration::ZERO);
+        // Waking members may take WAKE_SLACK more.
+        assert_eq!(loss(400 * US, 40 * US, WAKE_SLACK), Duration::ZERO);
+    }
+
+    #[test]
+    fn a_call_that_gave_up_runs_sections_on_the_caller() {
+        use crate::exec::par::Seq;
+        let _call = Call::holding(2, 2, Duration::ZERO);
+        assert!(lose(US));
+        let seen = std::sync::Mutex::new(Vec::new());
+        run(&Seq, 2, &|p| {
+            seen.lock().unwrap().push((p.index(), p.width()))
+        });
+        chunks_of(&Seq, 2, 3, &|c, n| seen.lock().unwrap().push((c, n)));
+        assert_eq!(*seen.lock().unwrap(), [(0, 1), (0, 3), (1, 3), (2, 3)]);
+    }
+}

@@ -1,0 +1,110 @@
+//! The contention signal is read at entry: a kernel called while busy threads hold every CPU
+//! but the caller's decides serial before its first section, without a late section first
+//! (`docs/gates.md`, "Contention: one signal, read before waiting"). (Its own binary: it
+//! keeps the CPUs busy.)
+
+#![cfg(target_os = "linux")]
+
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::Arc;
+use std::time::Duration;
+
+use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::Mat;
+use teamalg::gates::trace::{self, Reason};
+use teamalg::gates::Signal;
+use teamalg::kernels::lu::{lu_in_place, lu_in_place_scratch, LuParams};
+use teamalg::kernels::sections;
+use teamalg::Pool;
+
+/// Normal-priority threads that spin until dropped: other work on every CPU they get.
+struct Busy {
+    stop: Arc<AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Busy {
+    fn start(n: usize) -> Busy {
+        let stop = Arc::new(AtomicBool::new(false));
+        let threads = (0..n)
+            .map(|_| {
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    while !stop.load(Relaxed) {
+                        std::hint::spin_loop();
+                    }
+                })
+            })
+            .collect();
+        Busy { stop, threads }
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.stop.store(true, Relaxed);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+fn lu(team: &teamalg::Team, n: usize) -> Mat<f64> {
+    let mut a = Mat::<f64>::from_fn(n, n, |i, j| {
+        if i == j {
+            n as f64
+        } else {
+            ((i * 7 + j * 3) % 11) as f64 / 11.0
+        }
+    });
+    let mut swaps = vec![0; n];
+    let mut buf = MemBuffer::new(lu_in_place_scratch::<f64>(n, n));
+    lu_in_place(
+        a.as_mut(),
+        &mut swaps,
+        team,
+        LuParams::default(),
+        MemStack::new(&mut buf),
+    );
+    a
+}
+
+#[test]
+fn a_busy_machine_is_seen_before_the_first_section() {
+    let cpus = teamalg::available_cpus();
+    let team = Pool::builder()
+        .threads(2)
+        .build()
+        .expect("pool")
+        .into_team(2)
+        .expect("team");
+    let n = 512;
+    // Quiet first (a call that pays goes parallel), then a pause longer than any reading is
+    // believed: the members sleep, and nothing read since knows of the busy threads.
+    let _ = lu(&team, n);
+    std::thread::sleep(Duration::from_millis(300));
+    let busy = Busy::start(cpus.saturating_sub(1).max(1));
+    std::thread::sleep(Duration::from_millis(20));
+    let ((_, seen), decisions) = trace::collect(|| sections::collect(|| lu(&team, n)));
+    drop(busy);
+    let entry = decisions.first().expect("the call's gate decided");
+    assert_eq!(entry.site, "lu", "{decisions}");
+    assert_eq!(entry.width, 1, "{decisions}");
+    assert_eq!(
+        entry.reason,
+        Reason::Late,
+        "parallel on a quiet machine: {decisions}"
+    );
+    assert!(
+        matches!(
+            entry.signal,
+            Signal::Count | Signal::Pressure | Signal::RunQueue
+        ),
+        "read at entry: {decisions}"
+    );
+    assert!(entry.late > Duration::ZERO, "{decisions}");
+    assert!(
+        seen.iter().all(|s| s.width == 1),
+        "no parallel section ran: {seen:?}"
+    );
+}
