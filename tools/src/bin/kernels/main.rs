@@ -6,11 +6,14 @@
 //!     [--load-phases ON_MS:OFF_MS] [--csv FILE] [--block N] [--wide N] [--svd-auto] [--owned]
 //!     [--aspect X] [--only TEXT] [--min-rounds N]
 //!     [--matrix [--conditions LIST] [--runs N] [--out FILE] [--batch-cases LIST]]
+//!     [--several-teams [--threads-list LIST]]
 //! ```
 //!
 //! Modes: the table (the default, `table.rs`), `--sections` (`sections.rs`), `--audit`
 //! (`audit.rs`), `--finite-check` (`finite_check.rs`), `--owned-cost` (`owned_cost.rs`),
-//! `--inside-rayon` (`inside_rayon.rs`) and `--matrix`, the load matrix: every family of the
+//! `--inside-rayon` (`inside_rayon.rs`), `--several-teams` (`several_teams.rs`: whether T
+//! threads of one process, each holding its own team of every CPU, oversubscribe it against
+//! the same threads calling serially) and `--matrix`, the load matrix: every family of the
 //! facade through its owned forms under each load condition, each condition and run a fresh
 //! run of this binary's table and of the `batch` binary (`matrix.rs`; the conditions and their
 //! goals in `conditions.rs`, the markdown for `docs/perf/busy.md` in `matrix_page.rs`).
@@ -37,6 +40,7 @@ mod matrix_page;
 mod owned_cost;
 mod rounds;
 mod sections;
+mod several_teams;
 mod table;
 
 use cases::Settings;
@@ -69,18 +73,19 @@ use table::{Pattern, Table};
 /// in the default list. The factorizations work in place: each call gets its input back
 /// first, outside the timed part.
 #[derive(Debug, Parser)]
-#[command(name = "kernels", group(ArgGroup::new("mode").args(["sections", "audit", "finite_check", "owned_cost", "inside_rayon", "matrix"])))]
+#[command(name = "kernels", group(ArgGroup::new("mode").args(["sections", "audit", "finite_check", "owned_cost", "inside_rayon", "several_teams", "matrix"])))]
 struct Config {
     /// The kernels, comma-separated [default: gemm,lu,cholesky,qr; with --audit:
     /// gemm,trsm,lu,cholesky; with --matrix: every family of the facade,
     /// gemm,trsm,lu,full_piv_lu,cholesky,ldlt,lblt,qr,col_piv_qr,svd,evd,eigen,sparse,sparse_sparse].
     #[arg(long, value_delimiter = ',')]
     kernels: Vec<String>,
-    /// The sizes, comma-separated [default: 32,64,128,256,512,1024,2048; with --matrix:
-    /// 256,512].
+    /// The sizes, comma-separated [default: 32,64,128,256,512,1024,2048; with --matrix or
+    /// --several-teams: 256,512].
     #[arg(long, value_delimiter = ',')]
     sizes: Vec<usize>,
-    /// The width of the parallel arms [default: the CPUs this process may use, at least 2].
+    /// The width of the parallel arms [default: the CPUs this process may use, at least 2;
+    /// with --several-teams, each thread's team: the CPUs this process may use].
     #[arg(long)]
     width: Option<usize>,
 
@@ -106,6 +111,25 @@ struct Config {
     /// against the same loop with serial tokens.
     #[arg(long)]
     inside_rayon: bool,
+    /// Mode: does the process oversubscribe itself? For each T of --threads-list and n of
+    /// --sizes: T threads, each holding its own team of width W (--width), each make K LU
+    /// calls (f64, n x n, back to back; K picked so that a round takes about 75 ms) per round,
+    /// against the same T threads making the same calls on serial executors. The two arms'
+    /// rounds alternate, at least 7 each (--min-rounds); a round runs from a barrier to the
+    /// last thread's end, the inputs restored before it. Prints per T and n each arm's median
+    /// round, the ratio teams / serial (median over pairs of rounds; goal: at most 1.10), and
+    /// its p90 and max.
+    #[arg(long)]
+    several_teams: bool,
+    /// With --several-teams, the thread counts T, comma-separated.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_parser = parse_threads,
+        default_values_t = [2, 4],
+        requires = "several_teams"
+    )]
+    threads_list: Vec<usize>,
     /// Mode: the load matrix, the front table of `docs/perf/busy.md`. For each of --runs runs
     /// and, within it, each of --conditions in turn, runs this binary's table afresh (the
     /// kernels, sizes, width, --only and --min-rounds given here, --owned, the condition's
@@ -170,7 +194,9 @@ struct Config {
     load_phases: Option<String>,
     /// Append one row per kernel, size and arm of the table to FILE (the header when the file
     /// is new): the data of `docs/perf/kernels.md` (`cargo run -p teamalg-tools --bin
-    /// perf-page`) and of the plots.
+    /// perf-page`) and of the plots. With --several-teams, two rows per T and n, kernel `lu
+    /// several-teams T`, arms `teams` and `serial tokens`: times per call (a round's time over
+    /// its K calls), the ratio teams / serial.
     #[arg(long, value_name = "FILE")]
     csv: Option<PathBuf>,
 
@@ -198,7 +224,8 @@ struct Config {
     #[arg(long, value_name = "TEXT")]
     only: Option<String>,
     /// The table's timed rounds per cell at the least (from 2; large sizes take seconds per
-    /// call, and the default of 7 then takes minutes per cell).
+    /// call, and the default of 7 then takes minutes per cell); with --several-teams, the
+    /// rounds per arm (at least 7).
     #[arg(long, default_value_t = 7, value_parser = clap::value_parser!(u32).range(2..))]
     min_rounds: u32,
 }
@@ -256,6 +283,13 @@ fn parse_blocks(s: &str) -> Result<(Duration, usize), String> {
     Ok((Duration::from_millis(pause), calls))
 }
 
+fn parse_threads(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(t) if t >= 1 => Ok(t),
+        _ => Err("a thread count, at least 1".into()),
+    }
+}
+
 fn parse_aspect(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(x) if x >= 1.0 => Ok(x),
@@ -287,7 +321,7 @@ fn main() {
         .width
         .unwrap_or_else(|| teamalg::available_cpus().max(2));
     if config.sizes.is_empty() {
-        config.sizes = match config.matrix {
+        config.sizes = match config.matrix || config.several_teams {
             true => vec![256, 512],
             false => vec![32, 64, 128, 256, 512, 1024, 2048],
         };
@@ -314,6 +348,20 @@ fn main() {
     };
     if config.inside_rayon {
         return inside_rayon::run(w);
+    }
+    if config.several_teams {
+        return several_teams::run(&several_teams::Plan {
+            threads: config.threads_list.clone(),
+            sizes: config.sizes.clone(),
+            width: config.width.unwrap_or_else(teamalg::available_cpus),
+            rounds: (config.min_rounds as usize).max(several_teams::MIN_ROUNDS),
+            params: teamalg::kernels::lu::LuParams {
+                block_size: config.block,
+                wide_size: config.wide,
+                ..Default::default()
+            },
+            csv: config.csv.clone(),
+        });
     }
     if config.finite_check {
         return finite_check::run(w, &config.sizes);
