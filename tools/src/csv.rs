@@ -5,6 +5,12 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::Path;
 
+/// The columns of the benchmarks' rows, one per cell and arm (`kernels --csv`, `batch
+/// --csv`): the perf front page, the plots and the load matrix read both alike. A ratio is the
+/// median over rounds of the arm's time over the serial reference's in the same round (faer
+/// serial; for a batch, the serial loop of faer's calls).
+pub const ARM_COLUMNS: &str = "kernel,scalar,n,width,arm,median_us,p90_us,max_us,ratio_to_serial";
+
 /// A CSV file opened for appending rows.
 #[derive(Debug)]
 pub struct Csv {

@@ -7,7 +7,8 @@
 //!
 //! ```text
 //! cargo run --release -p teamalg-tools --bin batch -- [--cases lu32,lu8,svd64,mixed,gemm16]
-//!     [--width W] [--rounds R] [--pause-ms P]
+//!     [--width W] [--rounds R] [--pause-ms P] [--load N[:NICE]] [--load-phases ON_MS:OFF_MS]
+//!     [--csv FILE]
 //! ```
 //!
 //! The teamalg arms make their slices of views in the timed part, as a caller holding its
@@ -18,7 +19,13 @@
 //! before each call, outside the timed part. A ratio is the arm's time over the serial loop's
 //! in the same round; the table gives the median, p90 and max of each arm's ratios and its
 //! median time. The cases are those of `docs/batch.md`'s goals.
+//!
+//! `--load` runs busy processes beside the whole run (`teamalg_tools::load`, as `kernels
+//! --load`); `--csv` appends one row per case and arm in the kernel benchmark's columns, which
+//! is how `kernels --matrix` runs this program under each of its load conditions and reads
+//! the batch rows back.
 
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
@@ -30,6 +37,8 @@ use rayon::prelude::*;
 use teamalg::linalg::batch::{self, BatchMut, BatchRef, Status};
 use teamalg::linalg::Options;
 use teamalg::{Pool, Team};
+use teamalg_tools::csv::{Csv, ARM_COLUMNS};
+use teamalg_tools::load::LoadSpec;
 use teamalg_tools::stats::percentile;
 
 #[derive(Parser)]
@@ -56,11 +65,37 @@ struct Args {
     /// A pause before each arm's call, in milliseconds.
     #[arg(long, default_value_t = 0)]
     pause_ms: u64,
+    /// N busy processes (nice NICE, 0 by default) beside the whole run.
+    #[arg(long, value_name = "N[:NICE]")]
+    load: Option<String>,
+    /// The load comes and goes: stopped and continued in turn (the ratios are over the whole
+    /// run; no per-phase report here).
+    #[arg(long, value_name = "ON_MS:OFF_MS", requires = "load")]
+    load_phases: Option<String>,
+    /// Append one row per case and arm to FILE (the header when the file is new), in the
+    /// kernel benchmark's columns: kernel `batch CASE`, scalar f64, n the number of problems,
+    /// the arms `serial_loop`, `rayon_par_iter`, `teamalg_team`, `team_unchecked`,
+    /// `team_per_call` and `team_strided`, ratio to the serial loop.
+    #[arg(long, value_name = "FILE")]
+    csv: Option<PathBuf>,
 }
+
+/// The arms' names in the `--csv` rows, by index (the order of the table's columns but the
+/// serial loop first).
+const ARMS: [&str; 6] = [
+    "serial_loop",
+    "rayon_par_iter",
+    "teamalg_team",
+    "team_unchecked",
+    "team_per_call",
+    "team_strided",
+];
 
 /// One case: its data, restored before every call, and its four arms.
 trait Case {
     fn name(&self) -> String;
+    /// The number of problems in the batch.
+    fn problems(&self) -> usize;
     fn reset(&mut self);
     fn serial(&mut self);
     fn rayon(&mut self, pool: &rayon::ThreadPool);
@@ -198,6 +233,9 @@ impl Case for LuSolve {
     fn name(&self) -> String {
         self.label.clone()
     }
+    fn problems(&self) -> usize {
+        self.a0.len()
+    }
     fn reset(&mut self) {
         for (x, y) in self.a.iter_mut().zip(&self.a0) {
             x.copy_from(y);
@@ -318,6 +356,9 @@ impl Case for Svds {
     fn name(&self) -> String {
         format!("svd {} x {}", self.a.len(), self.a[0].nrows())
     }
+    fn problems(&self) -> usize {
+        self.a.len()
+    }
     fn reset(&mut self) {}
     fn serial(&mut self) {
         let stack = MemStack::new(&mut self.buf);
@@ -377,6 +418,9 @@ struct Products {
 impl Case for Products {
     fn name(&self) -> String {
         format!("gemm {} x {}", self.a.len(), self.a[0].nrows())
+    }
+    fn problems(&self) -> usize {
+        self.a.len()
     }
     fn reset(&mut self) {}
     fn serial(&mut self) {
@@ -499,6 +543,21 @@ fn main() {
         .build()
         .expect("a rayon pool");
     let pause = Duration::from_millis(args.pause_ms);
+    let mut csv = args.csv.as_ref().map(|path| {
+        Csv::append(path, ARM_COLUMNS).unwrap_or_else(|e| panic!("--csv {}: {e}", path.display()))
+    });
+    let mut spec = LoadSpec::default();
+    if let Some(l) = &args.load {
+        spec.parse_load(l);
+    }
+    if let Some(p) = &args.load_phases {
+        spec.parse_phases(p);
+    }
+    // The load runs until `main` returns.
+    let _load = spec.start();
+    if spec.processes > 0 {
+        println!("load: {}", spec.describe());
+    }
     println!(
         "batches at width {width}, {} CPUs, {} rounds{}; ratio = arm / serial loop in the same round: median, p90, max; time: the arm's median",
         teamalg::available_cpus(),
@@ -596,6 +655,9 @@ fn main() {
                 percentile(&t, 0.5)
             )
         };
+        if let Some(csv) = csv.as_mut() {
+            csv_rows(csv, name, c.problems(), width, &times);
+        }
         let mut serial = times[0].clone();
         serial.sort_by(f64::total_cmp);
         let shape = shape.map_or(String::new(), |s| {
@@ -611,5 +673,29 @@ fn main() {
             cell(4),
             cell(5)
         );
+    }
+}
+
+/// Appends one case's arms (those that ran) to the `--csv` file: times in us, the ratio the
+/// median over rounds of the arm's time over the serial loop's in the same round, as the
+/// table's.
+fn csv_rows(csv: &mut Csv, case: &str, problems: usize, width: usize, times: &[Vec<f64>; 6]) {
+    let us = |ms: f64| format!("{:.3}", ms * 1e3);
+    for (arm, t) in ARMS.iter().zip(times).filter(|(_, t)| !t.is_empty()) {
+        let mut r: Vec<f64> = t.iter().zip(&times[0]).map(|(a, s)| a / s).collect();
+        r.sort_by(f64::total_cmp);
+        let mut sorted = t.clone();
+        sorted.sort_by(f64::total_cmp);
+        csv.row(&[
+            &format!("batch {case}"),
+            "f64",
+            &problems.to_string(),
+            &width.to_string(),
+            arm,
+            &us(percentile(&sorted, 0.5)),
+            &us(percentile(&sorted, 0.9)),
+            &us(sorted.last().copied().unwrap_or(0.0)),
+            &format!("{:.4}", percentile(&r, 0.5)),
+        ]);
     }
 }

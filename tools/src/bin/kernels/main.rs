@@ -5,14 +5,22 @@
 //!     [--width W] [MODE] [--settled | --blocks PAUSE_MS:CALLS] [--load N[:NICE]]
 //!     [--load-phases ON_MS:OFF_MS] [--csv FILE] [--block N] [--wide N] [--svd-auto] [--owned]
 //!     [--aspect X] [--only TEXT] [--min-rounds N]
+//!     [--matrix [--conditions LIST] [--runs N] [--out FILE] [--batch-cases LIST]]
+//!     [--several-teams [--threads-list LIST]]
 //! ```
 //!
 //! Modes: the table (the default, `table.rs`), `--sections` (`sections.rs`), `--audit`
-//! (`audit.rs`), `--finite-check` (`finite_check.rs`), `--owned-cost` (`owned_cost.rs`) and
-//! `--inside-rayon` (`inside_rayon.rs`).
+//! (`audit.rs`), `--finite-check` (`finite_check.rs`), `--owned-cost` (`owned_cost.rs`),
+//! `--inside-rayon` (`inside_rayon.rs`), `--several-teams` (`several_teams.rs`: whether T
+//! threads of one process, each holding its own team of every CPU, oversubscribe it against
+//! the same threads calling serially) and `--matrix`, the load matrix: every family of the
+//! facade through its owned forms under each load condition, each condition and run a fresh
+//! run of this binary's table and of the `batch` binary (`matrix.rs`; the conditions and their
+//! goals in `conditions.rs`, the markdown for `docs/perf/busy.md` in `matrix_page.rs`).
 //! The cases, one kernel at one size with its faer call and its teamalg call, are in `cases/`,
 //! one file per family; how the arms are timed, and why in interleaved rounds, in `rounds.rs`;
-//! the load beside the run in `load.rs`. `--help` describes every option.
+//! the load beside the run in the tools library (`teamalg_tools::load`, which `batch` shares).
+//! `--help` describes every option.
 
 use std::cell::RefCell;
 use std::path::PathBuf;
@@ -20,18 +28,23 @@ use std::time::Duration;
 
 use clap::{ArgGroup, Parser};
 use teamalg_tools::csv::Csv;
+use teamalg_tools::load;
 
 mod audit;
 mod cases;
+mod conditions;
 mod finite_check;
 mod inside_rayon;
-mod load;
+mod matrix;
+mod matrix_page;
 mod owned_cost;
 mod rounds;
 mod sections;
+mod several_teams;
 mod table;
 
 use cases::Settings;
+use conditions::Condition;
 use table::{Pattern, Table};
 
 /// The kernels against faer, side by side in one run.
@@ -44,27 +57,35 @@ use table::{Pattern, Table};
 /// same round (the host's speed drifts over seconds; within a round it does not); p90 is the
 /// arm's own 90th percentile time.
 ///
-/// Kernels: gemm (n x n x n), lu (partial pivoting), cholesky and qr (n x n, from 64); col_piv_qr (QR with column pivoting, n x n, from 64; not in the default list);
-/// ldlt (`LDL^H` of a positive definite matrix) and lblt (Bunch-Kaufman of a symmetric
-/// indefinite one), n x n from 64, not in the default list; evd_spectra (the EVD with vectors,
-/// f64, on five spectra: random symmetric, G^T G + n I, graded over 10 decades, clustered,
-/// the evd rows' own), not in the default list;
-/// svd (thin vectors, values only, c64; teamalg's own path unless --svd-auto), evd (vectors,
-/// values only, c64), tridiag and bidiag (the reductions alone), from 64; sparse (the 2D
-/// Laplacian of an n x n grid times 64 columns) and sparse_sparse (n x n, 10 entries per
-/// column, times itself), not in the default list. The factorizations work in place: each call
-/// gets its input back first, outside the timed part.
+/// Kernels (f64 and c64 rows each, but evd_spectra): gemm (n x n x n), lu (partial pivoting), cholesky and qr
+/// (n x n, from 64); not in the default list: trsm (n x n lower triangular, n right-hand
+/// sides), full_piv_lu (full pivoting, n x n from 64; the owned forms on both sides, teamalg's
+/// `FullPivLu::new` against faer's `Mat::full_piv_lu`, whatever --owned says), col_piv_qr (QR
+/// with column pivoting, n x n, from 64), ldlt (`LDL^H` of a positive definite matrix) and
+/// lblt (Bunch-Kaufman of a symmetric indefinite one), n x n from 64; evd_spectra (the EVD
+/// with vectors, f64, on five spectra: random symmetric, G^T G + n I, graded over 10 decades,
+/// clustered, the evd rows' own), not in the default list;
+/// svd (thin vectors, and values only; teamalg's own path unless --svd-auto), evd
+/// (self-adjoint; vectors, and values only), tridiag and bidiag (the reductions alone), from
+/// 64; eigen (the general, non-symmetric EVD with vectors, owned forms on both sides,
+/// teamalg's `Eigen::new` against faer's `Mat::eigen`), sparse (the 2D Laplacian of an n x n
+/// grid times 64 columns) and sparse_sparse (n x n, 10 entries per column, times itself), not
+/// in the default list. The factorizations work in place: each call gets its input back
+/// first, outside the timed part.
 #[derive(Debug, Parser)]
-#[command(name = "kernels", group(ArgGroup::new("mode").args(["sections", "audit", "finite_check", "owned_cost", "inside_rayon"])))]
+#[command(name = "kernels", group(ArgGroup::new("mode").args(["sections", "audit", "finite_check", "owned_cost", "inside_rayon", "several_teams", "matrix"])))]
 struct Config {
     /// The kernels, comma-separated [default: gemm,lu,cholesky,qr; with --audit:
-    /// gemm,trsm,lu,cholesky].
+    /// gemm,trsm,lu,cholesky; with --matrix: every family of the facade,
+    /// gemm,trsm,lu,full_piv_lu,cholesky,ldlt,lblt,qr,col_piv_qr,svd,evd,eigen,sparse,sparse_sparse].
     #[arg(long, value_delimiter = ',')]
     kernels: Vec<String>,
-    /// The sizes, comma-separated.
-    #[arg(long, value_delimiter = ',', default_values_t = [32, 64, 128, 256, 512, 1024, 2048])]
+    /// The sizes, comma-separated [default: 32,64,128,256,512,1024,2048; with --matrix or
+    /// --several-teams: 256,512].
+    #[arg(long, value_delimiter = ',')]
     sizes: Vec<usize>,
-    /// The width of the parallel arms [default: the CPUs this process may use, at least 2].
+    /// The width of the parallel arms [default: the CPUs this process may use, at least 2;
+    /// with --several-teams, each thread's team: the CPUs this process may use].
     #[arg(long)]
     width: Option<usize>,
 
@@ -90,6 +111,69 @@ struct Config {
     /// against the same loop with serial tokens.
     #[arg(long)]
     inside_rayon: bool,
+    /// Mode: does the process oversubscribe itself? For each T of --threads-list and n of
+    /// --sizes: T threads, each holding its own team of width W (--width), each make K LU
+    /// calls (f64, n x n, back to back; K picked so that a round takes about 75 ms) per round,
+    /// against the same T threads making the same calls on serial executors. The two arms'
+    /// rounds alternate, at least 7 each (--min-rounds); a round runs from a barrier to the
+    /// last thread's end, the inputs restored before it. Prints per T and n each arm's median
+    /// round, the ratio teams / serial (median over pairs of rounds; goal: at most 1.10), and
+    /// its p90 and max.
+    #[arg(long)]
+    several_teams: bool,
+    /// With --several-teams, the thread counts T, comma-separated.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_parser = parse_threads,
+        default_values_t = [2, 4],
+        requires = "several_teams"
+    )]
+    threads_list: Vec<usize>,
+    /// Mode: the load matrix, the front table of `docs/perf/busy.md`. For each of --runs runs
+    /// and, within it, each of --conditions in turn, runs this binary's table afresh (the
+    /// kernels, sizes, width, --only and --min-rounds given here, --owned, the condition's
+    /// load, a CSV file) and then the `batch` binary beside this one (--batch-cases, the same
+    /// load); then writes --out: per kernel, scalar and size, per condition, the held team's
+    /// and the team-per-call arm's ratio of each run, `**` where a run misses the condition's
+    /// goal, the held team's p90 and max beside one busy process at nice 0 (first run), and
+    /// the missed cells listed. The runs' CSV files and output stay in a temporary directory,
+    /// named at the start and in the page. Build `batch` too: `cargo build --release -p
+    /// teamalg-tools --bin kernels --bin batch`.
+    #[arg(long, conflicts_with_all = ["settled", "blocks", "load", "csv"])]
+    matrix: bool,
+    /// With --matrix, the load conditions, comma-separated: `quiet` (nothing beside the run),
+    /// `N:NICE` (N busy processes at nice NICE; goal at nice 0: at most 1.05, above it: at
+    /// most 10 % above the quiet ratio), `phases` (1 busy process at nice 0, on 500 ms and off
+    /// 500 ms: `--load 1 --load-phases 500:500`; no goal, the ratio only). Quiet's goal: the
+    /// held team at most 1.03, the team per call at most 1.05.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_parser = Condition::parse,
+        default_value = "quiet,1:0,2:0,1:19,phases",
+        requires = "matrix"
+    )]
+    conditions: Vec<Condition>,
+    /// With --matrix, the runs per condition.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..), requires = "matrix")]
+    runs: u32,
+    /// With --matrix, where the markdown goes.
+    #[arg(
+        long,
+        value_name = "FILE",
+        default_value = "busy-matrix.md",
+        requires = "matrix"
+    )]
+    out: PathBuf,
+    /// With --matrix, the `batch` binary's cases (its --cases; `none`: no batch rows).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "lu32,lu8,svd64,mixed,gemm16",
+        requires = "matrix"
+    )]
+    batch_cases: Vec<String>,
 
     /// Each arm alone against faer serial after a 50 ms pause (the threads of the arm before
     /// have stopped spinning): for comparison only.
@@ -110,7 +194,9 @@ struct Config {
     load_phases: Option<String>,
     /// Append one row per kernel, size and arm of the table to FILE (the header when the file
     /// is new): the data of `docs/perf/kernels.md` (`cargo run -p teamalg-tools --bin
-    /// perf-page`) and of the plots.
+    /// perf-page`) and of the plots. With --several-teams, two rows per T and n, kernel `lu
+    /// several-teams T`, arms `teams` and `serial tokens`: times per call (a round's time over
+    /// its K calls), the ratio teams / serial.
     #[arg(long, value_name = "FILE")]
     csv: Option<PathBuf>,
 
@@ -124,8 +210,11 @@ struct Config {
     /// serial SVD elsewhere) instead of teamalg's own path at every size.
     #[arg(long)]
     svd_auto: bool,
-    /// The SVD and EVD rows time teamalg through the owned facade forms (input checked,
-    /// outputs and scratch allocated per call), as most users call them.
+    /// Every row times teamalg through the facade (`teamalg::linalg`), as most users call it:
+    /// the factorizations' owned forms (`Lu::new`, `Cholesky::new`, ..., `Svd::new_thin`,
+    /// `singular_values`, `SelfAdjointEigen::new`, ...: input checked, outputs and scratch
+    /// allocated per call), the checked `matmul`, `solve_triangular` and sparse products;
+    /// without it teamalg's kernels in scratch they hold, as faer's arm.
     #[arg(long)]
     owned: bool,
     /// The SVD rows factor round(X n) x n matrices (X >= 1: tall).
@@ -135,9 +224,56 @@ struct Config {
     #[arg(long, value_name = "TEXT")]
     only: Option<String>,
     /// The table's timed rounds per cell at the least (from 2; large sizes take seconds per
-    /// call, and the default of 7 then takes minutes per cell).
+    /// call, and the default of 7 then takes minutes per cell); with --several-teams, the
+    /// rounds per arm (at least 7).
     #[arg(long, default_value_t = 7, value_parser = clap::value_parser!(u32).range(2..))]
     min_rounds: u32,
+}
+
+/// What `--matrix` runs: each table run gets this command's kernels, sizes, width and row
+/// options, and `--owned`.
+fn matrix_plan(c: &Config, w: usize) -> matrix::Plan {
+    let list = |v: &[String]| v.join(",");
+    let kernels = match c.kernels.is_empty() {
+        true => FACADE.map(String::from).to_vec(),
+        false => c.kernels.clone(),
+    };
+    let sizes: Vec<String> = c.sizes.iter().map(|n| n.to_string()).collect();
+    let mut args: Vec<String> = vec![
+        "--kernels".into(),
+        list(&kernels),
+        "--sizes".into(),
+        list(&sizes),
+        "--width".into(),
+        w.to_string(),
+        "--owned".into(),
+        "--min-rounds".into(),
+        c.min_rounds.to_string(),
+    ];
+    let mut pass = |flag: &str, value: Option<String>| {
+        if let Some(v) = value {
+            args.extend([flag.to_string(), v]);
+        }
+    };
+    pass("--only", c.only.clone());
+    pass("--block", (c.block != 0).then(|| c.block.to_string()));
+    pass("--wide", (c.wide != 0).then(|| c.wide.to_string()));
+    pass("--aspect", c.aspect.map(|x| x.to_string()));
+    if c.svd_auto {
+        args.push("--svd-auto".into());
+    }
+    let batch_cases = match c.batch_cases.as_slice() {
+        [none] if none == "none" => Vec::new(),
+        cases => cases.to_vec(),
+    };
+    matrix::Plan {
+        conditions: c.conditions.clone(),
+        runs: c.runs as usize,
+        out: c.out.clone(),
+        width: w,
+        table_args: args,
+        batch_cases,
+    }
 }
 
 fn parse_blocks(s: &str) -> Result<(Duration, usize), String> {
@@ -147,6 +283,13 @@ fn parse_blocks(s: &str) -> Result<(Duration, usize), String> {
     Ok((Duration::from_millis(pause), calls))
 }
 
+fn parse_threads(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(t) if t >= 1 => Ok(t),
+        _ => Err("a thread count, at least 1".into()),
+    }
+}
+
 fn parse_aspect(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(x) if x >= 1.0 => Ok(x),
@@ -154,11 +297,39 @@ fn parse_aspect(s: &str) -> Result<f64, String> {
     }
 }
 
+/// Every family of the facade, in the matrix's order.
+const FACADE: [&str; 14] = [
+    "gemm",
+    "trsm",
+    "lu",
+    "full_piv_lu",
+    "cholesky",
+    "ldlt",
+    "lblt",
+    "qr",
+    "col_piv_qr",
+    "svd",
+    "evd",
+    "eigen",
+    "sparse",
+    "sparse_sparse",
+];
+
 fn main() {
-    let config = Config::parse();
+    let mut config = Config::parse();
     let w = config
         .width
         .unwrap_or_else(|| teamalg::available_cpus().max(2));
+    if config.sizes.is_empty() {
+        config.sizes = match config.matrix || config.several_teams {
+            true => vec![256, 512],
+            false => vec![32, 64, 128, 256, 512, 1024, 2048],
+        };
+    }
+    if config.matrix {
+        // Before any load of this process starts: the runs start their own.
+        return matrix::run(&matrix_plan(&config, w));
+    }
     let mut spec = load::LoadSpec::default();
     if let Some(l) = &config.load {
         spec.parse_load(l);
@@ -177,6 +348,20 @@ fn main() {
     };
     if config.inside_rayon {
         return inside_rayon::run(w);
+    }
+    if config.several_teams {
+        return several_teams::run(&several_teams::Plan {
+            threads: config.threads_list.clone(),
+            sizes: config.sizes.clone(),
+            width: config.width.unwrap_or_else(teamalg::available_cpus),
+            rounds: (config.min_rounds as usize).max(several_teams::MIN_ROUNDS),
+            params: teamalg::kernels::lu::LuParams {
+                block_size: config.block,
+                wide_size: config.wide,
+                ..Default::default()
+            },
+            csv: config.csv.clone(),
+        });
     }
     if config.finite_check {
         return finite_check::run(w, &config.sizes);

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use teamalg_tools::stats::median;
 pub(crate) use teamalg_tools::stats::median_p90 as stats;
 
-use crate::load;
+use teamalg_tools::load;
 
 /// Alternates `a` and `b` call by call (each after an untimed `prepare`) until `budget` is
 /// spent (at least 5, at most 51 pairs). Returns the median times of `a` and of `b` and the

@@ -13,8 +13,7 @@ use crate::cases::Row;
 use crate::rounds::{block_rounds, pairs, phase_report, ratio, rounds, stats, Times};
 
 /// The columns of the `--csv` rows.
-pub(crate) const CSV_HEADER: &str =
-    "kernel,scalar,n,width,arm,median_us,p90_us,max_us,ratio_to_serial";
+pub(crate) const CSV_HEADER: &str = teamalg_tools::csv::ARM_COLUMNS;
 
 /// The arms, in the order of the table's columns and of the CSV rows.
 pub(crate) const ARMS: [&str; 4] = ["faer_serial", "faer_rayon", "teamalg_team", "team_per_call"];

@@ -1,5 +1,8 @@
-//! The dense cases: GEMM, LU, Cholesky, Householder QR and QR with column pivoting, each
-//! against faer's call.
+//! The dense cases: GEMM, the triangular solve, LU (partial and full pivoting), Cholesky,
+//! `LDL^H`, Bunch-Kaufman, Householder QR and QR with column pivoting, each against faer's
+//! call. With `--owned` teamalg's arm is the facade's (`teamalg::linalg`), else the kernel's
+//! scratch form; full pivoting LU has the owned forms on both sides (`FullPivLu::new`, faer's
+//! `Mat::full_piv_lu`) either way.
 
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::cholesky::lblt::factor::{
@@ -16,6 +19,7 @@ use faer::linalg::qr::col_pivoting::factor as faer_cp;
 use faer::linalg::qr::no_pivoting::factor::{
     qr_in_place as faer_qr, qr_in_place_scratch as faer_qr_scratch,
 };
+use faer::linalg::triangular_solve::solve_lower_triangular_in_place as faer_trsm;
 use faer::traits::ComplexField;
 use faer::{c64, Accum, Mat, Par};
 use teamalg::gates::Scalar;
@@ -27,12 +31,16 @@ use teamalg::kernels::ldlt;
 use teamalg::kernels::lu::{self, LuParams};
 use teamalg::kernels::par::Executor;
 use teamalg::kernels::qr::{self, QrParams};
+use teamalg::kernels::triangular::{self, SolveParams};
+use teamalg::linalg::{self, Diag, Field, SolveSide, Triangle};
 
-use super::{cx, re, spd, Case, Row, Settings};
+use super::{cx, re, spd, with_faer_par, Case, Row, Settings};
 
-/// The rows of `kernel` (`gemm`, `lu`, `cholesky`, `ldlt`, `lblt`, `qr`, `col_piv_qr`), or `None` when it is not dense.
+/// The rows of `kernel` (`gemm`, `trsm`, `lu`, `full_piv_lu`, `cholesky`, `ldlt`, `lblt`, `qr`,
+/// `col_piv_qr`), or `None` when it is not dense.
 pub(crate) fn rows<'a>(kernel: &str, s: &'a Settings) -> Option<Vec<Row<'a>>> {
     let (w, sizes, factor_sizes) = (s.width, s.sizes.clone(), s.factor_sizes());
+    let owned = s.owned;
     let lu_p = LuParams {
         block_size: s.block,
         wide_size: s.wide,
@@ -53,67 +61,121 @@ pub(crate) fn rows<'a>(kernel: &str, s: &'a Settings) -> Option<Vec<Row<'a>>> {
         move |n| cholesky_in_place_scratch::<c64>(n, Par::rayon(w), Default::default());
     Some(match kernel {
         "gemm" => vec![
-            Row::new("gemm f64", sizes.clone(), |n| {
+            Row::new("gemm f64", sizes.clone(), move |n| {
                 let (a, b) = (Mat::from_fn(n, n, re), Mat::from_fn(n, n, |i, j| re(j, i)));
                 let c = Mat::zeros(n, n);
-                Box::new(Gemm { a, b, c, one: 1.0 })
+                Box::new(Gemm {
+                    a,
+                    b,
+                    c,
+                    one: 1.0,
+                    owned,
+                })
             }),
-            Row::new("gemm c64", sizes, |n| {
+            Row::new("gemm c64", sizes.clone(), move |n| {
                 let (a, b) = (Mat::from_fn(n, n, cx), Mat::from_fn(n, n, |i, j| cx(j, i)));
                 let c = Mat::zeros(n, n);
                 let one = c64::new(1.0, 0.0);
-                Box::new(Gemm { a, b, c, one })
+                Box::new(Gemm {
+                    a,
+                    b,
+                    c,
+                    one,
+                    owned,
+                })
+            }),
+        ],
+        // n x n lower triangular times n right-hand sides.
+        "trsm" => vec![
+            Row::new("trsm f64", sizes.clone(), move |n| {
+                Box::new(Trsm::new(lower(n, re, n as f64), owned))
+            }),
+            Row::new("trsm c64", sizes, move |n| {
+                Box::new(Trsm::new(lower(n, cx, c64::new(n as f64, 0.0)), owned))
+            }),
+        ],
+        "full_piv_lu" => vec![
+            Row::new("full_piv_lu f64", factor_sizes.clone(), |n| {
+                Box::new(FullPivLu(Mat::from_fn(n, n, re)))
+            }),
+            Row::new("full_piv_lu c64", factor_sizes.clone(), |n| {
+                Box::new(FullPivLu(Mat::from_fn(n, n, cx)))
             }),
         ],
         "lu" => vec![
             Row::new("lu f64", factor_sizes.clone(), move |n| {
-                Box::new(Lu(Factor::new(Mat::from_fn(n, n, re), lu_scratch(n)), lu_p))
+                Box::new(Lu(
+                    Factor::new(Mat::from_fn(n, n, re), lu_scratch(n), owned),
+                    lu_p,
+                ))
             }),
             Row::new("lu c64", factor_sizes, move |n| {
-                Box::new(Lu(Factor::new(Mat::from_fn(n, n, cx), lu_scratch(n)), lu_p))
+                Box::new(Lu(
+                    Factor::new(Mat::from_fn(n, n, cx), lu_scratch(n), owned),
+                    lu_p,
+                ))
             }),
         ],
         "cholesky" => vec![
             Row::new("cholesky f64", factor_sizes.clone(), move |n| {
-                Box::new(Cholesky(Factor::new(spd(n, re), chol_scratch(n)), chol_p))
+                Box::new(Cholesky(
+                    Factor::new(spd(n, re), chol_scratch(n), owned),
+                    chol_p,
+                ))
             }),
             Row::new("cholesky c64", factor_sizes, move |n| {
-                Box::new(Cholesky(Factor::new(spd(n, cx), chol_scratch(n)), chol_p))
+                Box::new(Cholesky(
+                    Factor::new(spd(n, cx), chol_scratch(n), owned),
+                    chol_p,
+                ))
             }),
         ],
         "ldlt" => vec![
             Row::new("ldlt f64", factor_sizes.clone(), move |n| {
-                Box::new(Ldlt(Factor::new(spd(n, re), sym_scratch::<f64>(n, w))))
+                Box::new(Ldlt(Factor::new(
+                    spd(n, re),
+                    sym_scratch::<f64>(n, w),
+                    owned,
+                )))
             }),
             Row::new("ldlt c64", factor_sizes.clone(), move |n| {
-                Box::new(Ldlt(Factor::new(spd(n, cx), sym_scratch::<c64>(n, w))))
+                Box::new(Ldlt(Factor::new(
+                    spd(n, cx),
+                    sym_scratch::<c64>(n, w),
+                    owned,
+                )))
             }),
         ],
         "lblt" => vec![
             Row::new("lblt f64", factor_sizes.clone(), move |n| {
-                Box::new(Lblt::new(Mat::from_fn(n, n, |i, j| re(i, j) + re(j, i)), w))
+                Box::new(Lblt::new(
+                    Mat::from_fn(n, n, |i, j| re(i, j) + re(j, i)),
+                    w,
+                    owned,
+                ))
             }),
             Row::new("lblt c64", factor_sizes.clone(), move |n| {
                 Box::new(Lblt::new(
                     Mat::from_fn(n, n, |i, j| cx(i, j) + cx(j, i).conj()),
                     w,
+                    owned,
                 ))
             }),
         ],
         "qr" => vec![
             Row::new("qr f64", factor_sizes.clone(), move |n| {
-                Box::new(Qr::new(Mat::from_fn(n, n, re), w))
+                Box::new(Qr::new(Mat::from_fn(n, n, re), w, owned))
             }),
             Row::new("qr c64", factor_sizes, move |n| {
-                Box::new(Qr::new(Mat::from_fn(n, n, cx), w))
+                Box::new(Qr::new(Mat::from_fn(n, n, cx), w, owned))
             }),
         ],
         "col_piv_qr" => vec![
             Row::new("col_piv_qr f64", factor_sizes.clone(), move |n| {
-                Box::new(ColPivQr::new(Mat::from_fn(n, n, re)))
+                Box::new(ColPivQr::new(Mat::from_fn(n, n, re), owned))
             }),
             Row::new("col_piv_qr c64", factor_sizes, move |n| {
-                Box::new(ColPivQr::new(Mat::from_fn(n, n, cx)))
+                Box::new(ColPivQr::new(Mat::from_fn(n, n, cx), owned))
             }),
         ],
         _ => return None,
@@ -126,15 +188,22 @@ struct Gemm<T> {
     b: Mat<T>,
     c: Mat<T>,
     one: T,
+    /// `--owned`: teamalg through the facade's checked `matmul`.
+    owned: bool,
 }
 
-impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for Gemm<T> {
+impl<T: Field + Copy> Case for Gemm<T> {
     fn faer(&mut self, par: Par) {
         let (a, b) = (self.a.as_ref(), self.b.as_ref());
         faer_matmul(self.c.as_mut(), Accum::Replace, a, b, self.one, par);
     }
     fn teamalg(&mut self, exec: &dyn Executor) {
         let (a, b) = (self.a.as_ref(), self.b.as_ref());
+        if self.owned {
+            let c = self.c.as_mut();
+            linalg::matmul(c, Accum::Replace, a, b, self.one, exec).expect("finite");
+            return;
+        }
         let p = GemmParams::default();
         matmul(self.c.as_mut(), Accum::Replace, a, b, self.one, &exec, p);
     }
@@ -147,10 +216,13 @@ struct Factor<T> {
     idx: Vec<usize>,
     idx2: Vec<usize>,
     buf: MemBuffer,
+    /// `--owned`: teamalg through the facade's owned form, from `a` (the working copy, the
+    /// pivots and the scratch are its own, allocated per call).
+    owned: bool,
 }
 
 impl<T: ComplexField + Copy> Factor<T> {
-    fn new(a: Mat<T>, scratch: StackReq) -> Self {
+    fn new(a: Mat<T>, scratch: StackReq, owned: bool) -> Self {
         let n = a.nrows();
         Factor {
             work: a.clone(),
@@ -158,6 +230,7 @@ impl<T: ComplexField + Copy> Factor<T> {
             idx: vec![0; n],
             idx2: vec![0; n],
             buf: MemBuffer::new(scratch),
+            owned,
         }
     }
     fn prepare(&mut self) {
@@ -168,7 +241,7 @@ impl<T: ComplexField + Copy> Factor<T> {
 /// LU with partial pivoting; the kernel's panel widths from `--block` and `--wide`.
 struct Lu<T>(Factor<T>, LuParams);
 
-impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for Lu<T> {
+impl<T: Field + Copy> Case for Lu<T> {
     fn prepare(&mut self) {
         self.0.prepare();
     }
@@ -180,6 +253,10 @@ impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for Lu<T> {
     }
     fn teamalg(&mut self, exec: &dyn Executor) {
         let f = &mut self.0;
+        if f.owned {
+            std::hint::black_box(linalg::Lu::new(&f.a, exec).expect("finite"));
+            return;
+        }
         let stack = MemStack::new(&mut f.buf);
         lu::lu_in_place(f.work.as_mut(), &mut f.idx, &exec, self.1, stack);
     }
@@ -188,7 +265,7 @@ impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for Lu<T> {
 /// Cholesky; the kernel's panel widths from `--block` and `--wide`.
 struct Cholesky<T>(Factor<T>, CholeskyParams);
 
-impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for Cholesky<T> {
+impl<T: Field + Copy> Case for Cholesky<T> {
     fn prepare(&mut self) {
         self.0.prepare();
     }
@@ -201,6 +278,11 @@ impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for Cholesky<T> {
     }
     fn teamalg(&mut self, exec: &dyn Executor) {
         let f = &mut self.0;
+        if f.owned {
+            let c = linalg::Cholesky::new(&f.a, exec).expect("positive definite");
+            std::hint::black_box(c);
+            return;
+        }
         let stack = MemStack::new(&mut f.buf);
         cholesky::cholesky_in_place(f.work.as_mut(), &exec, self.1, stack)
             .expect("positive definite");
@@ -215,7 +297,7 @@ struct Qr<T> {
 }
 
 impl<T: ComplexField + Scalar + Send + Sync + Copy> Qr<T> {
-    fn new(a: Mat<T>, width: usize) -> Self {
+    fn new(a: Mat<T>, width: usize, owned: bool) -> Self {
         let n = a.nrows();
         let bs = qr::block_size::<T>(n, n);
         let scratch = StackReq::any_of(&[
@@ -223,14 +305,14 @@ impl<T: ComplexField + Scalar + Send + Sync + Copy> Qr<T> {
             qr::qr_in_place_scratch::<T>(n, n, bs, width),
         ]);
         Qr {
-            f: Factor::new(a, scratch),
+            f: Factor::new(a, scratch, owned),
             h: Mat::zeros(bs, n),
             width,
         }
     }
 }
 
-impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for Qr<T> {
+impl<T: Field + Copy> Case for Qr<T> {
     fn prepare(&mut self) {
         self.f.prepare();
     }
@@ -247,6 +329,10 @@ impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for Qr<T> {
     }
     fn teamalg(&mut self, exec: &dyn Executor) {
         let f = &mut self.f;
+        if f.owned {
+            std::hint::black_box(linalg::Qr::new(&f.a, exec).expect("finite"));
+            return;
+        }
         let stack = MemStack::new(&mut f.buf);
         let p = QrParams::default();
         qr::qr_in_place(
@@ -268,7 +354,7 @@ struct ColPivQr<T> {
 }
 
 impl<T: ComplexField + Scalar + Send + Sync + Copy> ColPivQr<T> {
-    fn new(a: Mat<T>) -> Self {
+    fn new(a: Mat<T>, owned: bool) -> Self {
         let n = a.nrows();
         let bs = qr::block_size::<T>(n, n);
         let scratch = StackReq::any_of(&[
@@ -276,13 +362,13 @@ impl<T: ComplexField + Scalar + Send + Sync + Copy> ColPivQr<T> {
             col_piv_qr::col_piv_qr_in_place_scratch::<T>(n, n),
         ]);
         ColPivQr {
-            f: Factor::new(a, scratch),
+            f: Factor::new(a, scratch, owned),
             h: Mat::zeros(bs, n),
         }
     }
 }
 
-impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for ColPivQr<T> {
+impl<T: Field + Copy> Case for ColPivQr<T> {
     fn prepare(&mut self) {
         self.f.prepare();
     }
@@ -302,6 +388,10 @@ impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for ColPivQr<T> {
     }
     fn teamalg(&mut self, exec: &dyn Executor) {
         let f = &mut self.f;
+        if f.owned {
+            std::hint::black_box(linalg::ColPivQr::new(&f.a, exec).expect("finite"));
+            return;
+        }
         let stack = MemStack::new(&mut f.buf);
         let (w, h) = (f.work.as_mut(), self.h.as_mut());
         let p = ColPivQrParams::default();
@@ -323,7 +413,7 @@ fn sym_scratch<T: ComplexField>(n: usize, width: usize) -> StackReq {
 /// `LDL^H` without pivoting of a positive definite matrix.
 struct Ldlt<T>(Factor<T>);
 
-impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for Ldlt<T> {
+impl<T: Field + Copy> Case for Ldlt<T> {
     fn prepare(&mut self) {
         self.0.prepare();
     }
@@ -341,6 +431,10 @@ impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for Ldlt<T> {
     }
     fn teamalg(&mut self, exec: &dyn Executor) {
         let f = &mut self.0;
+        if f.owned {
+            std::hint::black_box(linalg::Ldlt::new(&f.a, exec).expect("nonzero pivots"));
+            return;
+        }
         let stack = MemStack::new(&mut f.buf);
         ldlt::ldlt_in_place(f.work.as_mut(), &exec, Default::default(), stack)
             .expect("nonzero pivots");
@@ -355,16 +449,16 @@ struct Lblt<T> {
 }
 
 impl<T: ComplexField + Scalar + Send + Sync + Copy> Lblt<T> {
-    fn new(a: Mat<T>, width: usize) -> Self {
+    fn new(a: Mat<T>, width: usize, owned: bool) -> Self {
         let n = a.nrows();
         Lblt {
-            f: Factor::new(a, sym_scratch::<T>(n, width)),
+            f: Factor::new(a, sym_scratch::<T>(n, width), owned),
             subdiag: vec![faer::traits::math_utils::zero(); n],
         }
     }
 }
 
-impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for Lblt<T> {
+impl<T: Field + Copy> Case for Lblt<T> {
     fn prepare(&mut self) {
         self.f.prepare();
     }
@@ -387,6 +481,10 @@ impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for Lblt<T> {
     }
     fn teamalg(&mut self, exec: &dyn Executor) {
         let f = &mut self.f;
+        if f.owned {
+            std::hint::black_box(linalg::Lblt::new(&f.a, exec).expect("finite"));
+            return;
+        }
         let stack = MemStack::new(&mut f.buf);
         let p = LbltParams::default();
         lblt::lblt_in_place(
@@ -397,5 +495,67 @@ impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for Lblt<T> {
             p,
             stack,
         );
+    }
+}
+
+/// An `n x n` lower triangular matrix with `diag` on the diagonal and `f` below it (well
+/// conditioned for `diag = n`); above it `f` too, which no solve reads.
+fn lower<T: Copy>(n: usize, f: impl Fn(usize, usize) -> T, diag: T) -> Mat<T> {
+    Mat::from_fn(n, n, |i, j| if i == j { diag } else { f(i, j) })
+}
+
+/// The triangular solve `L X = B`, `L` lower `n x n`, `B` `n x n` (given back before each
+/// call): faer's `solve_lower_triangular_in_place` against the kernel, or with `--owned` the
+/// facade's checked `solve_triangular`.
+struct Trsm<T> {
+    l: Mat<T>,
+    b: Mat<T>,
+    work: Mat<T>,
+    owned: bool,
+}
+
+impl<T: Field + Copy> Trsm<T> {
+    fn new(l: Mat<T>, owned: bool) -> Self {
+        let n = l.nrows();
+        let b = Mat::from_fn(n, n, |i, j| l[((i + j) % n, j)]);
+        Trsm {
+            work: b.clone(),
+            b,
+            l,
+            owned,
+        }
+    }
+}
+
+impl<T: Field + Copy> Case for Trsm<T> {
+    fn prepare(&mut self) {
+        self.work.copy_from(&self.b);
+    }
+    fn faer(&mut self, par: Par) {
+        faer_trsm(self.l.as_ref(), self.work.as_mut(), par);
+    }
+    fn teamalg(&mut self, exec: &dyn Executor) {
+        let (l, b) = (self.l.as_ref(), self.work.as_mut());
+        let (side, lower, diag) = (SolveSide::Left, Triangle::Lower, Diag::NonUnit);
+        if self.owned {
+            linalg::solve_triangular(l, b, side, lower, diag, exec).expect("nonsingular");
+        } else {
+            let p = SolveParams::default();
+            triangular::solve_in_place(l, b, side, lower, diag, &exec, p);
+        }
+    }
+}
+
+/// LU with full pivoting through the owned forms on both sides (`FullPivLu::new`, faer's
+/// `Mat::full_piv_lu`), whatever `--owned` says: the facade has no form with the caller's
+/// scratch, so the owned forms are the calls users have.
+struct FullPivLu<T>(Mat<T>);
+
+impl<T: Field + Copy> Case for FullPivLu<T> {
+    fn faer(&mut self, par: Par) {
+        std::hint::black_box(with_faer_par(par, || self.0.full_piv_lu()));
+    }
+    fn teamalg(&mut self, exec: &dyn Executor) {
+        std::hint::black_box(linalg::FullPivLu::new(&self.0, exec).expect("finite"));
     }
 }

@@ -31,7 +31,10 @@ pub(crate) struct Settings {
     pub(crate) wide: usize,
     /// `--svd-auto`: the SVD rows run the default path instead of teamalg's own at every size.
     pub(crate) svd_auto: bool,
-    /// `--owned`: the SVD and EVD rows time teamalg through the owned facade forms.
+    /// `--owned`: every row times teamalg through the facade (`teamalg::linalg`): the owned
+    /// forms of the factorizations (`Lu::new`, ..., input checked, outputs and scratch
+    /// allocated per call), the checked `matmul`, `solve_triangular` and sparse products; the
+    /// form most users call.
     pub(crate) owned: bool,
     /// `--aspect X`: the SVD rows factor `round(X n) x n` matrices.
     pub(crate) aspect: Option<f64>,
@@ -79,6 +82,17 @@ pub(crate) fn rows<'a>(kernel: &str, s: &'a Settings) -> Vec<Row<'a>> {
         .or_else(|| spectral::rows(kernel, s))
         .or_else(|| sparse::rows(kernel, s))
         .unwrap_or_else(|| panic!("unknown kernel {kernel}"))
+}
+
+/// Runs `f` (a faer call through its high-level API, which reads faer's global parallelism
+/// rather than taking a `Par`) with the global parallelism set to `par`, and restores it: the
+/// faer serial and rayon arms of the rows that have no lower-level faer call with a `Par`.
+pub(crate) fn with_faer_par<R>(par: Par, f: impl FnOnce() -> R) -> R {
+    let before = faer::get_global_parallelism();
+    faer::set_global_parallelism(par);
+    let r = f();
+    faer::set_global_parallelism(before);
+    r
 }
 
 /// A reproducible, well-conditioned entry (a slowly varying smooth part plus a hash).

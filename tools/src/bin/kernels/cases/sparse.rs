@@ -1,4 +1,6 @@
-//! The sparse cases: sparse times dense and sparse times sparse, each against faer's call.
+//! The sparse cases: sparse times dense and sparse times sparse, each against faer's call;
+//! with `--owned` teamalg's arm is the facade's checked product (`teamalg::linalg`), else the
+//! kernel's.
 
 use faer::sparse::linalg::matmul::sparse_dense_matmul as faer_sparse_dense;
 use faer::traits::ComplexField;
@@ -6,31 +8,33 @@ use faer::{c64, Accum, Mat, Par};
 use teamalg::gates::Scalar;
 use teamalg::kernels::par::Executor;
 use teamalg::kernels::sparse::{sparse_dense_matmul, SparseParams};
+use teamalg::linalg::{self, Field};
 
 use super::{cx, re, Case, Row, Settings};
 
 /// The rows of `kernel` (`sparse`, `sparse_sparse`), or `None` when it is not sparse.
 pub(crate) fn rows<'a>(kernel: &str, s: &'a Settings) -> Option<Vec<Row<'a>>> {
+    let owned = s.owned;
     Some(match kernel {
         "sparse" => {
             // n is the side of the grid: s x s points, times 64 columns.
             let sides: Vec<usize> = s.sizes.iter().copied().filter(|&s| s >= 64).collect();
             vec![
-                Row::new("sparse f64", sides.clone(), |s| {
-                    Box::new(SparseDense::laplacian(s, 1.0, re))
+                Row::new("sparse f64", sides.clone(), move |s| {
+                    Box::new(SparseDense::laplacian(s, 1.0, re, owned))
                 }),
-                Row::new("sparse c64", sides, |s| {
-                    Box::new(SparseDense::laplacian(s, c64::new(1.0, 0.0), cx))
+                Row::new("sparse c64", sides, move |s| {
+                    Box::new(SparseDense::laplacian(s, c64::new(1.0, 0.0), cx, owned))
                 }),
             ]
         }
         // n is the order: n x n, 10 entries per column, times itself.
         "sparse_sparse" => vec![
-            Row::new("sp*sp f64", s.sizes.clone(), |n| {
-                Box::new(SparseSparse::random(n, 1.0, re))
+            Row::new("sp*sp f64", s.sizes.clone(), move |n| {
+                Box::new(SparseSparse::random(n, 1.0, re, owned))
             }),
-            Row::new("sp*sp c64", s.sizes.clone(), |n| {
-                Box::new(SparseSparse::random(n, c64::new(1.0, 0.0), cx))
+            Row::new("sp*sp c64", s.sizes.clone(), move |n| {
+                Box::new(SparseSparse::random(n, c64::new(1.0, 0.0), cx, owned))
             }),
         ],
         _ => return None,
@@ -44,10 +48,12 @@ struct SparseDense<T> {
     b: Mat<T>,
     c: Mat<T>,
     one: T,
+    /// `--owned`: the facade's checked `sparse_dense_matmul`.
+    owned: bool,
 }
 
 impl<T: ComplexField + Scalar + Send + Sync + Copy> SparseDense<T> {
-    fn laplacian(s: usize, one: T, f: impl Fn(usize, usize) -> T) -> Self {
+    fn laplacian(s: usize, one: T, f: impl Fn(usize, usize) -> T, owned: bool) -> Self {
         let n = s * s;
         let four = faer::traits::math_utils::from_f64::<T>(4.0);
         let minus = faer::traits::math_utils::neg(&one);
@@ -75,17 +81,23 @@ impl<T: ComplexField + Scalar + Send + Sync + Copy> SparseDense<T> {
             b: Mat::from_fn(n, 64, f),
             c: Mat::zeros(n, 64),
             one,
+            owned,
         }
     }
 }
 
-impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for SparseDense<T> {
+impl<T: Field + Copy> Case for SparseDense<T> {
     fn faer(&mut self, par: Par) {
         let (a, b) = (self.a.as_ref(), self.b.as_ref());
         faer_sparse_dense(self.c.as_mut(), Accum::Replace, a, b, self.one, par);
     }
     fn teamalg(&mut self, exec: &dyn Executor) {
         let (a, b) = (self.a.as_ref(), self.b.as_ref());
+        if self.owned {
+            let c = self.c.as_mut();
+            linalg::sparse_dense_matmul(c, Accum::Replace, a, b, self.one, exec).expect("finite");
+            return;
+        }
         let p = SparseParams::default();
         sparse_dense_matmul(self.c.as_mut(), Accum::Replace, a, b, self.one, &exec, p);
     }
@@ -95,10 +107,12 @@ impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for SparseDense<T> {
 struct SparseSparse<T> {
     a: faer::sparse::SparseColMat<usize, T>,
     one: T,
+    /// `--owned`: the facade's checked `sparse_sparse_matmul`.
+    owned: bool,
 }
 
 impl<T: ComplexField + Scalar + Send + Sync + Copy> SparseSparse<T> {
-    fn random(n: usize, one: T, f: impl Fn(usize, usize) -> T) -> Self {
+    fn random(n: usize, one: T, f: impl Fn(usize, usize) -> T, owned: bool) -> Self {
         let mut t = Vec::with_capacity(10 * n);
         for j in 0..n {
             for e in 0..10u64 {
@@ -109,11 +123,11 @@ impl<T: ComplexField + Scalar + Send + Sync + Copy> SparseSparse<T> {
         }
         let a =
             faer::sparse::SparseColMat::try_new_from_triplets(n, n, &t).expect("a valid matrix");
-        SparseSparse { a, one }
+        SparseSparse { a, one, owned }
     }
 }
 
-impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for SparseSparse<T> {
+impl<T: Field + Copy> Case for SparseSparse<T> {
     fn faer(&mut self, par: Par) {
         let a = self.a.as_ref();
         let r = faer::sparse::linalg::matmul::sparse_sparse_matmul(a, a, self.one, par);
@@ -121,6 +135,11 @@ impl<T: ComplexField + Scalar + Send + Sync + Copy> Case for SparseSparse<T> {
     }
     fn teamalg(&mut self, exec: &dyn Executor) {
         let a = self.a.as_ref();
+        if self.owned {
+            let r = linalg::sparse_sparse_matmul(a, a, self.one, exec);
+            std::hint::black_box(r.expect("finite"));
+            return;
+        }
         let p = SparseParams::default();
         let r = teamalg::kernels::sparse::sparse_sparse_matmul(a, a, self.one, &exec, p);
         std::hint::black_box(r.expect("memory"));

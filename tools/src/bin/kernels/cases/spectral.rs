@@ -1,5 +1,6 @@
 //! The SVD and self-adjoint EVD cases, and their reductions alone (tridiagonal, bidiagonal),
-//! each against faer's call.
+//! each against faer's call; and the general (non-Hermitian) EVD, through the owned forms on
+//! both sides.
 
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::evd::{
@@ -14,10 +15,10 @@ use teamalg::kernels::par::Executor;
 use teamalg::kernels::svd::{self, SvdParams, SvdPath};
 use teamalg::kernels::tridiag;
 
-use super::{cx, re, Case, Row, Settings};
+use super::{cx, re, with_faer_par, Case, Row, Settings};
 
-/// The rows of `kernel` (`svd`, `evd`, `tridiag`, `bidiag`), or `None` when it is not one of
-/// them.
+/// The rows of `kernel` (`svd`, `evd`, `evd_spectra`, `eigen`, `tridiag`, `bidiag`), or `None`
+/// when it is not one of them.
 pub(crate) fn rows<'a>(kernel: &str, s: &'a Settings) -> Option<Vec<Row<'a>>> {
     let (w, sizes) = (s.width, s.factor_sizes());
     // teamalg's own SVD path at every size (the default runs it only where it measured faster
@@ -43,8 +44,17 @@ pub(crate) fn rows<'a>(kernel: &str, s: &'a Settings) -> Option<Vec<Row<'a>>> {
                     owned,
                 ))
             }),
-            Row::new("svd c64", sizes, move |n| {
+            Row::new("svd c64", sizes.clone(), move |n| {
                 Box::new(Svd::new(Mat::from_fn(rows(n), n, cx), true, w, path, owned))
+            }),
+            Row::new("svd values c64", sizes, move |n| {
+                Box::new(Svd::new(
+                    Mat::from_fn(rows(n), n, cx),
+                    false,
+                    w,
+                    path,
+                    owned,
+                ))
             }),
         ],
         "evd" => vec![
@@ -54,8 +64,20 @@ pub(crate) fn rows<'a>(kernel: &str, s: &'a Settings) -> Option<Vec<Row<'a>>> {
             Row::new("evd values f64", sizes.clone(), move |n| {
                 Box::new(Evd::new(Mat::from_fn(n, n, re), false, w, owned))
             }),
-            Row::new("evd c64", sizes, move |n| {
+            Row::new("evd c64", sizes.clone(), move |n| {
                 Box::new(Evd::new(Mat::from_fn(n, n, cx), true, w, owned))
+            }),
+            Row::new("evd values c64", sizes.clone(), move |n| {
+                Box::new(Evd::new(Mat::from_fn(n, n, cx), false, w, owned))
+            }),
+        ],
+        // The general EVD with vectors, of a non-symmetric matrix.
+        "eigen" => vec![
+            Row::new("eigen f64", sizes.clone(), |n| {
+                Box::new(Eigen(Mat::from_fn(n, n, re)))
+            }),
+            Row::new("eigen c64", sizes.clone(), |n| {
+                Box::new(Eigen(Mat::from_fn(n, n, cx)))
             }),
         ],
         // The EVD with vectors (f64) on five spectra: random symmetric, `G^T G + n I`, graded
@@ -252,6 +274,23 @@ impl<T: teamalg::linalg::Field> Case for Evd<T> {
         let stack = MemStack::new(&mut self.ours);
         evd::self_adjoint_evd_with_scratch(self.a.as_ref(), &mut self.w, u, &exec, p, stack)
             .expect("evd");
+    }
+}
+
+/// The general EVD with vectors through the owned forms on both sides (`Eigen::new`, faer's
+/// `Mat::eigen`), whatever `--owned` says: the facade has only the owned form. teamalg's runs
+/// faer's serial EVD on the calling thread (its Hessenberg reduction on a team is not built),
+/// so its arms measure what the facade adds: the finiteness check, the vectors' scaling, and
+/// the executor's own cost.
+struct Eigen<T>(Mat<T>);
+
+impl<T: teamalg::linalg::Field> Case for Eigen<T> {
+    fn faer(&mut self, par: Par) {
+        let e = with_faer_par(par, || self.0.eigen().expect("evd"));
+        std::hint::black_box(e);
+    }
+    fn teamalg(&mut self, exec: &dyn Executor) {
+        std::hint::black_box(teamalg::linalg::Eigen::new(&self.0, exec).expect("evd"));
     }
 }
 

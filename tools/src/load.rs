@@ -5,6 +5,9 @@
 //! an equal). With phases, a thread stops them all (`SIGSTOP`) for `OFF_MS` and lets them run
 //! (`SIGCONT`) for `ON_MS`, in turn: a load that comes and goes. The processes end when the
 //! benchmark does (also when it panics: the guard's drop kills them).
+//!
+//! A library module because two programs start it: `kernels` (`--load`, `--load-phases`, and
+//! the load matrix, which passes them on to each run) and `batch` (the same two options).
 
 use std::process::{Child, Command};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
@@ -26,7 +29,7 @@ fn switched(on: bool) {
 /// The phase at `t` when the load comes and goes: its index (counted from the start, on and
 /// off alike), whether the load ran, and how long the phase had lasted; `None` without phases
 /// or before the first.
-pub(crate) fn phase_at(t: Instant) -> Option<(usize, bool, Duration)> {
+pub fn phase_at(t: Instant) -> Option<(usize, bool, Duration)> {
     let s = SWITCHES.lock().unwrap_or_else(|e| e.into_inner());
     let i = s.partition_point(|&(at, _)| at <= t).checked_sub(1)?;
     let (at, on) = s[i];
@@ -35,32 +38,38 @@ pub(crate) fn phase_at(t: Instant) -> Option<(usize, bool, Duration)> {
 
 /// What `--load` and `--load-phases` asked for.
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct LoadSpec {
+pub struct LoadSpec {
     /// Busy processes.
-    pub(crate) processes: usize,
+    pub processes: usize,
     /// Their nice level.
-    pub(crate) nice: i32,
+    pub nice: i32,
     /// On and off phases, when the load comes and goes.
-    pub(crate) phases: Option<(Duration, Duration)>,
+    pub phases: Option<(Duration, Duration)>,
 }
 
 impl LoadSpec {
     /// `N` or `N:NICE`.
-    pub(crate) fn parse_load(&mut self, arg: &str) {
+    ///
+    /// # Panics
+    /// When `N` is no count or `NICE` no integer.
+    pub fn parse_load(&mut self, arg: &str) {
         let (n, nice) = arg.split_once(':').unwrap_or((arg, "0"));
         self.processes = n.parse().expect("--load N[:NICE]: N a count");
         self.nice = nice.parse().expect("--load N[:NICE]: NICE an integer");
     }
 
     /// `ON_MS:OFF_MS`.
-    pub(crate) fn parse_phases(&mut self, arg: &str) {
+    ///
+    /// # Panics
+    /// When either is no count of milliseconds.
+    pub fn parse_phases(&mut self, arg: &str) {
         let (on, off) = arg.split_once(':').expect("--load-phases ON_MS:OFF_MS");
         let ms = |s: &str| Duration::from_millis(s.parse().expect("--load-phases: milliseconds"));
         self.phases = Some((ms(on), ms(off)));
     }
 
     /// The load in words, for the table's header.
-    pub(crate) fn describe(&self) -> String {
+    pub fn describe(&self) -> String {
         match (self.processes, self.phases) {
             (0, _) => "no load".into(),
             (n, None) => format!("{n} busy process(es) at nice {}", self.nice),
@@ -74,7 +83,10 @@ impl LoadSpec {
     }
 
     /// Starts the load; it runs until the guard is dropped.
-    pub(crate) fn start(&self) -> Load {
+    ///
+    /// # Panics
+    /// When a busy process cannot be started (`nice` or `sh` missing).
+    pub fn start(&self) -> Load {
         let children: Vec<Child> = (0..self.processes)
             .map(|_| {
                 Command::new("nice")
@@ -126,7 +138,8 @@ impl LoadSpec {
 }
 
 /// The running load: dropping it ends the phases and kills the processes.
-pub(crate) struct Load {
+#[derive(Debug)]
+pub struct Load {
     children: Arc<Mutex<Vec<Child>>>,
     stop: Arc<AtomicBool>,
     phases: Option<JoinHandle<()>>,
