@@ -312,6 +312,11 @@ pub fn builtin_split(family: Family, vendor: CpuVendor) -> Splits {
         // and at 0.62 of it in complex, and each step's section costs about 3.5 us beyond
         // its dispatch. So two wide never pays in real; complex pays from about order 256.
         Family::QrColPivStep => f(s(3500.0, 0.5), s(3500.0, 0.62)),
+        // Full-pivot LU's steps, forced parallel on a team of two, took 2.0x and 1.3x faer's
+        // fused serial factorization at orders 256 and 512 on the 2-vCPU AMD EPYC host
+        // (owned forms, 2026-12-06: one section per step, each a rank-one update and the
+        // column maxima, memory-bound): two wide never pays, so it keeps faer's serial path.
+        Family::LuFullStep => f(s(3500.0, 0.5), s(3500.0, 0.5)),
         _ => Splits::FREE,
     }
 }

@@ -49,6 +49,9 @@ pub(crate) const FRESH: Duration = Duration::from_millis(20);
 /// short pauses in which the members sleep and nobody reads.
 pub(crate) const HELD: Duration = Duration::from_millis(100);
 
+/// How long every read must have found no room before the count alone is believed.
+pub(crate) const PERSIST: Duration = Duration::from_millis(20);
+
 /// How often a spinning worker reads its own run-queue delay, and how long the time between
 /// two of its reads must be for the fraction to count.
 pub(crate) const RUNQ_EVERY: Duration = Duration::from_millis(1);
@@ -61,7 +64,10 @@ pub(crate) const RUNQ_FRESH: Duration = Duration::from_millis(100);
 pub(crate) const Q_MIN: f64 = 0.05;
 
 /// From this stall fraction on, the machine is oversubscribed before we add a member.
-pub(crate) const P_MIN: f64 = 0.10;
+pub(crate) const P_MIN: f64 = 0.25;
+
+/// The least window the stall fraction is measured over.
+pub(crate) const PSI_WINDOW: Duration = Duration::from_millis(20);
 
 /// The least time between two requests for a run-queue reading (`Executor::probe`).
 pub(crate) const PROBE_GAP: Duration = Duration::from_millis(100);
@@ -94,6 +100,10 @@ pub(crate) struct Readings {
     /// When a read last found more runnable threads than at the read before (ns): a
     /// run-queue fraction published before then describes a quieter machine.
     rose_at: AtomicU64,
+    /// Since when every read found no room for a leader and one member (ns; 0: the last
+    /// read found room): a count that persists is a competitor, one that flickers is a
+    /// thread spinning a moment before it sleeps.
+    crowded_at: AtomicU64,
     /// `/proc/pressure/cpu`'s "some" total at the last read (us) and when (ns), and the
     /// stall fraction between the last two reads (millionths; `u64::MAX`: unknown).
     psi_total: AtomicU64,
@@ -119,6 +129,7 @@ impl Readings {
             read_at: AtomicU64::new(0),
             external: AtomicU64::new(0),
             rose_at: AtomicU64::new(0),
+            crowded_at: AtomicU64::new(0),
             psi_total: AtomicU64::new(0),
             psi_at: AtomicU64::new(0),
             psi_frac: AtomicU64::new(u64::MAX),
@@ -143,8 +154,9 @@ impl Readings {
     }
 
     /// Reads `/proc/loadavg` and `/proc/pressure/cpu` now, when the last read is older than
-    /// [`PROBE_EVERY`]. `ours`: this process's awake workers (the count includes them).
-    pub(crate) fn refresh(&self, ours: usize) {
+    /// [`PROBE_EVERY`]. `ours`: this process's awake workers (the count includes them);
+    /// `cpus`: the CPUs of the pool asking.
+    pub(crate) fn refresh(&self, ours: usize, cpus: usize) {
         let now = self.now();
         let last = self.read_at.load(Relaxed);
         if last != 0 && now.saturating_sub(last) < PROBE_EVERY.as_nanos() as u64 {
@@ -166,15 +178,26 @@ impl Readings {
                 if self.external.swap(external, Relaxed) < external {
                     self.rose_at.store(now, Relaxed);
                 }
+                if external as usize + 2 <= cpus {
+                    self.crowded_at.store(0, Relaxed);
+                } else if self.crowded_at.load(Relaxed) == 0 {
+                    self.crowded_at.store(now, Relaxed);
+                }
             }
             None => self.read_at.store(0, Relaxed),
         }
         if let Some(total) = pressure() {
-            let (prev, at) = (self.psi_total.swap(total, Relaxed), self.psi_at.swap(now, Relaxed));
+            // Over a window of at least PSI_WINDOW: a burst shorter than that (this process's
+            // own threads crowding a moment) averages out.
+            let at = self.psi_at.load(Relaxed);
             let span = now.saturating_sub(at);
-            if at != 0 && span >= Duration::from_millis(1).as_nanos() as u64 {
-                let frac = (total.saturating_sub(prev) as f64 * 1e3 / span as f64).min(1.0);
-                self.psi_frac.store((frac * MILLION) as u64, Relaxed);
+            if at == 0 || span >= PSI_WINDOW.as_nanos() as u64 {
+                let prev = self.psi_total.swap(total, Relaxed);
+                self.psi_at.store(now, Relaxed);
+                if at != 0 {
+                    let frac = (total.saturating_sub(prev) as f64 * 1e3 / span as f64).min(1.0);
+                    self.psi_frac.store((frac * MILLION) as u64, Relaxed);
+                }
             }
         }
         let ns = t.elapsed().as_nanos().min(u64::MAX as u128) as u64;
@@ -226,7 +249,7 @@ impl Readings {
         };
         let measured = live.expected();
         if estimate >= self.read_cost() * READ_SHARE || !measured.is_zero() {
-            self.refresh(ours());
+            self.refresh(ours(), cpus);
         }
         let now = self.now();
         let at = self.read_at.load(Relaxed);
@@ -267,8 +290,17 @@ impl Readings {
                 signal: Signal::Pressure,
             };
         }
+        // A count seen only now may be a thread spinning a moment before it sleeps: believed
+        // once it has persisted (the probe asks the members meanwhile).
+        let crowded_at = self.crowded_at.load(Relaxed);
+        let persisted =
+            crowded_at != 0 && now.saturating_sub(crowded_at) >= PERSIST.as_nanos() as u64;
         Contention {
-            late: prior(external, members, cpus),
+            late: if persisted {
+                prior(external, members, cpus)
+            } else {
+                Duration::ZERO
+            },
             signal: Signal::Count,
         }
     }
@@ -301,17 +333,17 @@ const TICKS: u32 = 128;
 impl Spin {
     /// One tick of a spinning worker (`ours()`: this process's awake workers).
     #[inline]
-    pub(crate) fn tick(&mut self, ours: impl Fn() -> usize) {
+    pub(crate) fn tick(&mut self, ours: impl Fn() -> usize, cpus: usize) {
         self.calls += 1;
         if self.calls < TICKS {
             return;
         }
         self.calls = 0;
-        self.read(ours);
+        self.read(ours, cpus);
     }
 
     #[cold]
-    fn read(&mut self, ours: impl Fn() -> usize) {
+    fn read(&mut self, ours: impl Fn() -> usize, cpus: usize) {
         let s = signal();
         if !enabled() {
             return;
@@ -328,7 +360,7 @@ impl Spin {
             s.publish_runq(wait.saturating_sub(self.wait) as f64 / span as f64);
         }
         (self.at, self.wait) = (now, wait);
-        s.refresh(ours());
+        s.refresh(ours(), cpus);
     }
 
     /// Forgets the previous reading (the worker slept: its time asleep is no spin).
@@ -445,6 +477,16 @@ mod tests {
         s
     }
 
+    /// [`seen`], with every read since `PERSIST` ago crowded.
+    fn crowded(external: u64) -> Readings {
+        let epoch = Instant::now().checked_sub(PERSIST * 2).expect("a clock older than 40 ms");
+        let s = Readings::since(epoch);
+        s.read_at.store(s.now(), Relaxed);
+        s.external.store(external, Relaxed);
+        s.crowded_at.store(1, Relaxed);
+        s
+    }
+
     #[test]
     fn the_first_source_that_knows_decides() {
         let live = Live::new(WAKE_SLACK);
@@ -453,8 +495,11 @@ mod tests {
         let r = seen(0).reading(Some(&live), us(1), 1, 2, || 0);
         assert_eq!(r.signal, Signal::Room);
         assert!(r.late.is_zero());
-        // No room, nothing measured: the prior.
-        let s = seen(1);
+        // No room, seen only now: not believed yet (a thread spinning a moment).
+        let r = seen(1).reading(Some(&live), us(1), 1, 2, || 0);
+        assert_eq!((r.late, r.signal), (Duration::ZERO, Signal::Count));
+        // No room for PERSIST, nothing measured: the prior.
+        let s = crowded(1);
         let r = s.reading(Some(&live), us(1), 1, 2, || 0);
         assert_eq!((r.late, r.signal), (SLICE / 3, Signal::Count));
         // Pressure, when some task waits anyway.

@@ -198,7 +198,7 @@ impl Waiter for IdleWait<'_> {
     fn crowd(&mut self) -> Crowd {
         // A spinning worker has nothing to do: it reads its own run-queue delay now and then
         // for the contention signal (`contention.rs`), at no cost to any leader.
-        self.spin.tick(awake);
+        self.spin.tick(awake, self.pool.usable_cpus);
         let slot = &self.pool.slots[self.k];
         let here = current_cpu();
         slot.note_cpu(here);

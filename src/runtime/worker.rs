@@ -155,11 +155,7 @@ impl PoolShared {
     pub(crate) fn polls(&self) -> u32 {
         let cpus = self.usable_cpus;
         let awake = SERVING.load(Relaxed).saturating_sub(SLEEPING.load(Relaxed));
-        if self.threads() > cpus
-            || awake > cpus
-            || self.contended()
-            || (self.live.is_some() && contention::signal().busy())
-        {
+        if self.threads() > cpus || awake > cpus || self.contended() {
             THROTTLED_SPIN_POLLS.min(self.spin_polls)
         } else {
             self.spin_polls
@@ -179,11 +175,14 @@ impl PoolShared {
         self.contention(members, Duration::ZERO).late
     }
 
-    /// Whether the live view says sections lose time to late participants now (never for a
-    /// pool without it).
+    /// Whether sections lose time to late participants now: the live view says so, or the
+    /// team's own threads waited for their CPUs lately (the contention signal's run queue);
+    /// never for a pool without a live view. Waits then sleep rather than spin, and a team
+    /// cuts a chunked region finer (`exec/parts.rs`).
     #[inline]
     pub(crate) fn contended(&self) -> bool {
-        self.live.is_some_and(Live::contended)
+        self.live
+            .is_some_and(|live| live.contended() || contention::signal().busy())
     }
 
     /// Idle workers spinning in this pool now (they will see queued work without a wake).
