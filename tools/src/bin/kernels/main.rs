@@ -71,7 +71,7 @@ use table::{Pattern, Table};
 /// teamalg's `Eigen::new` against faer's `Mat::eigen`), sparse (the 2D Laplacian of an n x n
 /// grid times 64 columns) and sparse_sparse (n x n, 10 entries per column, times itself), not
 /// in the default list. The factorizations work in place: each call gets its input back
-/// first, outside the timed part.
+/// first, outside the timed part (with --owned both sides factor a copy they make, inside it).
 #[derive(Debug, Parser)]
 #[command(name = "kernels", group(ArgGroup::new("mode").args(["sections", "audit", "finite_check", "owned_cost", "inside_rayon", "several_teams", "matrix"])))]
 struct Config {
@@ -210,11 +210,18 @@ struct Config {
     /// serial SVD elsewhere) instead of teamalg's own path at every size.
     #[arg(long)]
     svd_auto: bool,
-    /// Every row times teamalg through the facade (`teamalg::linalg`), as most users call it:
-    /// the factorizations' owned forms (`Lu::new`, `Cholesky::new`, ..., `Svd::new_thin`,
-    /// `singular_values`, `SelfAdjointEigen::new`, ...: input checked, outputs and scratch
-    /// allocated per call), the checked `matmul`, `solve_triangular` and sparse products;
-    /// without it teamalg's kernels in scratch they hold, as faer's arm.
+    /// Every row times both libraries through their owned, high-level forms, as most users
+    /// call them: teamalg through the facade (`teamalg::linalg`: the factorizations' owned
+    /// forms `Lu::new`, `Cholesky::new`, ..., `Svd::new_thin`, `singular_values`,
+    /// `SelfAdjointEigen::new`, ...: input checked, outputs and scratch allocated per call; the
+    /// checked `matmul`, `solve_triangular` and sparse products), faer through its own
+    /// (`Mat::partial_piv_lu`, `llt`, `qr`, `col_piv_qr`, `ldlt`, `lblt`, `thin_svd`,
+    /// `singular_values`, `self_adjoint_eigen`, `self_adjoint_eigenvalues`: outputs and scratch
+    /// allocated per call; `MatRef::solve_lower_triangular_in_place`), its global parallelism
+    /// set to the arm's `Par` around each call. The products write into the caller's `C` on
+    /// both sides (faer's `matmul` and `sparse_dense_matmul`; `sparse_sparse_matmul` allocates
+    /// its result on both sides) either way. Without it both sides call their kernels in
+    /// scratch they hold.
     #[arg(long)]
     owned: bool,
     /// The SVD rows factor round(X n) x n matrices (X >= 1: tall).

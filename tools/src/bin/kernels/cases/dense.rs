@@ -1,7 +1,19 @@
 //! The dense cases: GEMM, the triangular solve, LU (partial and full pivoting), Cholesky,
 //! `LDL^H`, Bunch-Kaufman, Householder QR and QR with column pivoting, each against faer's
-//! call. With `--owned` teamalg's arm is the facade's (`teamalg::linalg`), else the kernel's
-//! scratch form; full pivoting LU has the owned forms on both sides (`FullPivLu::new`, faer's
+//! call.
+//!
+//! Without `--owned` both sides call their scratch forms: faer's in-place kernels
+//! (`lu_in_place`, `cholesky_in_place`, ...) and teamalg's, in scratch and outputs the case
+//! holds. With `--owned` both sides call their owned high-level forms, as users do: teamalg's
+//! facade (`teamalg::linalg`: `Lu::new`, `Cholesky::new`, ..., input checked, outputs and
+//! scratch allocated per call) against faer's `Mat` methods (`partial_piv_lu`,
+//! `llt(Side::Lower)`, `qr`, `col_piv_qr`, `ldlt(Side::Lower)`, `lblt(Side::Lower)`: input
+//! copied, outputs and scratch allocated per call), faer's global parallelism set to the arm's
+//! `Par` around the call ([`with_faer_par`]). The products and the solve write into the
+//! case's `C` or right-hand side on both sides, as teamalg's checked `matmul` and
+//! `solve_triangular` do: faer's `matmul` (with the arm's `Par`, under `--owned` too) and
+//! `MatRef::solve_lower_triangular_in_place` (under `--owned`; its kernel with a `Par`
+//! without). Full pivoting LU has the owned forms on both sides (`FullPivLu::new`, faer's
 //! `Mat::full_piv_lu`) either way.
 
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
@@ -21,7 +33,7 @@ use faer::linalg::qr::no_pivoting::factor::{
 };
 use faer::linalg::triangular_solve::solve_lower_triangular_in_place as faer_trsm;
 use faer::traits::ComplexField;
-use faer::{c64, Accum, Mat, Par};
+use faer::{c64, Accum, Mat, Par, Side};
 use teamalg::gates::Scalar;
 use teamalg::kernels::cholesky::{self, CholeskyParams};
 use teamalg::kernels::col_piv_qr::{self, ColPivQrParams};
@@ -188,12 +200,15 @@ struct Gemm<T> {
     b: Mat<T>,
     c: Mat<T>,
     one: T,
-    /// `--owned`: teamalg through the facade's checked `matmul`.
+    /// `--owned`: teamalg through the facade's checked `matmul`, into `c` as here; faer's arm
+    /// is faer's `matmul` into `c` either way (its user-facing product into a given `C`).
     owned: bool,
 }
 
 impl<T: Field + Copy> Case for Gemm<T> {
     fn faer(&mut self, par: Par) {
+        // Into the held `C` under `--owned` too: teamalg's checked `matmul` writes into the
+        // caller's `C` and allocates nothing, so `&a * &b` (a fresh `Mat`) would not match.
         let (a, b) = (self.a.as_ref(), self.b.as_ref());
         faer_matmul(self.c.as_mut(), Accum::Replace, a, b, self.one, par);
     }
@@ -216,8 +231,10 @@ struct Factor<T> {
     idx: Vec<usize>,
     idx2: Vec<usize>,
     buf: MemBuffer,
-    /// `--owned`: teamalg through the facade's owned form, from `a` (the working copy, the
-    /// pivots and the scratch are its own, allocated per call).
+    /// `--owned`: both arms through their owned forms, from `a`: teamalg's facade
+    /// (`linalg::Lu::new`, ...) and faer's `Mat` methods (`partial_piv_lu`, ...), with faer's
+    /// global parallelism set to the arm's `Par` (the working copy, the pivots and the scratch
+    /// are theirs, allocated per call).
     owned: bool,
 }
 
@@ -247,6 +264,10 @@ impl<T: Field + Copy> Case for Lu<T> {
     }
     fn faer(&mut self, par: Par) {
         let f = &mut self.0;
+        if f.owned {
+            std::hint::black_box(with_faer_par(par, || f.a.partial_piv_lu()));
+            return;
+        }
         let stack = MemStack::new(&mut f.buf);
         let p = Default::default();
         lu_in_place::<usize, T>(f.work.as_mut(), &mut f.idx, &mut f.idx2, par, stack, p);
@@ -271,6 +292,11 @@ impl<T: Field + Copy> Case for Cholesky<T> {
     }
     fn faer(&mut self, par: Par) {
         let f = &mut self.0;
+        if f.owned {
+            let c = with_faer_par(par, || f.a.llt(Side::Lower)).expect("positive definite");
+            std::hint::black_box(c);
+            return;
+        }
         let stack = MemStack::new(&mut f.buf);
         let p = Default::default();
         cholesky_in_place(f.work.as_mut(), Default::default(), par, stack, p)
@@ -289,7 +315,8 @@ impl<T: Field + Copy> Case for Cholesky<T> {
     }
 }
 
-/// QR: faer's `qr_in_place` and the kernel, both with faer's block size, into one `H`.
+/// QR: faer's `qr_in_place` and the kernel, both with faer's block size, into one `H`; with
+/// `--owned`, faer's `Mat::qr` and the facade's `Qr::new`.
 struct Qr<T> {
     f: Factor<T>,
     h: Mat<T>,
@@ -318,6 +345,10 @@ impl<T: Field + Copy> Case for Qr<T> {
     }
     fn faer(&mut self, par: Par) {
         let f = &mut self.f;
+        if f.owned {
+            std::hint::black_box(with_faer_par(par, || f.a.qr()));
+            return;
+        }
         let stack = MemStack::new(&mut f.buf);
         faer_qr(
             f.work.as_mut(),
@@ -347,7 +378,8 @@ impl<T: Field + Copy> Case for Qr<T> {
 }
 
 /// QR with column pivoting: faer's `col_pivoting::qr_in_place` and the kernel, with faer's
-/// block size, into one `H`.
+/// block size, into one `H`; with `--owned`, faer's `Mat::col_piv_qr` and the facade's
+/// `ColPivQr::new`.
 struct ColPivQr<T> {
     f: Factor<T>,
     h: Mat<T>,
@@ -374,6 +406,10 @@ impl<T: Field + Copy> Case for ColPivQr<T> {
     }
     fn faer(&mut self, par: Par) {
         let f = &mut self.f;
+        if f.owned {
+            std::hint::black_box(with_faer_par(par, || f.a.col_piv_qr()));
+            return;
+        }
         let stack = MemStack::new(&mut f.buf);
         let (w, h) = (f.work.as_mut(), self.h.as_mut());
         faer_cp::qr_in_place(
@@ -410,7 +446,8 @@ fn sym_scratch<T: ComplexField>(n: usize, width: usize) -> StackReq {
     ])
 }
 
-/// `LDL^H` without pivoting of a positive definite matrix.
+/// `LDL^H` without pivoting of a positive definite matrix; with `--owned`, faer's
+/// `Mat::ldlt(Side::Lower)` and the facade's `Ldlt::new`.
 struct Ldlt<T>(Factor<T>);
 
 impl<T: Field + Copy> Case for Ldlt<T> {
@@ -419,6 +456,11 @@ impl<T: Field + Copy> Case for Ldlt<T> {
     }
     fn faer(&mut self, par: Par) {
         let f = &mut self.0;
+        if f.owned {
+            let l = with_faer_par(par, || f.a.ldlt(Side::Lower)).expect("nonzero pivots");
+            std::hint::black_box(l);
+            return;
+        }
         let stack = MemStack::new(&mut f.buf);
         faer_ldlt(
             f.work.as_mut(),
@@ -442,7 +484,10 @@ impl<T: Field + Copy> Case for Ldlt<T> {
 }
 
 /// Bunch-Kaufman (partial pivoting, faer's and the kernel's) of a symmetric indefinite
-/// matrix.
+/// matrix. With `--owned`, faer's `Mat::lblt(Side::Lower)` and the facade's `Lblt::new`;
+/// faer's owned form takes no parameters and pivots with its default strategy,
+/// `PartialDiag` (the column and the diagonal's tail searched), not `Partial` as here and in
+/// teamalg's.
 struct Lblt<T> {
     f: Factor<T>,
     subdiag: Vec<T>,
@@ -464,6 +509,10 @@ impl<T: Field + Copy> Case for Lblt<T> {
     }
     fn faer(&mut self, par: Par) {
         let f = &mut self.f;
+        if f.owned {
+            std::hint::black_box(with_faer_par(par, || f.a.lblt(Side::Lower)));
+            return;
+        }
         let stack = MemStack::new(&mut f.buf);
         let mut params: FaerLbltParams = faer::auto!(T);
         params.pivoting = PivotingStrategy::Partial;
@@ -505,8 +554,10 @@ fn lower<T: Copy>(n: usize, f: impl Fn(usize, usize) -> T, diag: T) -> Mat<T> {
 }
 
 /// The triangular solve `L X = B`, `L` lower `n x n`, `B` `n x n` (given back before each
-/// call): faer's `solve_lower_triangular_in_place` against the kernel, or with `--owned` the
-/// facade's checked `solve_triangular`.
+/// call), in place on both sides: faer's `solve_lower_triangular_in_place` kernel (with a
+/// `Par`) against teamalg's kernel, or with `--owned` faer's
+/// `MatRef::solve_lower_triangular_in_place` (the global parallelism set to the arm's `Par`)
+/// against the facade's checked `solve_triangular`. Neither owned form clones `B`.
 struct Trsm<T> {
     l: Mat<T>,
     b: Mat<T>,
@@ -532,6 +583,11 @@ impl<T: Field + Copy> Case for Trsm<T> {
         self.work.copy_from(&self.b);
     }
     fn faer(&mut self, par: Par) {
+        if self.owned {
+            let (l, b) = (self.l.as_ref(), self.work.as_mut());
+            with_faer_par(par, || l.solve_lower_triangular_in_place(b));
+            return;
+        }
         faer_trsm(self.l.as_ref(), self.work.as_mut(), par);
     }
     fn teamalg(&mut self, exec: &dyn Executor) {

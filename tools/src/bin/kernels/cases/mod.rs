@@ -34,7 +34,13 @@ pub(crate) struct Settings {
     /// `--owned`: every row times teamalg through the facade (`teamalg::linalg`): the owned
     /// forms of the factorizations (`Lu::new`, ..., input checked, outputs and scratch
     /// allocated per call), the checked `matmul`, `solve_triangular` and sparse products; the
-    /// form most users call.
+    /// form most users call. faer's arms then call faer's owned forms of the same operations
+    /// (`Mat::partial_piv_lu`, `llt`, `qr`, ..., `thin_svd`, `self_adjoint_eigen`, ...: outputs
+    /// and scratch allocated per call) under [`with_faer_par`], so that both sides allocate.
+    /// The products keep faer's `matmul` and `sparse_dense_matmul` (into the case's `C`, as
+    /// teamalg's) and `sparse_sparse_matmul` (its result allocated, as teamalg's), with the
+    /// arm's `Par`; the triangular solve is faer's `MatRef::solve_lower_triangular_in_place`
+    /// (in place, as teamalg's).
     pub(crate) owned: bool,
     /// `--aspect X`: the SVD rows factor `round(X n) x n` matrices.
     pub(crate) aspect: Option<f64>,
@@ -86,7 +92,8 @@ pub(crate) fn rows<'a>(kernel: &str, s: &'a Settings) -> Vec<Row<'a>> {
 
 /// Runs `f` (a faer call through its high-level API, which reads faer's global parallelism
 /// rather than taking a `Par`) with the global parallelism set to `par`, and restores it: the
-/// faer serial and rayon arms of the rows that have no lower-level faer call with a `Par`.
+/// faer serial and rayon arms of the rows that have no lower-level faer call with a `Par`
+/// (`full_piv_lu`, `eigen`), and of every row that calls faer's owned forms under `--owned`.
 pub(crate) fn with_faer_par<R>(par: Par, f: impl FnOnce() -> R) -> R {
     let before = faer::get_global_parallelism();
     faer::set_global_parallelism(par);

@@ -1,6 +1,11 @@
 //! The sparse cases: sparse times dense and sparse times sparse, each against faer's call;
 //! with `--owned` teamalg's arm is the facade's checked product (`teamalg::linalg`), else the
-//! kernel's.
+//! kernel's. faer's arms are the same either way, as they already match the facade's forms:
+//! sparse times dense is faer's `sparse_dense_matmul` into the case's `C` (teamalg's checked
+//! product writes into the caller's `C` too, allocating nothing), sparse times sparse faer's
+//! `sparse_sparse_matmul`, which allocates its result as teamalg's does (faer's operator form
+//! `&a * &a` calls it with the global parallelism, and needs faer's `sparse` feature, which
+//! this crate does not enable); both with the arm's `Par`.
 
 use faer::sparse::linalg::matmul::sparse_dense_matmul as faer_sparse_dense;
 use faer::traits::ComplexField;
@@ -48,7 +53,8 @@ struct SparseDense<T> {
     b: Mat<T>,
     c: Mat<T>,
     one: T,
-    /// `--owned`: the facade's checked `sparse_dense_matmul`.
+    /// `--owned`: the facade's checked `sparse_dense_matmul`, into `c`; faer's arm is faer's
+    /// `sparse_dense_matmul` into `c` either way.
     owned: bool,
 }
 
@@ -107,7 +113,8 @@ impl<T: Field + Copy> Case for SparseDense<T> {
 struct SparseSparse<T> {
     a: faer::sparse::SparseColMat<usize, T>,
     one: T,
-    /// `--owned`: the facade's checked `sparse_sparse_matmul`.
+    /// `--owned`: the facade's checked `sparse_sparse_matmul`; faer's arm is faer's
+    /// `sparse_sparse_matmul` (its result allocated per call) either way.
     owned: bool,
 }
 
@@ -129,6 +136,7 @@ impl<T: ComplexField + Scalar + Send + Sync + Copy> SparseSparse<T> {
 
 impl<T: Field + Copy> Case for SparseSparse<T> {
     fn faer(&mut self, par: Par) {
+        // faer's owned product (a fresh matrix, as teamalg's), with or without `--owned`.
         let a = self.a.as_ref();
         let r = faer::sparse::linalg::matmul::sparse_sparse_matmul(a, a, self.one, par);
         std::hint::black_box(r.expect("memory"));

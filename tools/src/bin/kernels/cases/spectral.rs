@@ -1,13 +1,24 @@
 //! The SVD and self-adjoint EVD cases, and their reductions alone (tridiagonal, bidiagonal),
 //! each against faer's call; and the general (non-Hermitian) EVD, through the owned forms on
 //! both sides.
+//!
+//! The SVD and EVD rows: without `--owned` both sides call their scratch forms (faer's `svd`
+//! and `self_adjoint_evd` kernels, teamalg's, in scratch and outputs the case holds); with
+//! `--owned` both sides call their owned high-level forms, as users do: teamalg's facade
+//! (`Svd::new_thin`, `singular_values`, `SelfAdjointEigen::new`, `self_adjoint_eigenvalues`:
+//! input checked, outputs and scratch allocated per call) against faer's `Mat` methods
+//! (`thin_svd`, `singular_values`, `self_adjoint_eigen(Side::Lower)`,
+//! `self_adjoint_eigenvalues(Side::Lower)`: outputs and scratch allocated per call), faer's
+//! global parallelism set to the arm's `Par` around the call ([`with_faer_par`]). The
+//! reductions alone have no owned form on either side: their rows are the scratch forms
+//! whatever `--owned` says.
 
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::evd::{
     self_adjoint_evd as faer_evd, self_adjoint_evd_scratch as faer_evd_scratch, ComputeEigenvectors,
 };
 use faer::linalg::svd::{svd as faer_svd, svd_scratch as faer_svd_scratch, ComputeSvdVectors};
-use faer::{Mat, Par};
+use faer::{Mat, Par, Side};
 use teamalg::kernels::bidiag;
 use teamalg::kernels::bidiag_svd::{Real as RealNumber, Rotate};
 use teamalg::kernels::evd::{self, EvdParams};
@@ -123,7 +134,9 @@ pub(crate) fn rows<'a>(kernel: &str, s: &'a Settings) -> Option<Vec<Row<'a>>> {
     })
 }
 
-/// SVD: faer's `svd` and the kernel (thin vectors, or values only), from the same matrix.
+/// SVD: faer's `svd` and the kernel (thin vectors, or values only), from the same matrix;
+/// with `--owned`, faer's `Mat::thin_svd` or `Mat::singular_values` and the facade's
+/// `Svd::new_thin` or `singular_values`.
 struct Svd<T: Rotate> {
     a: Mat<T>,
     s: Mat<T>,
@@ -132,7 +145,8 @@ struct Svd<T: Rotate> {
     v: Mat<T>,
     vectors: bool,
     path: SvdPath,
-    /// `--owned`: teamalg through the owned facade forms (`Svd::new_thin`, `singular_values`).
+    /// `--owned`: both arms through their owned forms: teamalg's facade (`Svd::new_thin`,
+    /// `singular_values`), faer's `Mat::thin_svd`, `Mat::singular_values`.
     owned: bool,
     buf: MemBuffer,
     ours: MemBuffer,
@@ -165,6 +179,17 @@ impl<T: teamalg::linalg::Field> Svd<T> {
 
 impl<T: teamalg::linalg::Field> Case for Svd<T> {
     fn faer(&mut self, par: Par) {
+        if self.owned {
+            // faer's owned forms: outputs and scratch allocated per call.
+            if self.vectors {
+                let svd = with_faer_par(par, || self.a.thin_svd()).expect("svd");
+                std::hint::black_box(svd);
+            } else {
+                let s = with_faer_par(par, || self.a.singular_values()).expect("svd");
+                std::hint::black_box(s);
+            }
+            return;
+        }
         let (u, v) = if self.vectors {
             (Some(self.u.as_mut()), Some(self.v.as_mut()))
         } else {
@@ -201,15 +226,18 @@ impl<T: teamalg::linalg::Field> Case for Svd<T> {
 }
 
 /// Self-adjoint EVD: faer's `self_adjoint_evd` and the kernel (vectors, or values only), from
-/// the same Hermitian matrix, each in scratch it holds.
+/// the same Hermitian matrix, each in scratch it holds; with `--owned`, faer's
+/// `Mat::self_adjoint_eigen` or `Mat::self_adjoint_eigenvalues` (the lower triangle) and the
+/// facade's `SelfAdjointEigen::new` or `self_adjoint_eigenvalues`.
 struct Evd<T: Rotate> {
     a: Mat<T>,
     s: Mat<T>,
     w: Vec<<T as Rotate>::RealPart>,
     u: Mat<T>,
     vectors: bool,
-    /// `--owned`: teamalg through the owned facade forms (`SelfAdjointEigen::new`,
-    /// `self_adjoint_eigenvalues`).
+    /// `--owned`: both arms through their owned forms: teamalg's facade
+    /// (`SelfAdjointEigen::new`, `self_adjoint_eigenvalues`), faer's
+    /// `Mat::self_adjoint_eigen(Side::Lower)`, `Mat::self_adjoint_eigenvalues(Side::Lower)`.
     owned: bool,
     buf: MemBuffer,
     ours: MemBuffer,
@@ -250,6 +278,19 @@ impl<T: teamalg::linalg::Field> Evd<T> {
 
 impl<T: teamalg::linalg::Field> Case for Evd<T> {
     fn faer(&mut self, par: Par) {
+        if self.owned {
+            // faer's owned forms, reading the lower triangle as the facade does.
+            let a = &self.a;
+            if self.vectors {
+                let e = with_faer_par(par, || a.self_adjoint_eigen(Side::Lower)).expect("evd");
+                std::hint::black_box(e);
+            } else {
+                let w =
+                    with_faer_par(par, || a.self_adjoint_eigenvalues(Side::Lower)).expect("evd");
+                std::hint::black_box(w);
+            }
+            return;
+        }
         let u = self.vectors.then(|| self.u.as_mut());
         let s = self.s.as_mut().col_mut(0).as_diagonal_mut();
         let stack = MemStack::new(&mut self.buf);
