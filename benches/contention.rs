@@ -1,7 +1,7 @@
 //! What the contention signal and the bail-out cost on a quiet machine, per call: a read of
 //! the process-wide sources (what a region that reads at entry pays), a spinning worker's
 //! run-queue read (paid in its idle time), a region's reading of what the last read left, and
-//! the ledger's bookkeeping of a section (`docs/gates.md`, "What the signal costs").
+//! the watch's bookkeeping of a section (`docs/gates.md`, "What the signal costs").
 //!
 //! ```text
 //! cargo bench --bench contention
@@ -34,23 +34,31 @@ fn contention(c: &mut Criterion) {
     c.bench_function("reading for a small region (no read)", |b| {
         b.iter(|| team.contention(black_box(Duration::from_micros(10))))
     });
-    // The ledger's share of a section: the same empty section of the caller alone, with a
-    // ledger open (timed per participant) and without.
+    // The watch's share of a section: the same empty section of the caller alone, with a
+    // watch open (timed per participant) and without.
     let body = |p: teamalg::kernels::par::Part<'_>| {
         black_box(p.index());
     };
-    c.bench_function("section on Seq, no ledger", |b| {
+    c.bench_function("section on Seq, no watch", |b| {
         b.iter(|| call::run(&Seq, 1, &body))
     });
-    c.bench_function("section on a team of 2, no ledger", |b| {
+    c.bench_function("section on a team of 2, no watch", |b| {
         b.iter(|| call::run(&team, 2, &body))
     });
-    c.bench_function("section on a team of 2, ledger open", |b| {
-        let _call = Call::open(&team, 2, Duration::from_secs(3600));
-        b.iter(|| call::run(&team, 2, &body))
+    c.bench_function("section on a team of 2, watch open", |b| {
+        let _call = Call::open(&team, 2, Duration::from_secs(3600), false);
+        b.iter(|| call::run(&team, 2, &body));
+        assert!(!call::gave_up(), "timed the sections, not the fallback");
     });
-    c.bench_function("open and close a call's ledger", |b| {
-        b.iter(|| drop(Call::open(&Seq, 1, black_box(Duration::from_micros(5)))))
+    c.bench_function("open and close a call's watch", |b| {
+        b.iter(|| {
+            drop(Call::open(
+                &Seq,
+                1,
+                black_box(Duration::from_micros(5)),
+                false,
+            ))
+        })
     });
 }
 

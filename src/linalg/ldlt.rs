@@ -2,7 +2,8 @@
 
 use faer::mat::AsMatRef;
 use faer::traits::math_utils::{
-    abs, add, div, eps, from_f64, from_real, is_nan, max, mul, one, real, recip, sqrt, zero,
+    abs, abs2, add, div, eps, from_f64, from_real, is_finite, is_nan, max, mul, one, real, recip,
+    sqrt, sqrt_min_positive, zero,
 };
 use faer::traits::Conjugate;
 use faer::{Mat, MatMut, MatRef};
@@ -270,48 +271,83 @@ impl<T: Field> Ldlt<T> {
     }
 }
 
-/// `||A||_inf` of the Hermitian matrix whose lower triangle `a` holds (its row sums of `|a_ij|`,
-/// each strict entry counted in its row and in its mirror's).
+/// `|x|`. faer's modulus of a complex number is `hypot`, several times slower than
+/// `sqrt(re^2 + im^2)`, which is exact to rounding wherever `|x|^2` neither overflows nor
+/// underflows (`lo`: the least normal square); `hypot` elsewhere.
+#[inline]
+fn modulus<T: Field>(x: &T, lo: &T::Real) -> T::Real {
+    if T::IS_REAL {
+        return abs(x);
+    }
+    let s = abs2(x);
+    if s >= *lo && is_finite(&s) {
+        sqrt(&s)
+    } else {
+        abs(x)
+    }
+}
+
+/// The least normal `|x|^2` for [`modulus`].
+fn least_square<R: faer::traits::RealField>() -> R {
+    let m = sqrt_min_positive::<R>();
+    mul(&m, &m)
+}
+
+/// Entries `r0..` of column `j` of `a`, contiguous when `a` is (the factors always are).
+fn tail<T: Field>(a: MatRef<'_, T>, j: usize, r0: usize) -> faer::ColRef<'_, T> {
+    a.col(j).subrows(r0, a.nrows() - r0)
+}
+
+/// `||A||_inf` of the Hermitian matrix whose lower triangle `a` holds: its largest row sum
+/// (which is also its largest column sum), one pass over the lower triangle.
 fn hermitian_norm_inf<T: Field>(a: MatRef<'_, T>) -> T::Real {
     let n = a.nrows();
+    let lo = least_square::<T::Real>();
     let mut sums = vec![zero::<T::Real>(); n];
     for j in 0..n {
-        for i in j..n {
-            let x = abs(&a[(i, j)]);
-            if i != j {
-                sums[j] = add(&sums[j], &x);
+        let col = tail(a, j, j);
+        let mut below = zero::<T::Real>();
+        for (k, x) in col.iter().enumerate() {
+            let x = modulus(x, &lo);
+            if k != 0 {
+                below = add(&below, &x);
             }
-            sums[i] = add(&sums[i], &x);
+            sums[j + k] = add(&sums[j + k], &x);
         }
+        sums[j] = add(&sums[j], &below);
     }
     sums.into_iter().fold(zero(), |m, s| if s > m { s } else { m })
 }
 
 /// `|| |L| |D| |L|^H ||_inf / a_norm` of the factors `f` (`L` unit lower, `D` on the
 /// diagonal), in `O(n^2)`: the matrix is nonnegative, so its row sums are
-/// `|L| (|D| (|L|^H 1))`, three passes over `L`. `1` for an empty matrix. Not finite when the
-/// factors overflowed.
+/// `|L| (|D| (|L|^H 1))`. One pass over `L`, column by column: column `k`'s sum gives `w_k`,
+/// and the same column, still in cache, adds `|l_ik| w_k` to the row sums. `1`
+/// for an empty matrix. Not finite when the factors overflowed.
 fn growth<T: Field>(f: MatRef<'_, T>, a_norm: T::Real) -> T::Real {
     let n = f.nrows();
     if n == 0 {
         return one();
     }
-    // w = |D| |L|^H 1: column k's sum of |l_ik| (with its unit diagonal) times |d_k|.
-    let w: Vec<T::Real> = (0..n)
-        .map(|k| {
-            let col = (k + 1..n).fold(one::<T::Real>(), |s, i| add(&s, &abs(&f[(i, k)])));
-            mul(&abs(&real(&f[(k, k)])), &col)
-        })
-        .collect();
-    // |L| w, column by column.
-    let mut rows = w.clone();
-    for (k, wk) in w.iter().enumerate() {
-        for i in k + 1..n {
-            rows[i] = add(&rows[i], &mul(&abs(&f[(i, k)]), wk));
+    let lo = least_square::<T::Real>();
+    // rows_i = sum_k |l_ik| w_k, w_k = |d_k| (1 + sum_{i>k} |l_ik|); the unit diagonal adds w_i.
+    let mut rows = vec![zero::<T::Real>(); n];
+    for k in 0..n {
+        let col = tail(f, k, k + 1);
+        let sum = col
+            .iter()
+            .fold(one::<T::Real>(), |s, x| add(&s, &modulus(x, &lo)));
+        let wk = mul(&abs(&real(&f[(k, k)])), &sum);
+        rows[k] = add(&rows[k], &wk);
+        for (i, x) in col.iter().enumerate() {
+            let r = &mut rows[k + 1 + i];
+            *r = add(r, &mul(&modulus(x, &lo), &wk));
         }
     }
     // A NaN (factors of a NaN input, unchecked) is kept: it is above no bound.
-    let top = rows.into_iter().fold(zero::<T::Real>(), |m, s| if s > m || is_nan(&s) { s } else { m });
+    let top = rows
+        .into_iter()
+        .fold(zero::<T::Real>(), |m, s| if s > m || is_nan(&s) { s } else { m });
     div(&top, &a_norm)
 }
 

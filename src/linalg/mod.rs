@@ -392,7 +392,9 @@ impl Options {
     /// returning [`LinalgError::NotHermitian`] with the first pair of entries that differ,
     /// instead of silently reading one triangle (off by default: the check reads the whole
     /// matrix). An entry `a_ij` and `conj(a_ji)` may differ by rounding: by at most `n eps
-    /// max|a|` in the real type's `eps`; a diagonal entry's imaginary part likewise.
+    /// max|a|` in the real type's `eps` (for complex types up to `sqrt(2)` times that: the
+    /// largest entry is found by `max(|re|, |im|)`); a diagonal entry's imaginary part
+    /// likewise.
     ///
     /// ```
     /// use faer::Mat;

@@ -23,7 +23,10 @@
 //! Every field is an independent relaxed atomic: a reader that sees one field of one reading
 //! and another of the next misjudges one decision, nothing more.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{
+    AtomicU64,
+    Ordering::{Acquire, Relaxed, Release},
+};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -93,8 +96,13 @@ pub(crate) fn enabled() -> bool {
 #[derive(Debug)]
 pub(crate) struct Readings {
     epoch: Instant,
-    /// When `/proc/loadavg` was last read (ns since `epoch`; 0: never, or it is missing).
+    /// When `/proc/loadavg` was last read (ns since `epoch`; 0: never, or it is missing),
+    /// stored after the reading it stamps (Release), so a reader that sees the stamp sees
+    /// the reading.
     read_at: AtomicU64,
+    /// When a thread last took the read on itself (ns; rate-limits the reads, present
+    /// sources or not).
+    claimed_at: AtomicU64,
     /// Runnable threads at that read beyond this process's awake workers and one leader.
     external: AtomicU64,
     /// When a read last found more runnable threads than at the read before (ns): a
@@ -127,6 +135,7 @@ impl Readings {
         Readings {
             epoch,
             read_at: AtomicU64::new(0),
+            claimed_at: AtomicU64::new(0),
             external: AtomicU64::new(0),
             rose_at: AtomicU64::new(0),
             crowded_at: AtomicU64::new(0),
@@ -158,13 +167,13 @@ impl Readings {
     /// `cpus`: the CPUs of the pool asking.
     pub(crate) fn refresh(&self, ours: usize, cpus: usize) {
         let now = self.now();
-        let last = self.read_at.load(Relaxed);
+        let last = self.claimed_at.load(Relaxed);
         if last != 0 && now.saturating_sub(last) < PROBE_EVERY.as_nanos() as u64 {
             return;
         }
-        // Claims the read, so that two threads do not both pay for it.
+        // Takes the read on itself, so that two threads do not both pay for it.
         if self
-            .read_at
+            .claimed_at
             .compare_exchange(last, now, Relaxed, Relaxed)
             .is_err()
         {
@@ -178,13 +187,16 @@ impl Readings {
                 if self.external.swap(external, Relaxed) < external {
                     self.rose_at.store(now, Relaxed);
                 }
+                // Room for the leader and one member (the narrowest parallel region).
                 if external as usize + 2 <= cpus {
                     self.crowded_at.store(0, Relaxed);
                 } else if self.crowded_at.load(Relaxed) == 0 {
                     self.crowded_at.store(now, Relaxed);
                 }
+                self.read_at.store(now, Release);
             }
-            None => self.read_at.store(0, Relaxed),
+            // No count here (no procfs): the stamp stays 0, the sources below it are skipped.
+            None => {}
         }
         if let Some(total) = pressure() {
             // Over a window of at least PSI_WINDOW: a burst shorter than that (this process's
@@ -252,7 +264,7 @@ impl Readings {
             self.refresh(ours(), cpus);
         }
         let now = self.now();
-        let at = self.read_at.load(Relaxed);
+        let at = self.read_at.load(Acquire);
         let age = Duration::from_nanos(now.saturating_sub(at));
         let external = self.external.load(Relaxed) as usize;
         let room = external + 1 + members <= cpus;

@@ -197,8 +197,11 @@ impl Waiter for IdleWait<'_> {
     ///   would only take a CPU from the team it leads now.
     fn crowd(&mut self) -> Crowd {
         // A spinning worker has nothing to do: it reads its own run-queue delay now and then
-        // for the contention signal (`contention.rs`), at no cost to any leader.
-        self.spin.tick(awake, self.pool.usable_cpus);
+        // for the contention signal (`contention.rs`), at no cost to any leader. A pool
+        // without a live view reads nothing.
+        if self.pool.live.is_some() {
+            self.spin.tick(awake, self.pool.usable_cpus);
+        }
         let slot = &self.pool.slots[self.k];
         let here = current_cpu();
         slot.note_cpu(here);

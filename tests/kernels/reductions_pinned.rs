@@ -1,7 +1,8 @@
-//! The reductions' watch, in a process pinned to one CPU: a team of two there has its member
-//! answer only when the lead gives up the CPU, so every parallel section loses to the lead
-//! working alone, as on a host whose second vCPU is taken. The watch must take the call's
-//! sections to the caller after its window, and the result must still be right. (Its own
+//! The reductions' bail-out (the call's watch, `kernels/src/exec/call.rs`), in a process pinned
+//! to one CPU: a team of two there has its member answer only when the lead gives up the CPU,
+//! so every parallel section loses to the lead working alone, as on a host whose second vCPU
+//! is taken. Forced parallel, the call must still give up after its first losing sections and
+//! take them to the caller, and the result must still be right. (Its own
 //! binary: the pin holds for every thread spawned after it, pools' workers included; each test
 //! pins its own thread to the same CPU.)
 
@@ -23,13 +24,13 @@ mod pin;
 #[cfg(target_os = "linux")]
 use pin::pin_to_one_cpu;
 
-/// The sections (forced parallel) from the first step with two bands on: after the watch's
-/// window of sixteen lost sections, all on the caller.
+/// The sections (forced parallel) from the first step with two bands on: after the call's
+/// watch saw three losing sections (`call::LOSING`: one is an incident), all on the caller.
 fn assert_the_watch_decided(sections: &[&sections::SectionTiming]) {
     let first_alone = sections.iter().position(|s| s.width == 1);
     assert!(
-        matches!(first_alone, Some(i) if i >= 16),
-        "the watch did not decide after its window: {first_alone:?}"
+        matches!(first_alone, Some(i) if i >= 3),
+        "the watch did not decide after three losing sections: {first_alone:?}"
     );
     assert!(sections[first_alone.unwrap()..]
         .iter()

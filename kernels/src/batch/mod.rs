@@ -75,9 +75,11 @@ impl Tally {
 pub struct Plan {
     /// The width the spread problems run at (1: on the caller, in order).
     pub spread_width: usize,
-    /// What spreading is expected to gain over the caller alone (the ledger's gain for the
+    /// What spreading is expected to gain over the caller alone (the watch's gain for the
     /// spread section: `crate::call`).
     pub spread_gain: Duration,
+    /// Whether the threshold in force is not `Derived` (the caller's word: `crate::call`).
+    pub forced: bool,
     /// Whether the gate read contention for the spread: participants may then be held off
     /// their CPUs, and the problems are claimed one at a time ([`Claims::new`]).
     pub contended: bool,
@@ -131,6 +133,7 @@ impl Plan {
         let mut plan = Plan {
             spread_width: 1,
             spread_gain: Duration::ZERO,
+            forced: threshold != ParThreshold::Derived,
             contended: false,
             on_team: 0,
             team_from_ns,

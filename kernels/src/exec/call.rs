@@ -1,33 +1,36 @@
-//! One call's ledger and the bail-out: a call whose sections have lost more than going
+//! One call's watch and the bail-out: a call whose sections have lost more than going
 //! parallel was expected to gain runs the rest of itself at width 1.
 //!
-//! The gate's decision for a whole call ([`crate::gate::call`]) opens the ledger on the calling
+//! The gate's decision for a whole call ([`crate::gate::call`]) opens the watch on the calling
 //! thread with the gain the rule expected (`teamalg_gates::gain`) and holds the call's CPUs
 //! (`occupancy`). Every parallel section of the kernels runs through [`run`] or
-//! [`chunks_of`]: while a ledger is open, the leader times every participant's work and the
-//! section's wall time, and what the wall time exceeds the even share of the work (or
-//! participant 0's share, when the lead does more), beyond an allowance
-//! (`teamalg_gates::contention::allowance`), is the section's **loss**. When the call's losses
+//! [`chunks_of`]: while a watch is open, the leader times every participant's work (every
+//! chunk's, for [`chunks_of`]) and the section's wall time, and what the wall time exceeds an
+//! even share of the work by, beyond an allowance (`teamalg_gates::contention::allowance`), is
+//! the section's **loss**. (Participant 0's own time is no measure: with claims it grows by
+//! the work it took over from a participant held off its CPU. A section whose lead does more
+//! by design, a panel, counts that excess as a loss; it is small against the call's gain.) When the call's losses
 //! exceed its gain, it **gives up**: the gate answers 1 for every later region of the call
 //! ([`gave_up`], reason `gave up`), and [`run`] and [`chunks_of`] run whatever they are handed
 //! on the caller alone (a body must run correctly at any width from 1: rule 1 of
 //! [`Executor`]), and the executor lets its participants sleep ([`Executor::rest`]).
 //!
-//! A call inside a call on the same thread (a GEMM inside an SVD) joins the outer ledger and
-//! adds its gain. The ledger lives on the calling thread, for one call: nothing is shared.
+//! A call inside a call on the same thread (a GEMM inside an SVD) joins the outer watch and
+//! adds its gain. The watch lives on the calling thread, for one call: nothing is shared.
 //! Design record: `docs/gates.md`, "The bail-out".
 
 use std::cell::Cell;
+use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 use teamalg_gates::contention::{allowance, WAKE_SLACK};
 
-use crate::exec::occupancy::{self, Hold};
+use crate::exec::occupancy;
 use crate::exec::par::{Executor, Part};
 
 #[derive(Debug, Clone, Copy)]
-struct Ledger {
+struct Watch {
     /// Open calls on this thread (0: none).
     depth: u32,
     /// What going parallel was expected to gain, nanoseconds.
@@ -38,16 +41,23 @@ struct Ledger {
     saved: u64,
     /// Parallel sections that lost time.
     losing: u32,
+    /// CPUs the call holds against the process's other calls (`occupancy`).
+    held: usize,
+    /// Whether the call's width was the caller's word (a threshold other than `Derived`):
+    /// its gain was not the rule's, so only its sections' savings are weighed.
+    forced: bool,
     /// Whether the call gave up.
     off: bool,
 }
 
-const CLOSED: Ledger = Ledger {
+const CLOSED: Watch = Watch {
     depth: 0,
     gain: 0,
     lost: 0,
     saved: 0,
     losing: 0,
+    held: 0,
+    forced: false,
     off: false,
 };
 
@@ -56,43 +66,56 @@ const CLOSED: Ledger = Ledger {
 pub(crate) const LOSING: u32 = 3;
 
 thread_local! {
-    static LEDGER: Cell<Ledger> = const { Cell::new(CLOSED) };
+    static WATCH: Cell<Watch> = const { Cell::new(CLOSED) };
 }
 
 fn ns(d: Duration) -> u64 {
     d.as_nanos().min(u64::MAX as u128) as u64
 }
 
-/// A call's place in its ledger, from [`crate::gate::call`] until dropped: its width, and the
-/// CPUs it holds while parallel.
+/// A call's place in its watch, from [`crate::gate::call`] until dropped: its width. It
+/// belongs to the thread that opened it (the watch is that thread's), so it is not `Send`.
 #[derive(Debug)]
+#[must_use = "the call's watch closes when this is dropped"]
 pub struct Call {
     width: usize,
-    _hold: Option<Hold>,
+    _thread: PhantomData<*const ()>,
 }
 
 impl Call {
-    /// Opens the ledger (or joins the one open on this thread) for a call that runs at
+    /// Opens the watch (or joins the one open on this thread) for a call that runs at
     /// `width`, expecting to gain `gain` by it: for a call whose decision was not one region's
     /// (a batch's spread, [`crate::gate::weigh`]); a kernel's call opens it through
-    /// [`crate::gate::call`].
-    pub fn open(exec: &(impl Executor + ?Sized), width: usize, gain: Duration) -> Call {
+    /// [`crate::gate::call`]. `forced`: the width was the caller's word, not the rule's.
+    pub fn open(
+        exec: &(impl Executor + ?Sized),
+        width: usize,
+        gain: Duration,
+        forced: bool,
+    ) -> Call {
         let held = if exec.cpus().is_some() { width } else { 1 };
-        Call::holding(width, held, gain)
+        Call::holding(width, held, gain, forced)
     }
 
     /// [`Call::open`], holding `held` CPUs against the process's other calls (1: none).
-    pub(crate) fn holding(width: usize, held: usize, gain: Duration) -> Call {
-        let mut l = LEDGER.with(Cell::get);
+    pub(crate) fn holding(width: usize, held: usize, gain: Duration, forced: bool) -> Call {
+        let mut l = WATCH.with(Cell::get);
         if l.depth == 0 {
             l = CLOSED;
+            l.forced = forced;
         }
         l.depth += 1;
         l.gain = l.gain.saturating_add(ns(gain));
-        LEDGER.with(|c| c.set(l));
-        // A nested call's CPUs are its outer call's, unless the outer one holds none.
-        let hold = (!occupancy::holding()).then(|| Hold::take(held));
-        Call { width, _hold: hold }
+        // A nested call's CPUs are its outer call's, unless the outer one holds none; a call
+        // that gave up holds none.
+        if l.held == 0 && !l.off {
+            l.held = occupancy::take(held);
+        }
+        WATCH.with(|c| c.set(l));
+        Call {
+            width,
+            _thread: PhantomData,
+        }
     }
 
     /// The width the gate chose for the call (1: serial).
@@ -103,10 +126,14 @@ impl Call {
 
 impl Drop for Call {
     fn drop(&mut self) {
-        LEDGER.with(|c| {
+        WATCH.with(|c| {
             let mut l = c.get();
             l.depth = l.depth.saturating_sub(1);
-            c.set(if l.depth == 0 { CLOSED } else { l });
+            if l.depth == 0 {
+                occupancy::release(l.held);
+                l = CLOSED;
+            }
+            c.set(l);
         });
     }
 }
@@ -114,22 +141,22 @@ impl Drop for Call {
 /// Whether the call open on this thread gave up (its later regions run at width 1).
 #[inline]
 pub fn gave_up() -> bool {
-    LEDGER.with(|c| c.get().off)
+    WATCH.with(|c| c.get().off)
 }
 
-/// Whether a ledger is open on this thread.
+/// Whether a watch is open on this thread.
 #[inline]
 fn open() -> bool {
-    LEDGER.with(|c| c.get().depth > 0)
+    WATCH.with(|c| c.get().depth > 0)
 }
 
-/// Adds a section to the open ledger: what it lost, and what it would have saved on time;
+/// Adds a section to the open watch: what it lost, and what it would have saved on time;
 /// whether this section made the call give up. A call gives up when its sections lost more
-/// than the whole call was expected to gain, or, once [`LOSING`] of them lost time, more than
-/// half of what they would have saved: parallel sections that lose that much run no faster
-/// than the caller alone would.
+/// than the whole call was expected to gain (not for a forced width, whose gain is not the
+/// rule's), or, once [`LOSING`] of them lost time, more than half of what they would have
+/// saved: parallel sections that lose that much run no faster than the caller alone would.
 fn settle_section(lost: Duration, saved: Duration) -> bool {
-    LEDGER.with(|c| {
+    WATCH.with(|c| {
         let mut l = c.get();
         if l.depth == 0 || l.off {
             return false;
@@ -139,13 +166,18 @@ fn settle_section(lost: Duration, saved: Duration) -> bool {
             l.lost = l.lost.saturating_add(ns(lost));
             l.losing += 1;
         }
-        l.off = l.lost > l.gain || (l.losing >= LOSING && l.lost > l.saved / 2);
+        l.off = (!l.forced && l.lost > l.gain) || (l.losing >= LOSING && l.lost > l.saved / 2);
+        if l.off {
+            // The rest runs on the caller: its CPUs are free for the process's other calls.
+            occupancy::release(l.held);
+            l.held = 0;
+        }
         c.set(l);
         l.off
     })
 }
 
-/// A loss beyond everything the call was to gain (for tests).
+/// A section that lost `lost` and would have saved nothing (for tests).
 #[cfg(test)]
 fn lose(lost: Duration) -> bool {
     settle_section(lost, Duration::ZERO)
@@ -201,7 +233,7 @@ fn settle(
 
 /// Runs one section: `body` on `width` participants of `exec` (`Executor::run`), or on the
 /// caller alone as participant 0 of 1 when `width <= 1` or the call gave up. Timed for the
-/// ledger while one is open.
+/// watch while one is open.
 pub fn run(exec: &(impl Executor + ?Sized), width: usize, body: &(dyn Fn(Part<'_>) + Sync)) {
     if width <= 1 || gave_up() {
         return body(Part::new(0, 1, None));
@@ -218,7 +250,7 @@ pub fn run(exec: &(impl Executor + ?Sized), width: usize, body: &(dyn Fn(Part<'_
 
 /// Runs `f(c, n)` for every chunk `c` of `0..n` on at most `width` participants of `exec`
 /// (`Executor::run_chunks_of`), or on the caller alone, in order, when `width <= 1` or the
-/// call gave up. Timed for the ledger while one is open.
+/// call gave up. Timed for the watch while one is open.
 pub fn chunks_of(
     exec: &(impl Executor + ?Sized),
     width: usize,
@@ -250,7 +282,7 @@ pub fn chunks(exec: &(impl Executor + ?Sized), width: usize, f: &(dyn Fn(usize, 
 /// A call that has given up, open until dropped (for tests of the fallback).
 #[cfg(test)]
 pub(crate) fn given_up() -> Call {
-    let call = Call::holding(1, 1, Duration::ZERO);
+    let call = Call::holding(1, 1, Duration::ZERO, false);
     lose(Duration::from_nanos(1));
     call
 }
@@ -265,12 +297,12 @@ mod tests {
     fn losses_beyond_the_gain_give_the_call_up() {
         assert!(!gave_up());
         {
-            let _call = Call::holding(2, 2, 100 * US);
+            let _call = Call::holding(2, 2, 100 * US, false);
             assert!(!lose(60 * US));
             assert!(!gave_up());
             {
-                // A nested call joins the ledger and adds its gain.
-                let _inner = Call::holding(2, 2, 50 * US);
+                // A nested call joins the watch and adds its gain.
+                let _inner = Call::holding(2, 2, 50 * US, false);
                 assert!(!lose(60 * US), "120 us lost of 150 us gained");
                 assert!(lose(40 * US), "160 us lost of 150 us gained");
             }
@@ -278,12 +310,12 @@ mod tests {
             assert!(!lose(10 * US), "a call gives up once");
         }
         assert!(!gave_up(), "the next call starts afresh");
-        assert!(!lose(10 * US), "no ledger, nothing to lose");
+        assert!(!lose(10 * US), "no watch, nothing to lose");
     }
 
     #[test]
     fn sections_that_lose_half_their_savings_give_the_call_up() {
-        let _call = Call::holding(2, 2, 100_000 * US);
+        let _call = Call::holding(2, 2, 100_000 * US, false);
         // One late section is an incident, whatever it lost of its savings.
         assert!(!settle_section(300 * US, 100 * US));
         assert!(!settle_section(Duration::ZERO, 100 * US));
@@ -312,7 +344,7 @@ mod tests {
     #[test]
     fn a_call_that_gave_up_runs_sections_on_the_caller() {
         use crate::exec::par::Seq;
-        let _call = Call::holding(2, 2, Duration::ZERO);
+        let _call = Call::holding(2, 2, Duration::ZERO, false);
         assert!(lose(US));
         let seen = std::sync::Mutex::new(Vec::new());
         run(&Seq, 2, &|p| {

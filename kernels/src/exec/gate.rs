@@ -78,7 +78,7 @@ fn duration(ns: f64) -> Duration {
 /// (`occupancy`), and serial once the call open on this thread gave up ([`crate::call`]).
 /// Recorded in the decision trace ([`teamalg_gates::trace`]).
 ///
-/// A whole call asks through [`call`] instead, which keeps its ledger open while it runs.
+/// A whole call asks through [`call`] instead, which keeps its watch open while it runs.
 pub fn width<T: Scalar>(
     exec: &(impl Executor + ?Sized),
     region: Region,
@@ -99,17 +99,20 @@ pub struct Weighed {
     pub contention: Contention,
 }
 
-/// The gate's decision for a whole call ([`Scope::Call`]): its width, and the call's ledger,
+/// The gate's decision for a whole call ([`Scope::Call`]): its width, and the call's watch,
 /// open until the returned [`Call`] is dropped, which weighs its sections' losses against the
 /// gain expected here (the bail-out, [`crate::call`]) and holds its CPUs against the
-/// process's other calls. A call inside a call on the same thread joins the outer ledger.
+/// process's other calls. A call inside a call on the same thread joins the outer watch.
+#[must_use = "the call's watch closes when its `Call` is dropped"]
 pub fn call<T: Scalar>(
     exec: &(impl Executor + ?Sized),
     region: Region,
     threshold: Option<ParThreshold>,
 ) -> Call {
     let w = weigh::<T>(exec, region, threshold);
-    Call::open(exec, w.width, w.gain)
+    let in_force = threshold.unwrap_or_else(|| exec.model().threshold(region.family).0);
+    let forced = in_force != ParThreshold::Derived;
+    Call::open(exec, w.width, w.gain, forced)
 }
 
 /// The gate's decision for `region`, with what it weighed ([`width`] answers its width).
@@ -133,11 +136,13 @@ pub fn weigh<T: Scalar>(
     let derived = full >= 2 && threshold == ParThreshold::Derived;
     // The caller's own threshold is its word; the derived rule weighs the machine: the CPUs
     // the process's other calls leave, the contention now, and this call's losses so far.
-    let budget = match exec.cpus() {
-        Some(cpus) if derived => occupancy::free(full, cpus),
-        _ => full,
+    let budget = match derived.then(|| exec.cpus()).flatten() {
+        Some(cpus) => occupancy::free(full, cpus),
+        None => full,
     };
-    let gave_up = derived && call::gave_up();
+    // A call that gave up runs the rest of itself on the caller, whatever its threshold: the
+    // threshold decided how it started.
+    let gave_up = call::gave_up();
     // None is asked of a serial executor (a busy team's `width` is 1).
     let (wake, contention) = if !derived || budget < 2 || gave_up {
         (Duration::ZERO, Contention::NONE)

@@ -1,11 +1,12 @@
 //! The CPUs a process's own parallel calls hold: no process oversubscribes itself.
 //!
-//! A kernel call that goes parallel at width `k` holds `k` CPUs for its duration (its
-//! [`Hold`], kept by the call's ledger, `call.rs`). A region of another call on another thread
+//! A kernel call that goes parallel at width `k` holds `k` CPUs until it ends or gives up
+//! ([`take`], [`release`]; the call's watch keeps the count, `call.rs`). A region of another call on another thread
 //! sees what the others hold and narrows its budget to the CPUs they leave ([`free`]), down
 //! to 1: two threads that each hold a team of two on two CPUs run one parallel call at a time,
 //! not four threads on two CPUs. Nested calls on one thread hold nothing more (their CPUs are
-//! their outer call's).
+//! their outer call's). One count for the process, whatever pools the calls run on: two pools
+//! pinned to disjoint CPU sets narrow each other too (the count does not know the sets).
 //!
 //! One relaxed counter, process-wide, and one thread-local: a count read a moment late
 //! misjudges one decision, nothing more. Design record: `docs/gates.md`, "Contention".
@@ -57,28 +58,22 @@ fn narrowed(budget: usize, cpus: usize, others: usize) -> usize {
     budget.min(cpus.saturating_sub(others).max(1))
 }
 
-/// `k` CPUs held by this thread's call until dropped.
-#[derive(Debug)]
-pub(crate) struct Hold(usize);
-
-impl Hold {
-    /// Holds `k` CPUs (none when `k < 2`: a serial call takes the CPU it runs on anyway).
-    pub(crate) fn take(k: usize) -> Hold {
-        let k = if k < 2 { 0 } else { k };
-        if k > 0 {
-            HELD.fetch_add(k, Relaxed);
-            MINE.with(|m| m.set(m.get() + k));
-        }
-        Hold(k)
+/// Holds `k` CPUs for this thread's call (none when `k < 2`: a serial call takes the CPU it
+/// runs on anyway); returns what it holds, for [`release`].
+pub(crate) fn take(k: usize) -> usize {
+    let k = if k < 2 { 0 } else { k };
+    if k > 0 {
+        HELD.fetch_add(k, Relaxed);
+        MINE.with(|m| m.set(m.get() + k));
     }
+    k
 }
 
-impl Drop for Hold {
-    fn drop(&mut self) {
-        if self.0 > 0 {
-            HELD.fetch_sub(self.0, Relaxed);
-            MINE.with(|m| m.set(m.get() - self.0));
-        }
+/// Gives back `k` CPUs this thread's call held ([`take`]'s answer).
+pub(crate) fn release(k: usize) {
+    if k > 0 {
+        HELD.fetch_sub(k, Relaxed);
+        MINE.with(|m| m.set(m.get().saturating_sub(k)));
     }
 }
 
@@ -99,12 +94,12 @@ mod tests {
     #[test]
     fn a_threads_own_call_is_not_anothers() {
         // Other tests may hold CPUs meanwhile: only what this one holds is asserted.
-        let mine = Hold::take(2);
+        let mine = take(2);
         assert_eq!(MINE.with(Cell::get), 2);
         let seen = std::thread::scope(|s| s.spawn(others).join()).expect("ran");
         assert!(seen >= 2, "another thread sees this call's CPUs: {seen}");
-        drop(mine);
+        release(mine);
         assert_eq!(MINE.with(Cell::get), 0);
-        assert_eq!(Hold::take(1).0, 0, "a serial call holds nothing");
+        assert_eq!(take(1), 0, "a serial call holds nothing");
     }
 }

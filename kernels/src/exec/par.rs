@@ -217,7 +217,7 @@ pub unsafe trait Executor: Sync {
 
     /// Tells the participants waiting for this thread's next section that none comes for a
     /// while, so that they sleep now instead of spinning through their budget: called by a
-    /// kernel that has taken its sections back to the caller (the reductions' watch). The next
+    /// kernel call that gave up and runs its sections on the caller (`call.rs`). The next
     /// section wakes them. Executors with nothing that spins do nothing.
     fn rest(&self) {}
 

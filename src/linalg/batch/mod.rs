@@ -202,10 +202,10 @@ fn drive<T: Field, P: Problems<T>>(
         options.get(P::FAMILY),
     );
     let slots = Slots::new(status);
-    // One ledger for the whole batch (`teamalg_kernels::call`): the problems on the whole
+    // One watch for the whole batch (`teamalg_kernels::call`): the problems on the whole
     // executor and the spread add their gains and losses, and once they lost more than they
     // were to gain, the rest of the batch runs on the caller.
-    let _batch = Call::open(exec, 1, Duration::ZERO);
+    let _batch = Call::open(exec, 1, Duration::ZERO, plan.forced);
     if plan.on_team > 0 {
         for i in 0..count {
             // SAFETY: one problem at a time, before the section: the caller owns every index.
@@ -242,9 +242,9 @@ fn drive<T: Field, P: Problems<T>>(
             return;
         }
         let lead = Mutex::new(lead);
-        // The spread is one section of the kernel execution layer: timed for the ledger, and
+        // The spread is one section of the kernel execution layer: timed for the watch, and
         // on the caller alone once the batch gave up.
-        let _call = Call::open(exec, width, plan.spread_gain);
+        let _call = Call::open(exec, width, plan.spread_gain, plan.forced);
         call::run(exec, width, &|part: Part<'_>| {
             if part.index() == 0 {
                 // Only participant 0 takes it; a panic elsewhere cannot poison it.
