@@ -109,7 +109,7 @@ fn pair<T: Field>(x: T, y: T, tol: &T::Real) -> bool {
     }
     let d = x - conj(&y);
     let s = size(&d);
-    if !within(s.clone(), tol) {
+    if !within(s, tol) {
         return false; // |d| >= s > tol
     }
     // |d| <= sqrt(2) s: decided without the modulus when that is within too (the constant

@@ -180,23 +180,20 @@ impl Readings {
             return;
         }
         let t = Instant::now();
-        match running() {
-            // The count includes this process's awake workers and the leader (reader or not).
-            Some(r) => {
-                let external = r.saturating_sub(ours).saturating_sub(1) as u64;
-                if self.external.swap(external, Relaxed) < external {
-                    self.rose_at.store(now, Relaxed);
-                }
-                // Room for the leader and one member (the narrowest parallel region).
-                if external as usize + 2 <= cpus {
-                    self.crowded_at.store(0, Relaxed);
-                } else if self.crowded_at.load(Relaxed) == 0 {
-                    self.crowded_at.store(now, Relaxed);
-                }
-                self.read_at.store(now, Release);
+        // The count includes this process's awake workers and the leader (reader or not). No
+        // count here (no procfs): the stamp stays 0, and the sources below it are skipped.
+        if let Some(r) = running() {
+            let external = r.saturating_sub(ours).saturating_sub(1) as u64;
+            if self.external.swap(external, Relaxed) < external {
+                self.rose_at.store(now, Relaxed);
             }
-            // No count here (no procfs): the stamp stays 0, the sources below it are skipped.
-            None => {}
+            // Room for the leader and one member (the narrowest parallel region).
+            if external as usize + 2 <= cpus {
+                self.crowded_at.store(0, Relaxed);
+            } else if self.crowded_at.load(Relaxed) == 0 {
+                self.crowded_at.store(now, Relaxed);
+            }
+            self.read_at.store(now, Release);
         }
         if let Some(total) = pressure() {
             // Over a window of at least PSI_WINDOW: a burst shorter than that (this process's

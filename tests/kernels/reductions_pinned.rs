@@ -25,12 +25,12 @@ mod pin;
 use pin::pin_to_one_cpu;
 
 /// The sections (forced parallel) from the first step with two bands on: after the call's
-/// watch saw three losing sections (`call::LOSING`: one is an incident), all on the caller.
+/// watch saw twelve losing sections (a forced width's `call::LOSING_FORCED`), all on the caller.
 fn assert_the_watch_decided(sections: &[&sections::SectionTiming]) {
     let first_alone = sections.iter().position(|s| s.width == 1);
     assert!(
-        matches!(first_alone, Some(i) if i >= 3),
-        "the watch did not decide after three losing sections: {first_alone:?}"
+        matches!(first_alone, Some(i) if i >= 12),
+        "the watch did not decide after twelve losing sections: {first_alone:?}"
     );
     assert!(sections[first_alone.unwrap()..]
         .iter()

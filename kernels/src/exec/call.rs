@@ -39,6 +39,8 @@ struct Watch {
     lost: u64,
     /// What the parallel sections so far would have saved on time, nanoseconds.
     saved: u64,
+    /// How much longer than an even share of their work they took, allowance not deducted.
+    over: u64,
     /// Parallel sections that lost time.
     losing: u32,
     /// CPUs the call holds against the process's other calls (`occupancy`).
@@ -55,6 +57,7 @@ const CLOSED: Watch = Watch {
     gain: 0,
     lost: 0,
     saved: 0,
+    over: 0,
     losing: 0,
     held: 0,
     forced: false,
@@ -64,6 +67,10 @@ const CLOSED: Watch = Watch {
 /// Sections that lost time before their losses can decide: one late section is an incident
 /// (an interrupt, a kernel thread), not a busy machine.
 pub(crate) const LOSING: u32 = 3;
+
+/// [`LOSING`] for a call whose width was the caller's word (a forced threshold: audits, tests,
+/// a user who measured): it gives up only when most of a window's worth of its sections lost.
+pub(crate) const LOSING_FORCED: u32 = 12;
 
 thread_local! {
     static WATCH: Cell<Watch> = const { Cell::new(CLOSED) };
@@ -150,23 +157,29 @@ fn open() -> bool {
     WATCH.with(|c| c.get().depth > 0)
 }
 
-/// Adds a section to the open watch: what it lost, and what it would have saved on time;
-/// whether this section made the call give up. A call gives up when its sections lost more
-/// than the whole call was expected to gain (not for a forced width, whose gain is not the
-/// rule's), or, once [`LOSING`] of them lost time, more than half of what they would have
-/// saved: parallel sections that lose that much run no faster than the caller alone would.
-fn settle_section(lost: Duration, saved: Duration) -> bool {
+/// Adds a section to the open watch: what it lost (beyond its allowance), how much longer
+/// than an even share it took (`over`, the allowance not deducted), and what it would have
+/// saved on time; whether this section made the call give up. A call gives up when its
+/// sections lost more than the whole call was expected to gain (not for a forced width, whose
+/// gain is not the rule's), or, once [`LOSING`] of them lost time ([`LOSING_FORCED`] for a
+/// forced width), when they took more than half of what they would have saved: parallel
+/// sections that late run no faster than the caller alone would. (The allowance, a quarter of
+/// a share, is for deciding that a section lost at all; deducted here, it would hide most of
+/// a small section's loss.)
+fn settle_section(lost: Duration, over: Duration, saved: Duration) -> bool {
     WATCH.with(|c| {
         let mut l = c.get();
         if l.depth == 0 || l.off {
             return false;
         }
         l.saved = l.saved.saturating_add(ns(saved));
+        l.over = l.over.saturating_add(ns(over));
         if !lost.is_zero() {
             l.lost = l.lost.saturating_add(ns(lost));
             l.losing += 1;
         }
-        l.off = (!l.forced && l.lost > l.gain) || (l.losing >= LOSING && l.lost > l.saved / 2);
+        let losing = if l.forced { LOSING_FORCED } else { LOSING };
+        l.off = (!l.forced && l.lost > l.gain) || (l.losing >= losing && l.over > l.saved / 2);
         if l.off {
             // The rest runs on the caller: its CPUs are free for the process's other calls.
             occupancy::release(l.held);
@@ -180,7 +193,7 @@ fn settle_section(lost: Duration, saved: Duration) -> bool {
 /// A section that lost `lost` and would have saved nothing (for tests).
 #[cfg(test)]
 fn lose(lost: Duration) -> bool {
-    settle_section(lost, Duration::ZERO)
+    settle_section(lost, lost, Duration::ZERO)
 }
 
 /// A section's loss: its wall time beyond `share` (an even share of the work: what the
@@ -226,7 +239,11 @@ fn settle(
     // time is no measure: with claims it grows by the work it took over.)
     let total = Duration::from_nanos(work.total.load(Relaxed));
     let share = total / width.max(1) as u32;
-    if settle_section(loss(wall, share, wake), total - share) {
+    if settle_section(
+        loss(wall, share, wake),
+        wall.saturating_sub(share),
+        total - share,
+    ) {
         exec.rest();
     }
 }
@@ -317,15 +334,15 @@ mod tests {
     fn sections_that_lose_half_their_savings_give_the_call_up() {
         let _call = Call::holding(2, 2, 100_000 * US, false);
         // One late section is an incident, whatever it lost of its savings.
-        assert!(!settle_section(300 * US, 100 * US));
-        assert!(!settle_section(Duration::ZERO, 100 * US));
+        assert!(!settle_section(300 * US, 330 * US, 100 * US));
+        assert!(!settle_section(Duration::ZERO, 10 * US, 100 * US));
         assert!(
-            !settle_section(10 * US, 100 * US),
-            "lost 310 of 300 saved, 2 late"
+            !settle_section(10 * US, 40 * US, 100 * US),
+            "over by 380 of 300 saved, 2 late"
         );
         assert!(
-            settle_section(10 * US, 100 * US),
-            "lost 320 of 400 saved, 3 late"
+            settle_section(10 * US, 40 * US, 100 * US),
+            "over by 420 of 400 saved, 3 late"
         );
         assert!(gave_up());
     }

@@ -176,6 +176,11 @@ pub fn weigh<T: Scalar>(
     if chosen == 1 && contention.signal == Signal::Count {
         exec.probe();
     }
+    if reason == Reason::Occupied {
+        // Other calls hold the CPUs: this executor's members, spinning for a section that
+        // does not come, would take them from those calls' participants.
+        exec.rest();
+    }
     trace::record(|| Decision {
         site: region.site,
         family: region.family,

@@ -35,12 +35,6 @@ pub(crate) fn others() -> usize {
     HELD.load(Relaxed).saturating_sub(MINE.with(Cell::get))
 }
 
-/// Whether this thread's open call holds CPUs.
-#[inline]
-pub(crate) fn holding() -> bool {
-    MINE.with(Cell::get) > 0
-}
-
 /// The participants a region may have on `cpus` CPUs with a `budget`: the budget, narrowed to
 /// the CPUs the other calls leave (at least 1).
 #[inline]
