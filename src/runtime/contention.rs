@@ -105,9 +105,6 @@ pub(crate) struct Readings {
     claimed_at: AtomicU64,
     /// Runnable threads at that read beyond this process's awake workers and one leader.
     external: AtomicU64,
-    /// When a read last found more runnable threads than at the read before (ns): a
-    /// run-queue fraction published before then describes a quieter machine.
-    rose_at: AtomicU64,
     /// Since when every read found no room for a leader and one member (ns; 0: the last
     /// read found room): a count that persists is a competitor, one that flickers is a
     /// thread spinning a moment before it sleeps.
@@ -137,7 +134,6 @@ impl Readings {
             read_at: AtomicU64::new(0),
             claimed_at: AtomicU64::new(0),
             external: AtomicU64::new(0),
-            rose_at: AtomicU64::new(0),
             crowded_at: AtomicU64::new(0),
             psi_total: AtomicU64::new(0),
             psi_at: AtomicU64::new(0),
@@ -184,9 +180,7 @@ impl Readings {
         // count here (no procfs): the stamp stays 0, and the sources below it are skipped.
         if let Some(r) = running() {
             let external = r.saturating_sub(ours).saturating_sub(1) as u64;
-            if self.external.swap(external, Relaxed) < external {
-                self.rose_at.store(now, Relaxed);
-            }
+            self.external.store(external, Relaxed);
             // Room for the leader and one member (the narrowest parallel region).
             if external as usize + 2 <= cpus {
                 self.crowded_at.store(0, Relaxed);
@@ -204,7 +198,13 @@ impl Readings {
                 let prev = self.psi_total.swap(total, Relaxed);
                 self.psi_at.store(now, Relaxed);
                 if at != 0 {
-                    let frac = (total.saturating_sub(prev) as f64 * 1e3 / span as f64).min(1.0);
+                    // Stall of less than half a window in all is a burst, not a load.
+                    let stall_ns = total.saturating_sub(prev).saturating_mul(1000);
+                    let frac = if stall_ns >= PSI_WINDOW.as_nanos() as u64 / 2 {
+                        (stall_ns as f64 / span as f64).min(1.0)
+                    } else {
+                        0.0
+                    };
                     self.psi_frac.store((frac * MILLION) as u64, Relaxed);
                 }
             }
@@ -282,7 +282,9 @@ impl Readings {
             return Contention::NONE;
         }
         let runq_at = self.runq_at.load(Relaxed);
-        if runq_at >= self.rose_at.load(Relaxed)
+        // A fraction measured before the crowding began describes a quieter machine; one
+        // measured during it says whether the others take the members' CPUs.
+        if runq_at >= self.crowded_at.load(Relaxed)
             && runq_at != 0
             && now.saturating_sub(runq_at) <= RUNQ_FRESH.as_nanos() as u64
         {
@@ -482,6 +484,8 @@ mod tests {
     fn seen(external: u64) -> Readings {
         let s = Readings::new();
         s.read_at.store(s.now(), Relaxed);
+        // A read claimed "in the future": no region reads this host's sources over the test's.
+        s.claimed_at.store(u64::MAX / 2, Relaxed);
         s.external.store(external, Relaxed);
         s
     }
@@ -491,6 +495,7 @@ mod tests {
         let epoch = Instant::now().checked_sub(PERSIST * 2).expect("a clock older than 40 ms");
         let s = Readings::since(epoch);
         s.read_at.store(s.now(), Relaxed);
+        s.claimed_at.store(u64::MAX / 2, Relaxed);
         s.external.store(external, Relaxed);
         s.crowded_at.store(1, Relaxed);
         s
@@ -541,16 +546,21 @@ mod tests {
     }
 
     #[test]
-    fn a_run_queue_reading_from_before_the_load_rose_is_not_believed() {
+    fn a_run_queue_reading_from_before_the_crowding_is_not_believed() {
         let live = Live::new(WAKE_SLACK);
         let s = seen(0);
         s.publish_runq(0.0);
         std::thread::sleep(Duration::from_millis(1));
         // A busy thread appeared since the members last measured their quiet CPUs.
         s.external.store(1, Relaxed);
-        s.rose_at.store(s.now(), Relaxed);
+        s.crowded_at.store(s.now(), Relaxed);
         let r = s.reading(Some(&live), Duration::from_micros(1), 1, 2, || 0);
         assert_eq!(r.signal, Signal::Count);
+        // Measured during the crowding: believed (a niced competitor: quiet).
+        std::thread::sleep(Duration::from_millis(1));
+        s.publish_runq(0.01);
+        let r = s.reading(Some(&live), Duration::from_micros(1), 1, 2, || 0);
+        assert_eq!((r.signal, r.late), (Signal::RunQueue, Duration::ZERO));
     }
 
     #[test]
