@@ -147,7 +147,15 @@ pub fn weigh<T: Scalar>(
     let (wake, contention) = if !derived || budget < 2 || gave_up {
         (Duration::ZERO, Contention::NONE)
     } else {
-        (exec.wake_cost(), exec.contention(estimate))
+        let contention = exec.contention(estimate);
+        // A member woken on a busy machine starts no sooner than a member there answers late:
+        // a pool built per call beside two busy processes waited a time slice for its first
+        // section (`docs/perf/busy.md`).
+        let wake = match exec.wake_cost() {
+            w if w.is_zero() => w,
+            w => w.max(contention.late),
+        };
+        (wake, contention)
     };
     let ask = Ask {
         estimate,
