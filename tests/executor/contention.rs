@@ -6,8 +6,6 @@
 
 #![cfg(target_os = "linux")]
 
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-use std::sync::Arc;
 use std::time::Duration;
 
 use faer::dyn_stack::{MemBuffer, MemStack};
@@ -18,37 +16,9 @@ use teamalg::kernels::lu::{lu_in_place, lu_in_place_scratch, LuParams};
 use teamalg::kernels::sections;
 use teamalg::Pool;
 
-/// Normal-priority threads that spin until dropped: other work on every CPU they get.
-struct Busy {
-    stop: Arc<AtomicBool>,
-    threads: Vec<std::thread::JoinHandle<()>>,
-}
-
-impl Busy {
-    fn start(n: usize) -> Busy {
-        let stop = Arc::new(AtomicBool::new(false));
-        let threads = (0..n)
-            .map(|_| {
-                let stop = stop.clone();
-                std::thread::spawn(move || {
-                    while !stop.load(Relaxed) {
-                        std::hint::spin_loop();
-                    }
-                })
-            })
-            .collect();
-        Busy { stop, threads }
-    }
-}
-
-impl Drop for Busy {
-    fn drop(&mut self) {
-        self.stop.store(true, Relaxed);
-        for t in self.threads.drain(..) {
-            let _ = t.join();
-        }
-    }
-}
+#[path = "../common/busy.rs"]
+mod busy;
+use busy::Busy;
 
 fn lu(team: &teamalg::Team, n: usize) -> Mat<f64> {
     let mut a = Mat::<f64>::from_fn(n, n, |i, j| {

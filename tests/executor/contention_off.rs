@@ -5,14 +5,16 @@
 
 #![cfg(target_os = "linux")]
 
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-use std::sync::Arc;
 use std::time::Duration;
 
 use teamalg::gates::trace;
 use teamalg::gates::{Family, Signal};
 use teamalg::kernels::gate::{self, Region, Scope};
 use teamalg::Pool;
+
+#[path = "../common/busy.rs"]
+mod busy;
+use busy::Busy;
 
 #[test]
 fn the_signal_can_be_turned_off() {
@@ -27,17 +29,7 @@ fn the_signal_can_be_turned_off() {
         .expect("pool")
         .into_team(2)
         .expect("team");
-    let stop = Arc::new(AtomicBool::new(false));
-    let busy: Vec<_> = (0..teamalg::available_cpus() + 1)
-        .map(|_| {
-            let stop = stop.clone();
-            std::thread::spawn(move || {
-                while !stop.load(Relaxed) {
-                    std::hint::spin_loop();
-                }
-            })
-        })
-        .collect();
+    let busy = Busy::start(teamalg::available_cpus() + 1);
     std::thread::sleep(Duration::from_millis(300));
     // A region large enough to read the sources at entry, were the signal on.
     let region = Region {
@@ -50,9 +42,7 @@ fn the_signal_can_be_turned_off() {
         call_units: 1.0e9,
     };
     let (w, seen) = trace::collect(|| gate::width::<f64>(&team, region, None));
-    stop.store(true, Relaxed);
-    busy.into_iter()
-        .for_each(|t| t.join().expect("busy thread"));
+    drop(busy);
     assert_eq!(seen[0].signal, Signal::None, "{seen}");
     assert_eq!(seen[0].late, Duration::ZERO, "{seen}");
     assert_eq!(
