@@ -81,7 +81,17 @@ fn ns(d: Duration) -> u64 {
 }
 
 /// A call's place in its watch, from [`crate::gate::call`] until dropped: its width. It
-/// belongs to the thread that opened it (the watch is that thread's), so it is not `Send`.
+/// belongs to the thread that opened it (the watch is that thread's), so it is not `Send`:
+/// dropping it on another thread would close that thread's watch instead.
+///
+/// ```compile_fail,E0277
+/// use std::time::Duration;
+/// use teamalg_kernels::call::Call;
+/// use teamalg_kernels::par::Seq;
+///
+/// let call = Call::open(&Seq, 1, Duration::ZERO, false);
+/// std::thread::spawn(move || drop(call));
+/// ```
 #[derive(Debug)]
 #[must_use = "the call's watch closes when this is dropped"]
 pub struct Call {
