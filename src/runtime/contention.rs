@@ -117,7 +117,7 @@ pub(crate) struct Readings {
     /// The last run-queue fraction a worker published (millionths) and when (ns; 0: never).
     runq: AtomicU64,
     runq_at: AtomicU64,
-    /// What a read of the sources costs (ns, a moving average; 0: not measured yet).
+    /// What a read of the sources costs (ns, [`next_cost`]; 0: not measured yet).
     cost: AtomicU64,
     /// When a run-queue reading was last asked for (ns).
     probed_at: AtomicU64,
@@ -210,9 +210,7 @@ impl Readings {
             }
         }
         let ns = t.elapsed().as_nanos().min(u64::MAX as u128) as u64;
-        let old = self.cost.load(Relaxed);
-        self.cost
-            .store(if old == 0 { ns } else { old - old / 4 + ns / 4 }, Relaxed);
+        self.cost.store(next_cost(self.cost.load(Relaxed), ns), Relaxed);
     }
 
     /// Publishes a worker's run-queue fraction.
@@ -314,6 +312,19 @@ impl Readings {
             },
             signal: Signal::Count,
         }
+    }
+}
+
+/// The read cost after a read that took `ns`, from the estimate `old` (ns; 0: none yet). A
+/// read preempted on a busy machine, or the first one of the process (files opened cold),
+/// takes many times what a read costs: the estimate rises by at most an eighth per read and
+/// falls halfway to a cheaper one. (A moving average kept such a read for many reads, and a
+/// high estimate stops the regions' own reads that would have brought it down.)
+pub(crate) fn next_cost(old: u64, ns: u64) -> u64 {
+    match old {
+        0 => ns,
+        _ if ns < old => old - (old - ns) / 2,
+        _ => old + (ns - old).min(old / 8),
     }
 }
 
@@ -470,6 +481,24 @@ mod tests {
         assert_eq!(parse_pressure("full total=3\n"), None);
         assert_eq!(parse_schedstat("1200 345 7\n"), Some(345));
         assert_eq!(parse_schedstat("1200"), None);
+    }
+
+    #[test]
+    fn a_slow_read_does_not_become_the_cost() {
+        // A cold first read, then warm ones: the estimate comes down within a few reads.
+        let mut c = next_cost(0, 30_000);
+        for _ in 0..4 {
+            c = next_cost(c, 10_000);
+        }
+        assert!(c < 12_000, "{c}");
+        // A read preempted for a millisecond moves it by an eighth at most.
+        assert_eq!(next_cost(c, 1_000_000), c + c / 8);
+        // A machine whose reads really got slower is followed.
+        let mut c = 10_000;
+        for _ in 0..20 {
+            c = next_cost(c, 40_000);
+        }
+        assert!(c > 35_000, "{c}");
     }
 
     #[test]

@@ -53,14 +53,18 @@ fn a_busy_machine_is_seen_before_the_first_section() {
         .expect("pool")
         .into_team(2)
         .expect("team");
-    let n = 512;
+    // An estimate (about 20 ms) far above `READ_SHARE` times what a read costs, even on a host
+    // whose reads of /proc take 100 us.
+    let n = 1024;
     // Quiet first (a call that pays goes parallel), then a pause longer than any reading is
     // believed: the members sleep, and nothing read since knows of the busy threads.
     let _ = lu(&team, n);
-    std::thread::sleep(Duration::from_millis(300));
-    // More busy threads than CPUs: some thread always waits for one.
+    std::thread::sleep(Duration::from_millis(200));
+    // More busy threads than CPUs: some thread always waits for one. For most of the pressure
+    // window the entry reads (from the last read, at the quiet call, to now): a host whose
+    // pressure counts only part of the stall still reads above `P_MIN`.
     let busy = Busy::start(cpus + 1);
-    std::thread::sleep(Duration::from_millis(300));
+    std::thread::sleep(Duration::from_millis(1000));
     let ((_, seen), decisions) = trace::collect(|| sections::collect(|| lu(&team, n)));
     drop(busy);
     let entry = decisions.first().expect("the call's gate decided");
