@@ -1,7 +1,8 @@
 //! The bail-out: a call whose member is held off its CPU after the call went parallel gives
 //! up after its first losses, and the rest of it runs at width 1 (`kernels/src/exec/call.rs`,
 //! `docs/gates.md`, "The bail-out"): for the lookahead driver (LU), a per-step kernel
-//! (column-pivoted QR) and a batch. The pools keep no live view, so the gate decides from the
+//! (column-pivoted QR), the reductions (bidiagonalization and tridiagonalization, forced to
+//! their full width) and a batch. The pools keep no live view, so the gate decides from the
 //! model alone and sends each call parallel; the member's CPU is then held by a real-time
 //! spinner. (Its own binary: it moves its threads between CPUs.)
 
@@ -10,13 +11,20 @@
 use std::sync::Mutex;
 
 use faer::dyn_stack::{MemBuffer, MemStack};
-use faer::{c64, Mat};
+use faer::linalg::evd::tridiag::tridiag_in_place as faer_tridiag;
+use faer::linalg::qr::no_pivoting::factor::recommended_block_size;
+use faer::linalg::svd::bidiag::bidiag_in_place as faer_bidiag;
+use faer::{c64, Mat, Par};
 use teamalg::gates::trace::{self, Decisions, Reason};
+use teamalg::gates::ParThreshold;
+use teamalg::kernels::bidiag::{bidiag_in_place, bidiag_in_place_scratch};
 use teamalg::kernels::col_piv_qr::{
     col_piv_qr_in_place, col_piv_qr_in_place_scratch, ColPivQrParams,
 };
 use teamalg::kernels::lu::{lu_in_place, lu_in_place_scratch, LuParams};
 use teamalg::kernels::par::Executor;
+use teamalg::kernels::sections;
+use teamalg::kernels::tridiag::{tridiag_in_place, tridiag_in_place_scratch};
 use teamalg::linalg::{batch, LinalgError};
 use teamalg::{Pool, Team};
 
@@ -157,4 +165,100 @@ fn a_batch_gives_up() {
     assert!(entries[0].width > 1, "the first problem went parallel: {d}");
     assert_eq!(entries[1].reason, Reason::GaveUp, "{d}");
     assert_eq!(entries[1].width, 1, "{d}");
+}
+
+/// The sections of a forced call from its first step with two bands on (`k + 1 + 128 <= n`):
+/// after the call's watch saw twelve losing sections (a forced width's `call::LOSING_FORCED`),
+/// all on the caller.
+fn the_watch_decided(all: &[sections::SectionTiming], n: usize) {
+    let two_bands: Vec<_> = all.iter().filter(|s| s.k + 1 + 128 <= n).collect();
+    let first_alone = two_bands.iter().position(|s| s.width == 1);
+    assert!(
+        matches!(first_alone, Some(i) if i >= 12),
+        "the watch did not decide after twelve losing sections: {first_alone:?}"
+    );
+    assert!(two_bands[first_alone.unwrap()..]
+        .iter()
+        .all(|s| s.width == 1));
+}
+
+/// The bidiagonalization of `a` on `team` forced to its full width, or faer's serial one.
+fn bidiagonal(a: &Mat<f64>, team: Option<&Team>) -> Mat<f64> {
+    let (m, n) = (a.nrows(), a.ncols());
+    let bs = recommended_block_size::<f64>(m, n);
+    let (mut a, mut hl, mut hr) = (a.clone(), Mat::zeros(bs, n), Mat::zeros(bs, n - 1));
+    let mut buf = MemBuffer::new(bidiag_in_place_scratch::<f64>(m, n));
+    let stack = MemStack::new(&mut buf);
+    match team {
+        Some(team) => bidiag_in_place(
+            a.as_mut(),
+            hl.as_mut(),
+            hr.as_mut(),
+            team,
+            Some(ParThreshold::Fixed(0)),
+            stack,
+        ),
+        None => faer_bidiag(
+            a.as_mut(),
+            hl.as_mut(),
+            hr.as_mut(),
+            Par::Seq,
+            stack,
+            Default::default(),
+        ),
+    }
+    a
+}
+
+/// The tridiagonalization of `a` (its lower triangle) on `team` forced to its full width, or
+/// faer's serial one.
+fn tridiagonal(a: &Mat<f64>, team: Option<&Team>) -> Mat<f64> {
+    let n = a.nrows();
+    let bs = recommended_block_size::<f64>(n - 1, n - 1);
+    let (mut a, mut h) = (a.clone(), Mat::zeros(bs, n - 1));
+    let mut buf = MemBuffer::new(tridiag_in_place_scratch::<f64>(n));
+    let stack = MemStack::new(&mut buf);
+    match team {
+        Some(team) => tridiag_in_place(
+            a.as_mut(),
+            h.as_mut(),
+            team,
+            Some(ParThreshold::Fixed(0)),
+            stack,
+        ),
+        None => faer_tridiag(a.as_mut(), h.as_mut(), Par::Seq, stack, Default::default()),
+    }
+    Mat::from_fn(n, n, |i, j| if i >= j { a[(i, j)] } else { 0.0 })
+}
+
+/// A forced reduction whose member cannot run: the call gives up after its first losing
+/// sections and takes them to the caller, and the result is faer's to rounding.
+fn a_reduction_gives_up(reduce: fn(&Mat<f64>, Option<&Team>) -> Mat<f64>) {
+    let _one = ONE.lock().unwrap_or_else(|e| e.into_inner());
+    let (here, there) = two_cpus();
+    let team = team(here, there);
+    let n = 600;
+    // Entries from a hash: `matrix`'s are periodic, of low rank off the diagonal, and a
+    // reflection of a zero column is rounding noise that no two codes share.
+    let b = Mat::<f64>::from_fn(n, n, |i, j| {
+        ((i as u64 * 0x9e37_79b9 + j as u64 * 0x85eb_ca6b) % 1000) as f64 / 1000.0 - 0.5
+    });
+    let a = &b + b.transpose();
+    let spinner = Spinner::hold(there);
+    let (ours, seen) = sections::collect(|| reduce(&a, Some(&team)));
+    drop(spinner);
+    the_watch_decided(&seen, n);
+    let want = reduce(&a, None);
+    let err = (&ours - &want).norm_max();
+    assert!(err <= 1e-12 * n as f64 * want.norm_max(), "error {err:e}");
+}
+
+#[test]
+fn the_bidiagonalization_gives_up() {
+    a_reduction_gives_up(bidiagonal);
+}
+
+#[test]
+fn the_tridiagonalization_gives_up() {
+    a_reduction_gives_up(tridiagonal);
 }

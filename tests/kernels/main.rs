@@ -1,6 +1,5 @@
 //! The kernel tests, one module per kernel, in one binary: each file would otherwise be a
-//! binary of its own that compiles the generic kernels again (`reductions_pinned.rs`, which
-//! pins the process's threads, stays a binary of its own).
+//! binary of its own that compiles the generic kernels again.
 
 #[path = "../common/parts.rs"]
 mod parts;
