@@ -8,10 +8,14 @@ use std::time::Duration;
 use teamalg::wait::counters;
 use teamalg::{Pool, Team};
 
+/// A team whose member spins "for ever". No live view: on a busy host the contention signal
+/// would send its waits to sleep (`docs/gates.md`, "Contention"), a sleep this test does not
+/// count on; the rules here are the leader's moves, cedes and rests.
 fn spinning_team() -> Team {
     Pool::builder()
         .threads(2)
         .spin_polls(u32::MAX)
+        .live_view(false)
         .build()
         .unwrap()
         .into_team(2)
