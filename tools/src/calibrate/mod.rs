@@ -203,6 +203,10 @@ pub struct Calibration {
 mod dispatch;
 mod rates;
 mod splits;
+// Unit tests, not an integration test: a test binary of the tools crate would make `cargo test`
+// build every benchmark program in full for it.
+#[cfg(test)]
+mod tests;
 
 pub use dispatch::{judge, measure_anchor, round_gap, row_cost, SampleVerdict};
 use rates::Workload;

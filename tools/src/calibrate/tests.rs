@@ -1,13 +1,13 @@
-//! Calibration: what it measures, that a serial sample never becomes a cost (also with a
+//! Calibration's tests: what it measures, that a serial sample never becomes a cost (also with a
 //! saboteur hogging a CPU), and that a profile's numbers decide.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::calibrate::{self, Measure, SHARE};
 use faer::Mat;
 use teamalg::gates::trace::{self, Reason};
 use teamalg::gates::{DispatchKind, Family, Fingerprint};
 use teamalg::{linalg, Pool};
-use teamalg_tools::calibrate::{self, Measure, SHARE};
 
 /// The tests of this file take turns: the saboteur's spinners would otherwise disturb the
 /// calibration's timings (and the calibration the saboteur's), as they did in a CI run.
