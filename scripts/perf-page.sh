@@ -5,8 +5,8 @@
 #   scripts/perf-page.sh [WIDTH]     (default 2)
 #
 # Runs the whole set twice, in turn (the page lists both runs' ratios: a cell that moved says
-# so). Run it on a quiet host, with nothing compiling beside it; it takes about twelve minutes
-# on two CPUs. Before a new page replaces the old one, move what the old page says that the new one
+# so). Run it on a quiet host, with nothing compiling beside it; it takes about twenty-five
+# minutes on two CPUs. Before a new page replaces the old one, move what the old page says that the new one
 # does not into docs/perf/runs/kernels-log.md.
 set -euo pipefail
 root=$(git rev-parse --show-toplevel)
@@ -20,20 +20,23 @@ cargo build -q --release -p teamalg-tools --bin kernels --bin perf-page
 commit=$(git rev-parse --short HEAD)
 git diff --quiet HEAD -- . ':(exclude)docs' || commit="$commit (with uncommitted changes)"
 bin=target/release/kernels
+# Every family of the facade, in the kernels' scratch forms against faer's (the facade's owned
+# forms are the front table's, `scripts/front.sh`).
 runs=(
-  "--kernels gemm,lu,cholesky,qr --sizes 64,128,256,512,1024"
-  "--kernels svd,evd,tridiag,bidiag --sizes 128,256,512"
-  "--kernels sparse --sizes 64,128,256"
-  "--kernels sparse_sparse --sizes 1024,4096,16384"
+  "--kernels gemm,trsm,lu,cholesky,ldlt,lblt,qr,col_piv_qr --sizes 64,256,1024"
+  "--kernels full_piv_lu --sizes 64,256,512"
+  "--kernels svd,evd,eigen,tridiag,bidiag --sizes 128,512"
+  "--kernels sparse --sizes 64,256"
+  "--kernels sparse_sparse --sizes 1024,16384"
 )
 commands=()
 for args in "${runs[@]}"; do
-  commands+=("kernels $args --width $width --owned --csv FILE")
+  commands+=("kernels $args --width $width --csv FILE")
 done
 for round in 1 2; do
   for args in "${runs[@]}"; do
     # shellcheck disable=SC2086 # the arguments are words
-    "$bin" $args --width "$width" --owned --csv "target/perf-page/run-$round.csv"
+    "$bin" $args --width "$width" --csv "target/perf-page/run-$round.csv"
   done
 done
 host="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) CPUs, $(free -g | awk '/Mem:/{print $2}') GiB"

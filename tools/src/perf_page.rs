@@ -20,16 +20,27 @@ pub struct Run {
 }
 
 /// The families, in the page's order: a title and the benchmark's kernel names.
-const FAMILIES: [(&str, &[&str]); 4] = [
+const FAMILIES: [(&str, &[&str]); 5] = [
     (
-        "Dense: GEMM, LU, Cholesky, QR",
-        &["gemm", "lu", "cholesky", "qr"],
+        "Dense: GEMM, triangular solve, LU, Cholesky, LDL^H, Bunch-Kaufman, QR",
+        &[
+            "gemm",
+            "trsm",
+            "lu",
+            "full_piv_lu",
+            "cholesky",
+            "ldlt",
+            "lblt",
+            "qr",
+            "col_piv_qr",
+        ],
     ),
     ("SVD and its bidiagonalization", &["svd", "bidiag"]),
     (
         "Self-adjoint EVD and its tridiagonalization",
         &["evd", "tridiag"],
     ),
+    ("General EVD", &["eigen"]),
     ("Sparse products", &["sparse", "sp*sp"]),
 ];
 
@@ -76,7 +87,9 @@ pub fn page(runs: &[Rows], run: &Run) -> String {
         &mut out,
         "Written by `scripts/perf-page.sh` from the kernel benchmark's CSV; not edited by hand. \
          The runs before this one, with what each changed and why, are in \
-         [`runs/kernels-log.md`](runs/kernels-log.md).\n",
+         [`runs/kernels-log.md`](runs/kernels-log.md). The facade's owned forms against \
+         faer's, with OpenBLAS's LAPACK beside them, quiet and beside a busy process, are \
+         [`front.md`](front.md).\n",
     );
     w(&mut out, &format!("- Host: {}", run.host));
     w(&mut out, &format!("- Date: {}", run.date));
