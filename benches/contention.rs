@@ -4,7 +4,7 @@
 //! the watch's bookkeeping of a section (`docs/gates.md`, "What the signal costs").
 //!
 //! ```text
-//! cargo bench --bench contention
+//! cargo bench --features bench --bench contention
 //! ```
 
 // `criterion_group!` defines an undocumented public function.

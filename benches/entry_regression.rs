@@ -2,7 +2,7 @@
 //! catching a change in the executor's fixed costs, so it uses criterion.
 //!
 //! ```text
-//! cargo bench --bench entry_regression
+//! cargo bench --features bench --bench entry_regression
 //! ```
 //!
 //! Each region has width 2 and no work (a `black_box` per participant), so the time is the

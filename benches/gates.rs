@@ -1,7 +1,7 @@
 //! What a gate costs: row lookups, the rate curve, the rule and the width choice, per call.
 //!
 //! ```text
-//! cargo bench --bench gates
+//! cargo bench --features bench --bench gates
 //! ```
 //!
 //! A plain regression bench, so it uses criterion (the other benches interleave arms call by
