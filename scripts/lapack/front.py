@@ -23,6 +23,12 @@ def read(path):
         return list(csv.DictReader(f))
 
 
+def us(x):
+    """Microseconds: whole from 1000 on, else four significant digits."""
+    x = float(x)
+    return f"{x:.0f}" if x >= 1000 else f"{x:.4g}"
+
+
 def key(row):
     return (row["kernel"], row["scalar"], int(row["n"]))
 
@@ -35,6 +41,8 @@ def main():
     p.add_argument("--commit", required=True)
     p.add_argument("--width", required=True)
     p.add_argument("--command", required=True)
+    p.add_argument("--readme", action="store_true",
+                   help="print README.md's short table instead: each row at its largest n")
     a = p.parse_args()
 
     # ratios[(cond, arm, key)] = [round 1, round 2]; serial[key] = quiet round 1's faer serial;
@@ -71,6 +79,23 @@ def main():
             return "-"
         return " / ".join(f"{x:.2f}" for x in r)
 
+    if a.readme:
+        largest = {}
+        for k in order:
+            largest[(k[0], k[1])] = max(largest.get((k[0], k[1]), 0), k[2])
+        head = ["kernel", "n"] + [f"{aname}, {cname}" for cond, cname in CONDITIONS
+                                  for _, aname in ARMS]
+        print("| " + " | ".join(head) + " |")
+        print("| --- | ---: | " + " | ".join("---:" for _ in head[2:]) + " |")
+        for k in order:
+            if k[2] != largest[(k[0], k[1])]:
+                continue
+            row = [f"{k[0]} {k[1]}", str(k[2])]
+            for cond, _ in CONDITIONS:
+                row += [cell(cond, arm, k) for arm, _ in ARMS]
+            print("| " + " | ".join(row) + " |")
+        return
+
     out = []
     w = out.append
     w("# The front table: the facade against faer serial, faer on rayon and OpenBLAS")
@@ -101,7 +126,7 @@ def main():
     w("| " + " | ".join(head) + " |")
     w("| --- | ---: | ---: | " + " | ".join("---:" for _ in head[3:]) + " |")
     for k in order:
-        row = [f"{k[0]} {k[1]}", str(k[2]), f"{float(serial[k]['median_us']):.4g}"]
+        row = [f"{k[0]} {k[1]}", str(k[2]), us(serial[k]["median_us"])]
         for cond, _ in CONDITIONS:
             row += [cell(cond, arm, k) for arm, _ in ARMS]
         w("| " + " | ".join(row) + " |")
@@ -118,8 +143,7 @@ def main():
     def t(row):
         if row is None:
             return "-"
-        f = lambda x: f"{float(x):.4g}"
-        return f"{f(row['median_us'])} ({f(row['p90_us'])}, {f(row['max_us'])})"
+        return f"{us(row['median_us'])} ({us(row['p90_us'])}, {us(row['max_us'])})"
 
     for k in order:
         for cond, cname in CONDITIONS:
