@@ -16,7 +16,8 @@
 //! the same threads calling serially) and `--matrix`, the load matrix: every family of the
 //! facade through its owned forms under each load condition, each condition and run a fresh
 //! run of this binary's table and of the `batch` binary (`matrix.rs`; the conditions and their
-//! goals in `conditions.rs`, the markdown for `docs/perf/busy.md` in `matrix_page.rs`).
+//! goals in the tools library's `matrix::conditions`, the markdown for `docs/perf/busy.md` in its
+//! `matrix::page`).
 //! The cases, one kernel at one size with its faer call and its teamalg call, are in `cases/`,
 //! one file per family; how the arms are timed, and why in interleaved rounds, in `rounds.rs`;
 //! the load beside the run in the tools library (`teamalg_tools::load`, which `batch` shares).
@@ -32,11 +33,9 @@ use teamalg_tools::load;
 
 mod audit;
 mod cases;
-mod conditions;
 mod finite_check;
 mod inside_rayon;
 mod matrix;
-mod matrix_page;
 mod owned_cost;
 mod rounds;
 mod sections;
@@ -44,8 +43,8 @@ mod several_teams;
 mod table;
 
 use cases::Settings;
-use conditions::Condition;
 use table::{Pattern, Table};
+use teamalg_tools::matrix::conditions::Condition;
 
 /// The kernels against faer, side by side in one run.
 ///

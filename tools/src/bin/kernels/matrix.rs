@@ -1,7 +1,7 @@
 //! `--matrix`: the load matrix. Every family of the facade through its owned forms, f64 and
 //! c64, on a held team and with a team per call, under each load condition (`conditions.rs`),
 //! `--runs` times, and the batch families beside them; then the markdown front table of
-//! `docs/perf/busy.md` (`matrix_page.rs`).
+//! `docs/perf/busy.md` (the tools library's `matrix::page`).
 //!
 //! Each condition and run is a fresh process: this binary again, as the ordinary table with
 //! `--load`/`--load-phases` and `--csv`, then the `batch` binary beside it with the same load.
@@ -17,8 +17,8 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::conditions::Condition;
-use crate::matrix_page::{self, Header};
+use teamalg_tools::matrix::conditions::Condition;
+use teamalg_tools::matrix::page::{self as matrix_page, Header};
 
 /// What `--matrix` runs.
 #[derive(Debug, Clone)]

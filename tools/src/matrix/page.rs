@@ -4,32 +4,32 @@
 //! One row per kernel, scalar and size (batch rows too), in the order the runs measured them;
 //! per condition a "held" and a "per call" column, each cell the ratio of every run in turn
 //! (`r1 / r2`: a cell that moved between runs says so), marked `**` when a run misses the
-//! condition's goal (`conditions.rs`); then the held team's p90 and max under one busy process
+//! condition's goal ([`super::conditions`]); then the held team's p90 and max under one busy process
 //! at nice 0, first run; below the table, the marked cells in words.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use crate::conditions::{Arm, Condition};
+use crate::matrix::conditions::{Arm, Condition};
 
-/// The rows of one CSV, as `teamalg_tools::csv::parse` reads them.
-pub(crate) type Rows = Vec<BTreeMap<String, String>>;
+/// The rows of one CSV, as [`crate::csv::parse`] reads them.
+pub type Rows = Vec<BTreeMap<String, String>>;
 
 /// Where and how the matrix ran: what the header names.
 #[derive(Debug, Clone)]
-pub(crate) struct Header {
+pub struct Header {
     /// The CPU model and count.
-    pub(crate) host: String,
+    pub host: String,
     /// `date -u` when the matrix began.
-    pub(crate) date: String,
+    pub date: String,
     /// The commit measured.
-    pub(crate) commit: String,
+    pub commit: String,
     /// The command line, as typed.
-    pub(crate) command: String,
+    pub command: String,
     /// The width of the parallel arms.
-    pub(crate) width: usize,
+    pub width: usize,
     /// Where the runs' CSV files and logs are.
-    pub(crate) files: String,
+    pub files: String,
 }
 
 /// A row of the table: kernel, scalar and size, as the CSV names them.
@@ -42,7 +42,7 @@ type Ratios = BTreeMap<(Key, usize, Arm), Vec<Option<f64>>>;
 ///
 /// # Panics
 /// When a row lacks a column of the benchmarks' header or a ratio does not parse.
-pub(crate) fn page(conditions: &[Condition], rows: &[Vec<Rows>], h: &Header) -> String {
+pub fn page(conditions: &[Condition], rows: &[Vec<Rows>], h: &Header) -> String {
     let mut order: Vec<Key> = Vec::new();
     let mut ratios: Ratios = BTreeMap::new();
     for (c, runs) in rows.iter().enumerate() {
@@ -235,7 +235,7 @@ mod tests {
     const HEADER: &str = "kernel,scalar,n,width,arm,median_us,p90_us,max_us,ratio_to_serial\n";
 
     fn rows(lines: &str) -> Rows {
-        teamalg_tools::csv::parse(&format!("{HEADER}{lines}"))
+        crate::csv::parse(&format!("{HEADER}{lines}"))
     }
 
     #[test]

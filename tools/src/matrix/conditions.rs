@@ -10,28 +10,35 @@
 
 /// One load condition.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Condition {
+pub enum Condition {
     /// Nothing beside the run (`quiet`).
     Quiet,
     /// `processes` busy processes at nice `nice` for the whole run (`N:NICE`).
-    Busy { processes: usize, nice: i32 },
+    Busy {
+        /// How many.
+        processes: usize,
+        /// Their nice level.
+        nice: i32,
+    },
     /// One busy process at nice 0, running 500 ms and stopped 500 ms in turn (`phases`).
     Phases,
 }
 
 /// The arms of the matrix: teamalg on a held team, and with a pool and team built per call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Arm {
+pub enum Arm {
+    /// teamalg on a team held across calls.
     Held,
+    /// teamalg with a pool and team built for each call.
     PerCall,
 }
 
 impl Arm {
     /// Both, in the table's order.
-    pub(crate) const BOTH: [Arm; 2] = [Arm::Held, Arm::PerCall];
+    pub const BOTH: [Arm; 2] = [Arm::Held, Arm::PerCall];
 
     /// The arm's name in the CSV rows (`kernels --csv`, `batch --csv`).
-    pub(crate) fn csv_name(self) -> &'static str {
+    pub fn csv_name(self) -> &'static str {
         match self {
             Arm::Held => "teamalg_team",
             Arm::PerCall => "team_per_call",
@@ -39,7 +46,7 @@ impl Arm {
     }
 
     /// The arm's name in the table's header.
-    pub(crate) fn label(self) -> &'static str {
+    pub fn label(self) -> &'static str {
         match self {
             Arm::Held => "held",
             Arm::PerCall => "per call",
@@ -49,7 +56,7 @@ impl Arm {
 
 /// What a cell's ratio must stay within.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Goal {
+pub enum Goal {
     /// At most this ratio to faer serial.
     AtMost(f64),
     /// At most this factor times the same arm's ratio on the quiet machine (the mean of the
@@ -61,7 +68,7 @@ pub(crate) enum Goal {
 
 impl Condition {
     /// `quiet`, `phases`, or `N:NICE` (N busy processes, nice level NICE).
-    pub(crate) fn parse(s: &str) -> Result<Condition, String> {
+    pub fn parse(s: &str) -> Result<Condition, String> {
         match s {
             "quiet" => Ok(Condition::Quiet),
             "phases" => Ok(Condition::Phases),
@@ -78,7 +85,7 @@ impl Condition {
     }
 
     /// The name `--conditions` takes (and the table's header shows).
-    pub(crate) fn name(self) -> String {
+    pub fn name(self) -> String {
         match self {
             Condition::Quiet => "quiet".into(),
             Condition::Busy { processes, nice } => format!("{processes}:{nice}"),
@@ -87,7 +94,7 @@ impl Condition {
     }
 
     /// In words.
-    pub(crate) fn describe(self) -> String {
+    pub fn describe(self) -> String {
         match self {
             Condition::Quiet => "nothing beside the run".into(),
             Condition::Busy { processes, nice } => {
@@ -102,7 +109,7 @@ impl Condition {
     }
 
     /// The arguments that start this load beside one run of `kernels` or `batch`.
-    pub(crate) fn load_args(self) -> Vec<String> {
+    pub fn load_args(self) -> Vec<String> {
         let args: &[&str] = match self {
             Condition::Quiet => &[],
             Condition::Busy { .. } => &["--load"],
@@ -116,7 +123,7 @@ impl Condition {
     }
 
     /// The goal of `arm`'s cells under this condition.
-    pub(crate) fn goal(self, arm: Arm) -> Goal {
+    pub fn goal(self, arm: Arm) -> Goal {
         match (self, arm) {
             (Condition::Quiet, Arm::Held) => Goal::AtMost(1.03),
             (Condition::Quiet, Arm::PerCall) => Goal::AtMost(1.05),
@@ -130,7 +137,7 @@ impl Condition {
 impl Goal {
     /// Whether `ratio` misses the goal, given the arm's quiet ratio (`None`: not measured, and
     /// a goal relative to it is then not judged).
-    pub(crate) fn missed(self, ratio: f64, quiet: Option<f64>) -> bool {
+    pub fn missed(self, ratio: f64, quiet: Option<f64>) -> bool {
         match self {
             Goal::AtMost(x) => ratio > x,
             Goal::OfQuiet(f) => quiet.is_some_and(|q| ratio > f * q),
@@ -139,7 +146,7 @@ impl Goal {
     }
 
     /// In words, for the list of missed cells.
-    pub(crate) fn describe(self, quiet: Option<f64>) -> String {
+    pub fn describe(self, quiet: Option<f64>) -> String {
         match (self, quiet) {
             (Goal::AtMost(x), _) => format!("at most {x:.2}"),
             (Goal::OfQuiet(f), Some(q)) => {
