@@ -439,12 +439,13 @@ fn the_gate_chooses_the_shape() {
         .unwrap()
     });
     // Two wide, unless the team's participants were late lately (a machine loaded by other
-    // work, or by this binary's other tests): then serial is the gate's right answer.
+    // work, or by this binary's other tests) or this binary's other tests held the CPUs
+    // (`occupied`): then serial is the gate's right answer.
     let lu = seen
         .iter()
         .find(|d| d.site == "batch/lu")
         .expect("a batch/lu decision");
-    let width = if lu.reason == trace::Reason::Late {
+    let width = if matches!(lu.reason, trace::Reason::Late | trace::Reason::Occupied) {
         1
     } else {
         2
