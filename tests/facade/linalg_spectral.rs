@@ -5,6 +5,12 @@
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::{c64, Mat};
 use teamalg::gates::trace::{self, Reason};
+
+/// A forced region ran two wide, or was narrowed because another test of this binary held the
+/// CPUs at that moment (`occupied`: a process never oversubscribes itself, forced or not).
+fn two_wide(d: &trace::Decision) -> bool {
+    d.width == 2 || d.reason == Reason::Occupied
+}
 use teamalg::gates::{Family, ParThreshold};
 use teamalg::linalg::{self, Dim, LinalgError, Options, SelfAdjointEigen, Svd};
 use teamalg::{Exec, Team};
@@ -439,7 +445,7 @@ fn options_reach_every_region() {
     let (r, why) =
         trace::collect(|| Svd::new_with(&b, linalg::SvdVectors::Thin, &team, &forced_svd));
     for site in ["bidiag", "svd/solver", "gemm", "qr/apply"] {
-        assert!(why.iter().any(|d| d.site == site && d.width == 2), "{site}");
+        assert!(why.iter().any(|d| d.site == site && two_wide(d)), "{site}");
     }
     let forced = r.unwrap();
     let size = b.nrows().max(b.ncols());
@@ -457,7 +463,7 @@ fn options_reach_every_region() {
         linalg::svd_into(b.as_ref(), &mut values, None, None, &team, &forced_svd)
     });
     r.unwrap();
-    assert!(why.iter().any(|d| d.site == "bidiag" && d.width == 2));
+    assert!(why.iter().any(|d| d.site == "bidiag" && two_wide(d)));
     assert_values_agree(
         "values only, forced",
         &values,
@@ -493,7 +499,7 @@ fn options_reach_every_region() {
         .threshold(Family::Gemm, ParThreshold::Fixed(0));
     let (r, why) = trace::collect(|| SelfAdjointEigen::new_with(&h, &team, &forced));
     for site in ["tridiag", "tridiag/step", "evd/solver", "gemm", "qr/apply"] {
-        assert!(why.iter().any(|d| d.site == site && d.width == 2), "{site}");
+        assert!(why.iter().any(|d| d.site == site && two_wide(d)), "{site}");
     }
     let top = serial.w().iter().fold(0.0f64, |m, x| m.max(x.abs()));
     assert_values_agree("EVD forced", r.unwrap().w(), serial.w(), 200, top);
