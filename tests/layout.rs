@@ -108,11 +108,52 @@ fn the_checker_sees_the_layers() {
         .is_some_and(|e| e.contains("runtime::team::dispatch")));
     let (_, edges) = crate_edges("kernels/src");
     assert!(edges
-        .get("dense::lu")
-        .is_some_and(|e| e.contains("dense::lookahead") && e.contains("exec::gate")));
+        .get("lu::partial")
+        .is_some_and(|e| e.contains("drive::lookahead") && e.contains("exec::gate")));
     assert!(edges
         .get("svd::dqds")
-        .is_some_and(|e| e.contains("spectral::real")));
+        .is_some_and(|e| e.contains("spectral::scalar")));
+}
+
+/// The kernels are one folder per decomposition, and a decomposition's folder imports only the
+/// layers every kernel uses (`exec/`, `drive/`, `spectral/`) and the decompositions it is built
+/// from (the SVD and the EVD apply QR's block reflectors and GEMM): a new decomposition adds a
+/// folder and touches no other one (`docs/adding-a-decomposition.md`).
+#[test]
+fn a_decomposition_imports_only_the_shared_layers() {
+    const SHARED: [&str; 3] = ["exec", "drive", "spectral"];
+    const BUILT_FROM: [(&str, &str); 4] = [
+        ("svd", "gemm"),
+        ("svd", "qr"),
+        ("evd", "gemm"),
+        ("evd", "qr"),
+    ];
+    let folder = |m: &str| m.split("::").next().unwrap_or(m).to_string();
+    let (_, edges) = crate_edges("kernels/src");
+    let mut wrong = Vec::new();
+    for (m, targets) in &edges {
+        let from = folder(m);
+        for t in targets {
+            let to = folder(t);
+            let shared = SHARED.contains(&to.as_str()) && !SHARED.contains(&from.as_str());
+            let layer = SHARED.contains(&from.as_str()) && (to == "exec" || from == to);
+            if from == to || shared || layer || BUILT_FROM.contains(&(from.as_str(), to.as_str())) {
+                continue;
+            }
+            wrong.push(format!("{m} -> {t}"));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "imports across decompositions: {wrong:#?}"
+    );
+    // It reads real edges: the LU imports the driver, the SVD QR's reflectors.
+    assert!(edges
+        .get("lu::partial")
+        .is_some_and(|e| e.contains("drive::lookahead")));
+    assert!(edges
+        .get("svd")
+        .is_some_and(|e| e.contains("qr::householder")));
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! Streams after a pause: a held team whose member went to sleep charges its wake to the next
 //! call, and a small call refuses it. The second refusal in a row posts the wake itself
-//! (`teamalg_kernels::stream`), so a stream of small calls goes parallel after its first
+//! (`teamalg_kernels::wakes`), so a stream of small calls goes parallel after its first
 //! calls instead of staying serial for as long as it lasts. (Its own binary: it waits for the
 //! team's member to sleep, which other tests' sections would disturb.)
 

@@ -3,8 +3,9 @@
 //! split once with its halves solved at once and merged on the executor (`tridiag_dc`), else
 //! faer's (implicit QL for values only, divide and conquer with vectors); then the
 //! back-transformation `U = Q Z` in column chunks on the executor
-//! ([`crate::dense::qr::apply_q_in_place`]). Design record: `docs/svd.md` ("The self-adjoint EVD").
+//! ([`crate::qr::householder::apply_q_in_place`]). Design record: `docs/svd.md` ("The self-adjoint EVD").
 
+pub mod cost;
 pub mod tridiag;
 pub(crate) mod tridiag_dc;
 
@@ -21,13 +22,13 @@ use faer::traits::ComplexField;
 use faer::{MatMut, MatRef, Par};
 use teamalg_gates::{Family, ParThreshold};
 
-use crate::dense::gemm::GemmParams;
-use crate::dense::qr::apply_q_in_place;
 use crate::evd::tridiag::{tridiag_in_place, tridiag_in_place_scratch};
 use crate::exec::call::Call;
 use crate::exec::gate::{self, Region, Scope};
 use crate::exec::par::Executor;
-use crate::spectral::real::{Real, Rotate};
+use crate::gemm::GemmParams;
+use crate::qr::householder::apply_q_in_place;
+use crate::spectral::scalar::{Real, Rotate};
 
 /// Parameters of [`self_adjoint_evd`].
 #[derive(Debug, Clone, Copy, Default)]

@@ -2,7 +2,7 @@
 //! the executor: one section per step, whose participants run the fused pass
 //! ([`crate::spectral::fused`]) over bands of columns of equal work, each band with its partial
 //! product, summed once. faer's layout in and out, so faer's tridiagonal solver and
-//! [`crate::dense::qr::apply_q_in_place`] take the result as they take faer's own. Design record:
+//! [`crate::qr::householder::apply_q_in_place`] take the result as they take faer's own. Design record:
 //! `docs/svd.md` ("The parallel tridiagonalization").
 
 use crate::exec::call::Call;
@@ -37,12 +37,6 @@ const BAND_COLUMNS: usize = 64;
 /// busier than the one with the long ones (`docs/svd.md`).
 const COLUMN_COST: f64 = 200.0;
 
-/// Units of work (family [`Family::TridiagStep`]: an element of the trailing lower triangle)
-/// of the steps from `k` on, for order `n`.
-fn units_from(n: usize, k: usize) -> f64 {
-    (k..n).map(|s| ((n - s) * (n - s)) as f64 / 2.0).sum()
-}
-
 /// The scratch of [`tridiag_in_place`]: faer's, for the serial path.
 pub fn tridiag_in_place_scratch<T: ComplexField>(n: usize) -> faer::dyn_stack::StackReq {
     faer_tridiag_scratch::<T>(n, Par::Seq, Default::default())
@@ -74,11 +68,11 @@ pub fn tridiag_in_place<T>(
     let region = Region {
         site: "tridiag",
         dims: [n, n, 0],
-        units: units_from(n, 0),
+        units: crate::evd::cost::tridiag_from(n, 0),
         family: Family::TridiagStep,
         sections: n - 1,
         scope: Scope::Call,
-        call_units: units_from(n, 0),
+        call_units: crate::evd::cost::tridiag_from(n, 0),
     };
     let call = if n > 2 {
         Some(gate::call::<T>(exec, region, threshold))
@@ -237,7 +231,7 @@ fn step<T>(
         family: Family::TridiagStep,
         sections: 1,
         scope: Scope::Section,
-        call_units: units_from(n, k),
+        call_units: crate::evd::cost::tridiag_from(n, k),
     };
     let w = gate::width::<T>(exec, region, threshold)
         .min(w)

@@ -18,11 +18,11 @@ use faer::mat::AsMatMut;
 use faer::traits::ComplexField;
 use faer::{Accum, ColMut, ColRef, MatMut, Par};
 
-use crate::dense::gemm::{matmul, GemmParams};
 use crate::exec::par::{Executor, Part};
 use crate::exec::sections::{self, Busy};
 use crate::exec::tiles::Tiles;
-use crate::spectral::real::Real;
+use crate::gemm::{matmul, GemmParams};
+use crate::spectral::scalar::Real;
 use crate::spectral::secular::{
     close_pair, offset_root, recomputed_z, rotate_cols, run_chunks, unit_columns,
 };

@@ -21,7 +21,7 @@ use teamalg_gates::{
 use crate::exec::call::{self, Call};
 use crate::exec::occupancy;
 use crate::exec::par::Executor;
-use crate::exec::stream;
+use crate::exec::wakes;
 
 /// A region about to run: where it is, how big, how many sections it makes.
 #[derive(Debug, Clone, Copy)]
@@ -177,9 +177,9 @@ pub fn weigh<T: Scalar>(
         }
     };
     if reason == Reason::WakeNotPaid {
-        stream::refused_for_wake(exec, ask, cost);
+        wakes::refused_for_wake(exec, ask, cost);
     } else {
-        stream::decided();
+        wakes::decided();
     }
     if chosen == 1 && contention.signal == Signal::Count {
         exec.probe();

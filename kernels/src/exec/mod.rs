@@ -9,5 +9,5 @@ pub mod gate;
 pub(crate) mod occupancy;
 pub mod par;
 pub mod sections;
-pub mod stream;
 pub(crate) mod tiles;
+pub mod wakes;

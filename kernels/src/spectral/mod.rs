@@ -1,4 +1,4 @@
-//! What the SVD and the self-adjoint EVD share: the scalar traits ([`real`]), the fused
+//! What the SVD and the self-adjoint EVD share: the scalar traits ([`scalar`]), the fused
 //! reduction passes ([`fused`]), the Householder block factors (`householder`), the secular
 //! equation of the divide-and-conquer merges (`secular`), and the bundle a reduction's passes
 //! run with (`passes`). Design record:
@@ -7,5 +7,5 @@
 pub mod fused;
 pub(crate) mod householder;
 pub(crate) mod passes;
-pub mod real;
+pub mod scalar;
 pub(crate) mod secular;

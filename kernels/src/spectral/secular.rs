@@ -9,7 +9,7 @@ use faer::{Mat, MatMut};
 use crate::exec::call;
 use crate::exec::par::Executor;
 use crate::exec::tiles::Tiles;
-use crate::spectral::real::Real;
+use crate::spectral::scalar::Real;
 
 /// Model steps of one root before its bracket is only bisected. The model converges in a few
 /// steps on every case measured (`docs/svd.md`); the bisection after it is the guarantee.

@@ -49,17 +49,6 @@ fn panel_steps(n: usize) -> usize {
     }
 }
 
-/// Units of work (family [`Family::BidiagStep`]: an element of the trailing matrix, read by
-/// both of a step's passes) of the steps from `k` on, for an `m x n` matrix, for every `k`.
-fn units_from(m: usize, n: usize) -> Vec<f64> {
-    let size = m.min(n);
-    let mut units = vec![0.0; size + 1];
-    for s in (0..size).rev() {
-        units[s] = units[s + 1] + ((m - s - 1) * (n.saturating_sub(s + 1))) as f64;
-    }
-    units
-}
-
 /// The scratch of [`bidiag_in_place`]: faer's, for the serial path.
 pub fn bidiag_in_place_scratch<T: ComplexField>(m: usize, n: usize) -> faer::dyn_stack::StackReq {
     faer_bidiag_scratch::<T>(m, n, Par::Seq, Default::default())
@@ -89,7 +78,7 @@ pub fn bidiag_in_place<T>(
     let size = m.min(n);
     assert!(hl.ncols() == size && hr.ncols() == size.saturating_sub(1));
     assert!(hl.nrows() >= 1 && (size < 2 || hr.nrows() >= 1));
-    let units = units_from(m, n);
+    let units = crate::svd::cost::bidiag_from(m, n);
     let region = Region {
         site: "bidiag",
         dims: [m, n, 0],
@@ -513,7 +502,7 @@ mod tests {
             width: 2,
             threshold: fixed,
         };
-        let units = units_from(m, n);
+        let units = crate::svd::cost::bidiag_from(m, n);
         reduce(a.as_mut(), hl.as_mut(), hr.as_mut(), &units, on);
         (a, hl, hr)
     }

@@ -9,7 +9,7 @@
 //! with a smaller shift, when a pivot `d` turns negative, that is when `s` passed the smallest
 //! eigenvalue. The bottom entry deflates when its `e` is below `tol^2` of the value it holds.
 
-use crate::spectral::real::Real;
+use crate::spectral::scalar::Real;
 
 /// Most steps per value before giving up (the QR then runs): far above the 2 to 10 seen.
 const MAX_STEPS_PER_VALUE: usize = 40;

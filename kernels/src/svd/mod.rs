@@ -2,7 +2,7 @@
 //! bidiagonalization on the executor ([`crate::svd::bidiag`]), the bidiagonal made real by unit
 //! phases, then with vectors the bidiagonal divide and conquer ([`crate::svd::bidiag_dc`], its top
 //! tear on the executor) and the Householder factors applied to its vectors in column chunks
-//! on the executor ([`crate::dense::qr::apply_q_in_place`]); for values only dqds, and for small
+//! on the executor ([`crate::qr::householder::apply_q_in_place`]); for values only dqds, and for small
 //! orders with vectors the bidiagonal QR ([`bidiag_svd`](mod@crate::svd::bidiag_svd)). A wide
 //! matrix is handled through its adjoint. [`SvdPath::Auto`], the default, runs that path where it measured faster than
 //! faer's serial SVD and faer's serial SVD elsewhere. Design record: `docs/svd.md`.
@@ -10,6 +10,7 @@
 pub mod bidiag;
 pub mod bidiag_dc;
 pub mod bidiag_svd;
+pub mod cost;
 pub(crate) mod dqds;
 
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
@@ -23,10 +24,10 @@ use teamalg_gates::ParThreshold;
 
 use teamalg_gates::Family;
 
-use crate::dense::gemm::GemmParams;
-use crate::dense::qr::{self, apply_q_in_place, QrParams};
 use crate::exec::gate::{self, Region, Scope};
 use crate::exec::par::Executor;
+use crate::gemm::GemmParams;
+use crate::qr::householder::{self as qr, apply_q_in_place, QrParams};
 use crate::svd::bidiag::{bidiag_in_place, bidiag_in_place_scratch};
 use crate::svd::bidiag_svd::{bidiag_svd, BidiagSvdError, BidiagSvdParams, Real, Rotate};
 

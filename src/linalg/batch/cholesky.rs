@@ -6,6 +6,7 @@ use faer::linalg::cholesky::llt::factor::{self, LltError};
 use faer::linalg::cholesky::llt::solve;
 use faer::{Conj, Par};
 use teamalg_gates::Family;
+use teamalg_kernels::cholesky::cost;
 use teamalg_kernels::par::Executor;
 
 use super::systems::Systems;
@@ -84,6 +85,7 @@ impl<T: Field> CholeskySolve<'_, '_, '_, '_, T> {
 }
 
 impl<T: Field> Problems<T> for CholeskySolve<'_, '_, '_, '_, T> {
+    type Error = LinalgError;
     const OP: &'static str = OP;
     const SITE: &'static str = "batch/cholesky";
     const FAMILY: Family = Family::Cholesky;
@@ -101,10 +103,7 @@ impl<T: Field> Problems<T> for CholeskySolve<'_, '_, '_, '_, T> {
         // SAFETY: called by the owner of `i`.
         match unsafe { self.shape(i) } {
             // The factorization's multiply-adds and the solve's, in Cholesky's unit.
-            Ok((n, k)) => {
-                let n = n as f64;
-                n * n * n / 6.0 + n * n * k as f64
-            }
+            Ok((n, k)) => cost::llt(n) + cost::solve(n, k),
             Err(_) => 0.0,
         }
     }

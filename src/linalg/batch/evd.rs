@@ -8,6 +8,7 @@ use faer::mat::AsMatMut;
 use faer::traits::math_utils::real;
 use faer::Par;
 use teamalg_gates::Family;
+use teamalg_kernels::evd::cost;
 use teamalg_kernels::par::Executor;
 
 use super::{drive, length, BatchMut, BatchRef, BatchRun, Problems, Shared, Slots, Status};
@@ -96,6 +97,7 @@ impl<T: Field> Evds<'_, '_, '_, '_, '_, T> {
 }
 
 impl<T: Field> Problems<T> for Evds<'_, '_, '_, '_, '_, T> {
+    type Error = LinalgError;
     const OP: &'static str = OP;
     const SITE: &'static str = "batch/evd";
     const FAMILY: Family = Family::TridiagEvdDc;
@@ -118,12 +120,7 @@ impl<T: Field> Problems<T> for Evds<'_, '_, '_, '_, '_, T> {
     unsafe fn units(&self, i: usize) -> f64 {
         // SAFETY: called by the owner of `i`.
         match unsafe { self.shape(i) } {
-            // Multiply-adds: the tridiagonalization (`4 n^3 / 3`), and with vectors their
-            // accumulation and the tridiagonal solver's (about `4 n^3` more).
-            Ok(n) => {
-                let n = n as f64;
-                4.0 * n * n * n / 3.0 + if self.u.is_some() { 4.0 * n * n * n } else { 0.0 }
-            }
+            Ok(n) => cost::evd(n, self.u.is_some()),
             Err(_) => 0.0,
         }
     }

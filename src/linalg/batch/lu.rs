@@ -5,6 +5,7 @@ use faer::linalg::lu::partial_pivoting::{factor, solve};
 use faer::traits::math_utils::zero;
 use faer::{Conj, Par};
 use teamalg_gates::Family;
+use teamalg_kernels::lu::cost;
 use teamalg_kernels::par::Executor;
 
 use super::systems::Systems;
@@ -89,6 +90,7 @@ fn serial_scratch<T: Field>(n: usize, k: usize) -> StackReq {
 }
 
 impl<T: Field> Problems<T> for LuSolve<'_, '_, '_, '_, T> {
+    type Error = LinalgError;
     const OP: &'static str = OP;
     const SITE: &'static str = "batch/lu";
     const FAMILY: Family = Family::LuPartial;
@@ -107,10 +109,7 @@ impl<T: Field> Problems<T> for LuSolve<'_, '_, '_, '_, T> {
         // that claimed `i`).
         match unsafe { self.shape(i) } {
             // The factorization's multiply-adds and the solve's, in LU's unit.
-            Ok((n, k)) => {
-                let n = n as f64;
-                n * n * n / 3.0 + n * n * k as f64
-            }
+            Ok((n, k)) => cost::partial(n, n) + cost::solve(n, k),
             Err(_) => 0.0,
         }
     }

@@ -4,6 +4,7 @@ use faer::reborrow::IntoConst;
 use faer::dyn_stack::{MemStack, StackReq};
 use faer::{Accum, Par};
 use teamalg_gates::Family;
+use teamalg_kernels::gemm::cost;
 use teamalg_kernels::par::Executor;
 
 use super::{drive, length, BatchMut, BatchRef, BatchRun, Problems, Shared, Status};
@@ -124,6 +125,7 @@ impl<T: Field> Products<'_, '_, '_, '_, T> {
 }
 
 impl<T: Field> Problems<T> for Products<'_, '_, '_, '_, T> {
+    type Error = LinalgError;
     const OP: &'static str = OP;
     const SITE: &'static str = "batch/gemm";
     const FAMILY: Family = Family::Gemm;
@@ -142,7 +144,7 @@ impl<T: Field> Problems<T> for Products<'_, '_, '_, '_, T> {
     unsafe fn units(&self, i: usize) -> f64 {
         // SAFETY: called by the owner of `i`.
         match unsafe { self.shape(i) } {
-            Ok((m, n, k)) => m as f64 * n as f64 * k as f64,
+            Ok((m, n, k)) => cost::gemm(m, n, k),
             Err(_) => 0.0,
         }
     }

@@ -5,7 +5,7 @@ use std::marker::PhantomData;
 
 use faer::{MatMut, MatRef};
 
-use super::slots::Slots;
+use super::Slots;
 use crate::linalg::{Dim, LinalgError};
 
 /// The matrices a batch reads, one per problem: a slice of views (`&[MatRef]`, `&Vec<MatRef>`)
@@ -185,7 +185,7 @@ pub(super) struct Blocks<'a, T> {
 //    reaches the entries while it lives.
 // 2. It hands out problem `i`'s columns `i * cols .. (i + 1) * cols` only through `get`, whose
 //    callers promise that no two live views of one problem exist; the batch keeps that by
-//    claiming each index once (`teamalg_kernels::batch::Claims`), as for `Slots`. Blocks of
+//    claiming each index once (`teamalg_kernels::drive::batch::Claims`), as for `Slots`. Blocks of
 //    different problems share no entry: their column ranges are disjoint.
 // 3. So sharing a `&Blocks` moves at most one `MatMut` of each block to one thread at a time:
 //    sound exactly when `T: Send`, as `MatMut<'a, T>` itself is.

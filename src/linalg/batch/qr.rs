@@ -6,6 +6,7 @@ use faer::linalg::{temp_mat_scratch, temp_mat_zeroed};
 use faer::mat::AsMatMut;
 use faer::{Conj, MatMut, MatRef, Par};
 use teamalg_gates::Family;
+use teamalg_kernels::qr::cost;
 use teamalg_kernels::par::Executor;
 
 use super::systems::Systems;
@@ -104,6 +105,7 @@ fn full_rank<T: Field>(r: MatRef<'_, T>, work: MatMut<'_, T>) -> Result<(), Lina
 }
 
 impl<T: Field> Problems<T> for LeastSquares<'_, '_, '_, '_, T> {
+    type Error = LinalgError;
     const OP: &'static str = OP;
     const SITE: &'static str = "batch/qr";
     const FAMILY: Family = Family::Qr;
@@ -120,11 +122,7 @@ impl<T: Field> Problems<T> for LeastSquares<'_, '_, '_, '_, T> {
     unsafe fn units(&self, i: usize) -> f64 {
         // SAFETY: called by the owner of `i`.
         match unsafe { self.shape(i) } {
-            // The factorization's multiply-adds and the two applications of `Q^H` and `R`.
-            Ok((m, n, k)) => {
-                let (m, n) = (m as f64, n as f64);
-                m * n * n - n * n * n / 3.0 + 2.0 * m * n * k as f64
-            }
+            Ok((m, n, k)) => cost::lstsq(m, n, k),
             Err(_) => 0.0,
         }
     }

@@ -8,6 +8,7 @@ use faer::mat::AsMatMut;
 use faer::traits::math_utils::real;
 use faer::Par;
 use teamalg_gates::Family;
+use teamalg_kernels::svd::cost;
 use teamalg_kernels::par::Executor;
 
 use super::{drive, length, BatchMut, BatchRef, BatchRun, Problems, Shared, Slots, Status};
@@ -129,6 +130,7 @@ impl<T: Field> Svds<'_, '_, '_, '_, '_, '_, T> {
 }
 
 impl<T: Field> Problems<T> for Svds<'_, '_, '_, '_, '_, '_, T> {
+    type Error = LinalgError;
     const OP: &'static str = OP;
     const SITE: &'static str = "batch/svd";
     const FAMILY: Family = Family::BidiagSvdDc;
@@ -156,13 +158,7 @@ impl<T: Field> Problems<T> for Svds<'_, '_, '_, '_, '_, '_, T> {
     unsafe fn units(&self, i: usize) -> f64 {
         // SAFETY: called by the owner of `i`.
         match unsafe { self.shape(i) } {
-            // Multiply-adds: the bidiagonalization (`4 m n^2 - 4 n^3 / 3`, `m >= n`), and with
-            // vectors their accumulation and the bidiagonal solver's (about `8 n^3` more).
-            Ok((m, n)) => {
-                let (m, n) = (m.max(n) as f64, m.min(n) as f64);
-                let vectors = self.u.is_some() || self.v.is_some();
-                4.0 * m * n * n - 4.0 * n * n * n / 3.0 + if vectors { 8.0 * n * n * n } else { 0.0 }
-            }
+            Ok((m, n)) => cost::svd(m, n, self.u.is_some() || self.v.is_some()),
             Err(_) => 0.0,
         }
     }

@@ -3,6 +3,7 @@
 use faer::dyn_stack::{MemStack, StackReq};
 use faer::reborrow::IntoConst;
 use teamalg_gates::Family;
+use teamalg_kernels::triangular::cost;
 use teamalg_kernels::par::{Executor, Seq};
 use teamalg_kernels::triangular::{self, Diag, SolveSide, Triangle};
 
@@ -119,6 +120,7 @@ impl<T: Field> Solves<'_, '_, '_, '_, T> {
 }
 
 impl<T: Field> Problems<T> for Solves<'_, '_, '_, '_, T> {
+    type Error = LinalgError;
     const OP: &'static str = OP;
     const SITE: &'static str = "batch/trsm";
     const FAMILY: Family = Family::TriangularSolve;
@@ -145,7 +147,7 @@ impl<T: Field> Problems<T> for Solves<'_, '_, '_, '_, T> {
     unsafe fn units(&self, i: usize) -> f64 {
         // SAFETY: called by the owner of `i`.
         match unsafe { self.shape(i) } {
-            Ok((n, k)) => n as f64 * n as f64 * k as f64 / 2.0,
+            Ok((n, k)) => cost::solve(n, k),
             Err(_) => 0.0,
         }
     }

@@ -20,9 +20,9 @@ use faer::{Accum, MatMut, MatRef};
 
 use teamalg_gates::ParThreshold;
 
-use crate::dense::gemm::{matmul, GemmParams};
 use crate::exec::par::{Executor, Part, Seq};
 use crate::exec::sections::{self, Busy};
+use crate::gemm::{matmul, GemmParams};
 use crate::spectral::secular::{
     close_pair, offset_root, recomputed_z, rotate_cols, run_chunks, unit_columns,
 };

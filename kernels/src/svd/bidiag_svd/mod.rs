@@ -23,7 +23,7 @@ const MAX_ITER_FACTOR: usize = 6;
 /// The fewest rows a participant claims when applying a batch of rotations.
 const MIN_STRIP: usize = 16;
 
-pub use crate::spectral::real::{Real, Rotate};
+pub use crate::spectral::scalar::{Real, Rotate};
 
 /// Why the solver stopped without a result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

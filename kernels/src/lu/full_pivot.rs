@@ -27,6 +27,7 @@ use faer::traits::ComplexField;
 use faer::{Accum, MatMut, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
+use super::cost;
 use crate::exec::call::{self, Call};
 use crate::exec::gate::{self, Region, Scope};
 use crate::exec::par::{part_start, Executor};
@@ -56,14 +57,6 @@ pub fn full_piv_lu_in_place_scratch<T: ComplexField>(m: usize, n: usize) -> Stac
     faer_lu_scratch::<usize, T>(m, n, Par::Seq, Default::default())
 }
 
-/// Units of work (family [`Family::LuFullStep`]: an element of the trailing block a step
-/// updates) of the steps from `k` on, for an `m x n` matrix.
-fn units_from(m: usize, n: usize, k: usize) -> f64 {
-    (k..m.min(n))
-        .map(|s| ((m - s - 1) * (n - s - 1)) as f64)
-        .sum()
-}
-
 /// Factors `a` (`m x n`) in place as `P A Q = L U`: `L` (unit lower) below the diagonal, `U`
 /// on and above it; row `i` of `P A Q` is row `row_perm[i]` of `A` (`row_perm_inv` the
 /// inverse) and column `j` is column `col_perm[j]` (`col_perm_inv` the inverse).
@@ -89,7 +82,7 @@ where
     assert!(row_perm.len() == m && row_perm_inv.len() == m);
     assert!(col_perm.len() == n && col_perm_inv.len() == n);
     let size = m.min(n);
-    let units = units_from(m, n, 0);
+    let units = cost::full_pivot_from(m, n, 0);
     let region = Region {
         site: "full_piv_lu",
         dims: [m, n, 0],
@@ -223,7 +216,7 @@ where
             family: Family::LuFullStep,
             sections: 1,
             scope: Scope::Section,
-            call_units: units_from(m, n, k),
+            call_units: cost::full_pivot_from(m, n, k),
         };
         // Chunks of whole blocks, counted from column k + 1: a block is the same columns on
         // every width, and so is its arithmetic.

@@ -26,8 +26,9 @@ use faer::traits::ComplexField;
 use faer::{Accum, MatMut, MatRef, Par, Spec};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
-use crate::dense::levels::{Levels, Panel};
-use crate::dense::lookahead::{self, Factorization};
+use super::cost;
+use crate::drive::levels::{Levels, Panel};
+use crate::drive::lookahead::{self, Factorization};
 use crate::exec::call::Call;
 use crate::exec::claims::{Claims, MIN_COLS};
 use crate::exec::gate::{self, Region, Scope};
@@ -204,7 +205,7 @@ fn left_swaps<T: Scalar + Send + Sync>(
         family: Family::LuPartial,
         sections: 1,
         scope: Scope::Section,
-        call_units: lu_units(m, n),
+        call_units: cost::partial(m, n),
     };
     let w = gate::width::<T>(exec, region, threshold);
     let tiles = Tiles::new(a);
@@ -236,11 +237,11 @@ fn call_region(m: usize, n: usize, bs: usize) -> Option<Region> {
     (sections > 0).then(|| Region {
         site: "lu",
         dims: [m, n, bs],
-        units: lu_units(m, n),
+        units: cost::partial(m, n),
         family: Family::LuPartial,
         sections,
         scope: Scope::Call,
-        call_units: lu_units(m, n),
+        call_units: cost::partial(m, n),
     })
 }
 
@@ -264,8 +265,8 @@ fn panel_section(m: usize, n: usize, p: &Panel) -> Option<Region> {
     } = *p;
     let cols = end.checked_sub(k2).filter(|&c| c > 0)?;
     let rank = k2 - src;
-    let col = update_cost(m - k2, rank);
-    let lead = b2 as f64 * col + PANEL_COST * panel_units(m - k2, b2);
+    let col = cost::update_column(m - k2, rank);
+    let lead = b2 as f64 * col + PANEL_COST * cost::panel(m - k2, b2);
     let shared = cols.saturating_sub(b2) as f64 * col;
     Some(Region {
         site: "lu/panel",
@@ -274,26 +275,8 @@ fn panel_section(m: usize, n: usize, p: &Panel) -> Option<Region> {
         family: Family::LuPartial,
         sections: 1,
         scope: Scope::Section,
-        call_units: lu_units(m, n),
+        call_units: cost::partial(m, n),
     })
-}
-
-/// Multiply-adds of an LU of a `rows x cols` matrix (`rows * cols * r - (rows + cols) r^2 / 2
-/// + r^3 / 3` with `r` the smaller side; `n^3 / 3` when square).
-fn lu_units(rows: usize, cols: usize) -> f64 {
-    let (m, n) = (rows as f64, cols as f64);
-    let r = m.min(n);
-    m * n * r - (m + n) * r * r / 2.0 + r * r * r / 3.0
-}
-
-/// Multiply-adds to update one trailing column: the triangular solve and the GEMM.
-fn update_cost(rows_below: usize, b: usize) -> f64 {
-    rows_below as f64 * b as f64 + (b * b) as f64 / 2.0
-}
-
-/// Multiply-adds of factoring a `rows x b` panel.
-fn panel_units(rows: usize, b: usize) -> f64 {
-    rows as f64 * (b * b) as f64 / 2.0
 }
 
 /// The scratch of a panel factorization.

@@ -32,7 +32,7 @@ use crate::exec::par::Executor;
 /// Parameters of [`ldlt_in_place`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct LdltParams {
-    /// Panel width; 0 picks one from the size (the Cholesky's, [`super::cholesky::block_size`]).
+    /// Panel width; 0 picks one from the size (the Cholesky's, [`super::llt::block_size`]).
     pub block_size: usize,
     /// How the call and each panel's section decide to go parallel (family
     /// [`Family::Ldlt`]); `None` leaves it to the executor's model.
@@ -50,7 +50,7 @@ pub struct ZeroPivot {
 /// The scratch [`ldlt_in_place`] needs for an `n x n` matrix: faer's serial path's, or a
 /// panel's worth of buffer for the parallel one.
 pub fn ldlt_in_place_scratch<T: ComplexField>(n: usize) -> StackReq {
-    let bs = super::cholesky::block_size(n).min(n);
+    let bs = super::llt::block_size(n).min(n);
     StackReq::any_of(&[
         faer_ldlt_scratch::<T>(n, Par::Seq, Default::default()),
         StackReq::all_of(&[
@@ -79,11 +79,11 @@ where
     let n = a.nrows();
     assert_eq!(a.ncols(), n, "ldlt_in_place: A must be square");
     let bs = match params.block_size {
-        0 => super::cholesky::block_size(n),
+        0 => super::llt::block_size(n),
         b => b,
     };
     let call = if n > bs {
-        let units = (n as f64).powi(3) / 6.0;
+        let units = crate::cholesky::cost::llt(n);
         let region = Region {
             site: "ldlt",
             dims: [n, n, bs],
@@ -136,7 +136,7 @@ where
             family: Family::Ldlt,
             sections: 1,
             scope: Scope::Section,
-            call_units: (n as f64).powi(3) / 6.0,
+            call_units: crate::cholesky::cost::llt(n),
         };
         let wk = gate::width::<T>(exec, region, params.threshold).min(w);
         let (left, trailing) = a.rb_mut().subrows_mut(k + b, t).split_at_col_mut(k + b);

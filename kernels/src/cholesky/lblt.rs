@@ -92,7 +92,7 @@ pub fn lblt_in_place<T>(
         return;
     }
     let bs = block_size(params);
-    let units = (n as f64).powi(3) / 6.0;
+    let units = crate::cholesky::cost::llt(n);
     let call = if n > bs {
         let region = Region {
             site: "lblt",

@@ -2,6 +2,8 @@
 //! `X op(T) = B` (right), lower or upper, unit diagonal or not. One section: the right-hand
 //! sides are split in chunks across the participants, each solved by faer's serial kernel.
 
+pub mod cost;
+
 use faer::linalg::triangular_solve as tri;
 use faer::traits::ComplexField;
 use faer::{MatMut, MatRef, Par};
@@ -106,11 +108,11 @@ pub fn solve_in_place<T>(
     let region = Region {
         site: "triangular_solve",
         dims: [n, k, 0],
-        units: n as f64 * n as f64 * k as f64 / 2.0,
+        units: cost::solve(n, k),
         family: Family::TriangularSolve,
         sections: 1,
         scope: Scope::Call,
-        call_units: n as f64 * n as f64 * k as f64 / 2.0,
+        call_units: cost::solve(n, k),
     };
     let call = gate::call::<T>(exec, region, params.threshold);
     let w = call.width().min(k);

@@ -32,8 +32,9 @@ use faer::traits::ComplexField;
 use faer::{Conj, MatMut, MatRef, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
-use crate::dense::levels::{Levels, Panel};
-use crate::dense::lookahead::{self, Factorization};
+use super::cost;
+use crate::drive::levels::{Levels, Panel};
+use crate::drive::lookahead::{self, Factorization};
 use crate::exec::call::{self, Call};
 use crate::exec::gate::{self, Region, Scope};
 use crate::exec::par::Executor;
@@ -210,11 +211,11 @@ fn call_region(m: usize, n: usize, bs: usize) -> Option<Region> {
     (sections > 0).then(|| Region {
         site: "qr",
         dims: [m, n, bs],
-        units: qr_units(m, n),
+        units: cost::householder(m, n),
         family: Family::Qr,
         sections,
         scope: Scope::Call,
-        call_units: qr_units(m, n),
+        call_units: cost::householder(m, n),
     })
 }
 
@@ -223,8 +224,8 @@ fn call_region(m: usize, n: usize, bs: usize) -> Option<Region> {
 fn panel_section(m: usize, n: usize, k: usize, b: usize, b2: usize) -> Option<Region> {
     let k2 = k + b;
     let cols = n.checked_sub(k2).filter(|&c| c > 0)?;
-    let col = update_cost(m - k, b);
-    let lead = b2 as f64 * col + PANEL_COST * panel_units(m - k2, b2);
+    let col = cost::update_column(m - k, b);
+    let lead = b2 as f64 * col + PANEL_COST * cost::panel(m - k2, b2);
     let shared = cols.saturating_sub(b2) as f64 * col;
     Some(Region {
         site: "qr/panel",
@@ -233,26 +234,8 @@ fn panel_section(m: usize, n: usize, k: usize, b: usize, b2: usize) -> Option<Re
         family: Family::Qr,
         sections: 1,
         scope: Scope::Section,
-        call_units: qr_units(m, n),
+        call_units: cost::householder(m, n),
     })
-}
-
-/// Multiply-adds of a Householder QR of a `rows x cols` matrix: `s^2 (l - s / 3)` with `s` the
-/// smaller side and `l` the larger (`2 n^3 / 3` when square).
-pub fn qr_units(rows: usize, cols: usize) -> f64 {
-    let (s, l) = (rows.min(cols) as f64, rows.max(cols) as f64);
-    s * s * (l - s / 3.0)
-}
-
-/// Multiply-adds to apply a block reflector of `b` vectors of `rows` rows to one column: `V^H c`,
-/// the solve with `T^H`, and `c - V w`.
-fn update_cost(rows: usize, b: usize) -> f64 {
-    2.0 * rows as f64 * b as f64 + (b * b) as f64 / 2.0
-}
-
-/// Multiply-adds of factoring a `rows x b` panel and forming its `T`.
-fn panel_units(rows: usize, b: usize) -> f64 {
-    1.5 * rows as f64 * (b * b) as f64
 }
 
 /// One section: the update after panel `k..k2`.

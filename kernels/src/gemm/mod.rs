@@ -4,6 +4,8 @@
 //! C is split by rows when it has at least one row per participant (measured on 2 cores: rows
 //! reach 2.0x at n >= 512, columns 1.65 to 1.74x), else by columns.
 
+pub mod cost;
+
 use faer::linalg::matmul::matmul as faer_matmul;
 use faer::traits::ComplexField;
 use faer::traits::Conjugate;
@@ -58,11 +60,11 @@ pub fn matmul<T, A, B>(
     let region = Region {
         site: "gemm",
         dims: [m, n, k],
-        units: m as f64 * n as f64 * k as f64,
+        units: cost::gemm(m, n, k),
         family: Family::Gemm,
         sections: 1,
         scope: Scope::Call,
-        call_units: m as f64 * n as f64 * k as f64,
+        call_units: cost::gemm(m, n, k),
     };
     let by_rows = m >= n.min(exec.width());
     let call = gate::call::<T>(exec, region, params.threshold);

@@ -30,6 +30,7 @@ use faer::traits::ComplexField;
 use faer::{Accum, Mat, MatMut, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
+use super::cost;
 use crate::exec::call::{self, Call};
 use crate::exec::gate::{self, Region, Scope};
 use crate::exec::par::{part_start, Executor};
@@ -47,12 +48,6 @@ pub struct ColPivQrParams {
 /// vectors of `n`); the parallel path keeps its norms in a buffer of its own.
 pub fn col_piv_qr_in_place_scratch<T: ComplexField>(m: usize, n: usize) -> StackReq {
     faer_qr_scratch::<usize, T>(m, n, 1, Par::Seq, Default::default())
-}
-
-/// Units of work (family [`Family::QrColPivStep`]: an element of the trailing block a step
-/// updates) of the steps from `k` on, for an `m x n` matrix.
-fn units_from(m: usize, n: usize, k: usize) -> f64 {
-    (k..m.min(n)).map(|s| ((m - s) * (n - s - 1)) as f64).sum()
 }
 
 /// Factors `a` (`m x n`) in place as `A P = Q R`: `R` on and above the diagonal, the
@@ -82,7 +77,7 @@ where
         "col_piv_qr_in_place: h must be bs x min(m, n)"
     );
     assert!(perm.len() == n && perm_inv.len() == n);
-    let units = units_from(m, n, 0);
+    let units = cost::col_piv_from(m, n, 0);
     let region = Region {
         site: "col_piv_qr",
         dims: [m, n, 0],
@@ -180,7 +175,7 @@ where
             family: Family::QrColPivStep,
             sections: 1,
             scope: Scope::Section,
-            call_units: units_from(m, n, k),
+            call_units: cost::col_piv_from(m, n, k),
         };
         // Chunks of whole blocks, counted from column k + 1: a block is the same columns on
         // every width, and so is its arithmetic.

@@ -17,7 +17,7 @@ use std::sync::Mutex;
 
 use teamalg_gates::{ParThreshold, Scalar};
 
-use crate::dense::levels::{Levels, Panel};
+use crate::drive::levels::{Levels, Panel};
 use crate::exec::claims::{Claims, MIN_COLS};
 use crate::exec::gate::{self, Region};
 use crate::exec::par::{Executor, Part};

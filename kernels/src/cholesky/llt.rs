@@ -21,8 +21,9 @@ use faer::traits::ComplexField;
 use faer::{MatMut, MatRef, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
-use crate::dense::levels::{Levels, Panel};
-use crate::dense::lookahead::{self, Factorization};
+use super::cost;
+use crate::drive::levels::{Levels, Panel};
+use crate::drive::lookahead::{self, Factorization};
 use crate::exec::call::Call;
 use crate::exec::gate::{self, Region, Scope};
 use crate::exec::par::Executor;
@@ -122,7 +123,7 @@ where
 /// The region of the whole call: a Cholesky of `n x n` (`n > bs`) in panels of `bs`, one
 /// section per panel but the last.
 fn call_region(n: usize, bs: usize) -> Region {
-    let units = (n as f64).powi(3) / 6.0;
+    let units = cost::llt(n);
     Region {
         site: "cholesky",
         dims: [n, n, bs],
@@ -152,7 +153,7 @@ fn section(n: usize, p: &Panel) -> Region {
         (c1 - c0) * (t as f64) - (c0 + c1 - 1.0) * (c1 - c0) / 2.0
     };
     let shared = rank * rows(b2, end - k2);
-    let lead = rank * rows(0, b2) + LEAD_COST * lead_units(t, b2);
+    let lead = rank * rows(0, b2) + LEAD_COST * cost::lead(t, b2);
     Region {
         site: "cholesky/panel",
         dims: [n - k, end - k2, k2 - src],
@@ -160,15 +161,8 @@ fn section(n: usize, p: &Panel) -> Region {
         family: Family::Cholesky,
         sections: 1,
         scope: Scope::Section,
-        call_units: (n as f64).powi(3) / 6.0,
+        call_units: cost::llt(n),
     }
-}
-
-/// Multiply-adds of the lookahead: factoring a `b2` diagonal block and solving the panel below
-/// it, in a trailing matrix of `t` columns.
-fn lead_units(t: usize, b2: usize) -> f64 {
-    let b2 = b2 as f64;
-    b2 * b2 * b2 / 6.0 + (t as f64 - b2) * b2 * b2 / 2.0
 }
 
 /// A Cholesky that went parallel, as the lookahead driver runs it.

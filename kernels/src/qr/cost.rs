@@ -1,0 +1,38 @@
+//! QR's work counts, in its families' units: multiply-adds for Householder QR
+//! ([`Family::Qr`]), an element of the trailing block a step updates for column pivoting
+//! ([`Family::QrColPivStep`]). The kernels and the batch ([`crate::drive::batch`]) read them
+//! here.
+//!
+//! [`Family::Qr`]: teamalg_gates::Family::Qr
+//! [`Family::QrColPivStep`]: teamalg_gates::Family::QrColPivStep
+
+/// Multiply-adds of a Householder QR of a `rows x cols` matrix: `s^2 (l - s / 3)` with `s` the
+/// smaller side and `l` the larger (`2 n^3 / 3` when square).
+pub fn householder(rows: usize, cols: usize) -> f64 {
+    let (s, l) = (rows.min(cols) as f64, rows.max(cols) as f64);
+    s * s * (l - s / 3.0)
+}
+
+/// Multiply-adds of a least-squares solve through QR of an `m x n` matrix (`m >= n`) with `k`
+/// right-hand sides: the factorization and the applications of `Q^H` and `R^-1`.
+pub fn lstsq(m: usize, n: usize, k: usize) -> f64 {
+    let (m, n) = (m as f64, n as f64);
+    m * n * n - n * n * n / 3.0 + 2.0 * m * n * k as f64
+}
+
+/// Multiply-adds to apply a block reflector of `b` vectors of `rows` rows to one column: `V^H c`,
+/// the solve with `T^H`, and `c - V w`.
+pub(crate) fn update_column(rows: usize, b: usize) -> f64 {
+    2.0 * rows as f64 * b as f64 + (b * b) as f64 / 2.0
+}
+
+/// Multiply-adds of factoring a `rows x b` panel and forming its `T`.
+pub(crate) fn panel(rows: usize, b: usize) -> f64 {
+    1.5 * rows as f64 * (b * b) as f64
+}
+
+/// Units of work of column pivoting's steps from `k` on, for an `m x n` matrix (an element of
+/// the trailing block a step updates).
+pub fn col_piv_from(m: usize, n: usize, k: usize) -> f64 {
+    (k..m.min(n)).map(|s| ((m - s) * (n - s - 1)) as f64).sum()
+}
