@@ -22,7 +22,7 @@ use teamalg::gates::{
 fn gates(c: &mut Criterion) {
     let costs = DispatchCosts::for_class(HostClass::X86_64Avx2);
     let row = *costs.row(DispatchKind::Team);
-    let model = *Model::host_default();
+    let model = *teamalg::kernels::families::host_model();
     let split = model.split(Family::LuPartial).real;
     let mut i = 0u64;
     let mut next = move || {

@@ -7,8 +7,8 @@ use teamalg_gates::{HostProfile, Model, ProfileError, Source, Thresholds, Thresh
 /// set, else the built-in model of this host's class.
 pub(crate) fn model_from_environment() -> Result<Model, ProfileError> {
     match std::env::var_os(PROFILE_VAR) {
-        None => Ok(*Model::host_default()),
-        Some(path) => HostProfile::load(&path).map(|p| p.model()),
+        None => Ok(*teamalg_kernels::families::host_model()),
+        Some(path) => HostProfile::load(&path).map(|p| p.model(teamalg_kernels::families::CATALOGUE)),
     }
 }
 

@@ -245,7 +245,7 @@ impl PoolBuilder {
         let spin_polls = self.spin_polls.unwrap_or(DEFAULT_SPIN_POLLS);
         let timeout = self.acquire_timeout.unwrap_or(DEFAULT_ACQUIRE_TIMEOUT);
         let mut model = match &self.profile {
-            Some(p) => p.model(),
+            Some(p) => p.model(teamalg_kernels::families::CATALOGUE),
             None => model_from_environment()?,
         };
         if let Some(costs) = self.costs {

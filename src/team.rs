@@ -149,7 +149,7 @@ impl<'a> TeamExec<'a> {
     pub fn model(&self) -> &Model {
         match self.pool {
             Some(p) => &p.model,
-            None => Model::host_default(),
+            None => teamalg_kernels::families::host_model(),
         }
     }
 

@@ -38,10 +38,13 @@
 
 pub mod contention;
 mod costs;
+mod family;
 mod model;
 mod profile;
 mod rate;
+mod rows;
 mod rule;
+mod scalar;
 mod split;
 mod thresholds;
 pub mod trace;
@@ -50,11 +53,12 @@ pub use contention::{Contention, Signal};
 pub use costs::{
     CostsError, CpuVendor, DispatchCosts, DispatchKind, HostClass, WidthCosts, MAX_ANCHORS,
 };
-pub use model::{builtin_rate, Model};
+pub use family::{Family, FAMILIES};
+pub use model::Model;
 pub use profile::{Fingerprint, HostProfile, ProfileError, SeenLoad};
-pub use rate::{Family, Rate, RateCurve, Scalar, ScalarKind, FAMILIES, MAX_RATE_ANCHORS};
+pub use rate::{Rate, RateCurve, MAX_RATE_ANCHORS};
+pub use rows::{builtin_rate, builtin_split, Anchors, AppleRate, Catalogue, Rows, SplitRow};
 pub use rule::{choose, decide, gain, pays_at, width_for_by, Ask, Verdict, PAYS};
-pub use split::{
-    builtin_decay, builtin_split, SplitCost, SplitCurve, SplitCurveError, Splits, MAX_SPLIT_WIDTHS,
-};
+pub use scalar::{Scalar, ScalarKind};
+pub use split::{SplitCost, SplitCurve, SplitCurveError, Splits, MAX_SPLIT_WIDTHS};
 pub use thresholds::{ParThreshold, Source, Thresholds, ThresholdsError};

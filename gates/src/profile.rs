@@ -23,9 +23,11 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::costs::{CpuVendor, DispatchCosts, DispatchKind, HostClass, WidthCosts};
-use crate::model::{builtin_rate, Model};
-use crate::rate::{Family, Rate, RateCurve};
-use crate::split::{builtin_decay, builtin_split, SplitCost, SplitCurve, Splits};
+use crate::family::Family;
+use crate::model::Model;
+use crate::rate::{Rate, RateCurve};
+use crate::rows::{builtin_rate, builtin_split, Catalogue};
+use crate::split::{SplitCost, SplitCurve, Splits};
 
 /// What identifies a machine for a profile.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -156,28 +158,32 @@ pub struct HostProfile {
 }
 
 impl HostProfile {
-    /// The measured rate curve of `family`, else the built-in one of the profile's class.
-    pub fn rate(&self, family: Family) -> RateCurve {
-        self.rates
-            .iter()
-            .find(|(f, _)| *f == family)
-            .map_or_else(|| builtin_rate(family, self.fingerprint.class), |(_, r)| *r)
+    /// The measured rate curve of `family`, else the built-in one of `rows` for the profile's
+    /// class.
+    pub fn rate(&self, family: Family, rows: Catalogue) -> RateCurve {
+        self.rates.iter().find(|(f, _)| *f == family).map_or_else(
+            || builtin_rate(family, self.fingerprint.class, rows),
+            |(_, r)| *r,
+        )
     }
 
-    /// The fitted split costs of `family`, else the built-in ones.
-    pub fn split(&self, family: Family) -> Splits {
-        self.splits
-            .iter()
-            .find(|(f, _)| *f == family)
-            .map_or_else(|| builtin_split(family, CpuVendor::detect()), |(_, s)| *s)
+    /// The fitted split costs of `family`, else the built-in ones of `rows`.
+    pub fn split(&self, family: Family, rows: Catalogue) -> Splits {
+        self.splits.iter().find(|(f, _)| *f == family).map_or_else(
+            || builtin_split(family, CpuVendor::detect(), rows),
+            |(_, s)| *s,
+        )
     }
 
     /// The model the gates use with this profile: its costs, its rates and split costs where
-    /// measured, the class's built-in ones elsewhere, no thresholds.
-    pub fn model(&self) -> Model {
-        let mut m = Model::for_class(self.fingerprint.class).with_costs(self.costs);
+    /// measured, the built-in ones of `rows` (the kernels' family list) elsewhere, no
+    /// thresholds.
+    pub fn model(&self, rows: Catalogue) -> Model {
+        let mut m = Model::for_class(self.fingerprint.class, rows).with_costs(self.costs);
         for f in Family::ALL {
-            m = m.with_rate(f, self.rate(f)).with_split(f, self.split(f));
+            m = m
+                .with_rate(f, self.rate(f, rows))
+                .with_split(f, self.split(f, rows));
         }
         m
     }
@@ -305,7 +311,7 @@ impl HostProfile {
                 _ if key.starts_with("split.") => {
                     let family = Family::from_name(&key[6..])
                         .ok_or_else(|| bad(format!("unknown kernel family {:?}", &key[6..])))?;
-                    let (real, cplx) = split_curves(value, builtin_decay(family)).map_err(bad)?;
+                    let (real, cplx) = split_curves(value, family.decay()).map_err(bad)?;
                     splits.push((family, Splits { real, cplx }));
                 }
                 _ => {

@@ -1,12 +1,11 @@
 //! What splitting a family's regions costs beyond the dispatch, by width: [`SplitCost`] at one
 //! width, [`SplitCurve`] across widths, [`Splits`] for real and complex scalars, and the
-//! built-in fits ([`builtin_split`], [`builtin_decay`]). The design record is `docs/gates.md`
+//! built-in fits (each family's rows, [`crate::builtin_split`], and its [`crate::Family::decay`]). The design record is `docs/gates.md`
 //! ("Split costs per width").
 
 use std::fmt;
 
-use crate::costs::CpuVendor;
-use crate::rate::{Family, ScalarKind};
+use crate::scalar::ScalarKind;
 
 /// What running a family's region on several participants costs beyond the dispatch at one
 /// width: a fixed `overhead` per section (the lead's panel work the others wait for,
@@ -27,6 +26,14 @@ pub struct SplitCost {
 }
 
 impl SplitCost {
+    /// An overhead per section and an efficiency.
+    pub const fn new(overhead_ns: f64, efficiency: f64) -> SplitCost {
+        SplitCost {
+            overhead_ns,
+            efficiency,
+        }
+    }
+
     /// No cost beyond the dispatch: the rule as it stands.
     pub const FREE: SplitCost = SplitCost {
         overhead_ns: 0.0,
@@ -248,79 +255,6 @@ impl Splits {
     }
 }
 
-/// How fast `family`'s efficiency falls beyond the widest width it was fitted at, as the `g`
-/// of `efficiency(k) = efficiency(w) (w / k)^g`: fitted to the efficiencies the 16-core Intel
-/// Xeon runs imply (`docs/scale.md`, "The model's extrapolation"), at 2048 where that row was
-/// measured at every width, else at 1024. GEMM's fell from 0.96 at width 2 to 0.69 at 16
-/// (`g` 0.16 at 1024, 0.21 at 4096), LU's from 0.89 to 0.37 (0.42), Cholesky's by 0.69 from
-/// width 4 to 16 at 2048 and 0.79 at 1024, QR's by 0.94 to 0.96 from width 4. The triangular
-/// solve takes GEMM's (its parallel part is the same blocked product); the families those runs
-/// did not measure take 0.5, about the middle of the measured ones.
-pub fn builtin_decay(family: Family) -> f64 {
-    match family {
-        Family::Gemm | Family::TriangularSolve => 0.2,
-        Family::LuPartial => 0.4,
-        Family::Cholesky | Family::Ldlt | Family::Lblt => 0.7,
-        Family::Qr => 0.9,
-        _ => 0.5,
-    }
-}
-
-/// The built-in split costs of `family` on a CPU of `vendor`: one anchor at width 2, fitted by
-/// `teamalg calibrate` on the EPYC host of [`crate::builtin_rate`] (each value the median of five
-/// calibrations), and the family's [`builtin_decay`] beyond; free for families no kernel gates
-/// yet, except the tridiagonalization's and the bidiagonalization's, fitted by hand to their
-/// benchmark rows. Those two reduction steps are bound by the memory system and split very
-/// differently on the two hosts measured, so they follow the vendor: AMD takes the EPYC fit,
-/// where two wide pays from order 128 to 256; every other CPU takes the fit from an Intel Xeon
-/// host, where it pays only from 512 to 1024 (the serial side for hosts not measured). The
-/// other families' costs are used on every host: no other host has been fitted.
-pub fn builtin_split(family: Family, vendor: CpuVendor) -> Splits {
-    let s = |overhead_ns, efficiency| SplitCost {
-        overhead_ns,
-        efficiency,
-    };
-    let g = builtin_decay(family);
-    let f = |real: SplitCost, cplx: SplitCost| Splits {
-        real: SplitCurve::single(real, g),
-        cplx: SplitCurve::single(cplx, g),
-    };
-    let amd = vendor == CpuVendor::Amd;
-    match family {
-        Family::Gemm => f(s(195.0, 0.949), s(135.0, 0.982)),
-        Family::TriangularSolve => f(s(560.0, 0.945), s(1090.0, 0.970)),
-        Family::LuPartial => f(s(5832.0, 0.945), s(12450.0, 0.869)),
-        // LDL^H takes the Cholesky's (the gate audit finds its choice within 2 % of the better
-        // arm from 128 to 1024 on the AMD EPYC host).
-        Family::Cholesky | Family::Ldlt => f(s(1654.0, 0.847), s(7196.0, 0.836)),
-        // Bunch-Kaufman: fitted by hand to the gate audit on the AMD EPYC host
-        // (docs/perf/runs/kernels-log.md, "LDL^H and Bunch-Kaufman"). Its panels are long and
-        // serial (column updates and symmetric interchanges), and the member waits beside the
-        // lead through each; two wide was a wash at 128 and won from 256 or 384 in two audits
-        // of three (one lost up to 1.5x at 128 to 512 in real arithmetic). The per-section
-        // overhead stands for the panel: two wide from about 384 in real and 256 in complex.
-        Family::Lblt => f(s(20000.0, 0.847), s(30000.0, 0.836)),
-        // Fitted by hand to the reductions' benchmark rows (orders 256 to 1024, every step
-        // forced parallel) against the estimates of their built-in rates (docs/gates.md).
-        Family::TridiagStep if amd => f(s(850.0, 0.93), s(2300.0, 1.0)),
-        Family::BidiagStep if amd => f(s(2000.0, 1.0), s(1450.0, 1.0)),
-        Family::TridiagStep => f(s(4400.0, 0.77), s(3600.0, 0.81)),
-        Family::BidiagStep => f(s(10800.0, 0.61), s(6400.0, 0.625)),
-        // Fitted by hand to the column-pivoted QR's rows forced parallel at orders 256 to 1024
-        // on the Intel Xeon host (docs/perf/runs/kernels-log.md): its steps' two passes on
-        // each participant run at about half of faer's fused serial pass in real arithmetic
-        // and at 0.62 of it in complex, and each step's section costs about 3.5 us beyond
-        // its dispatch. So two wide never pays in real; complex pays from about order 256.
-        Family::QrColPivStep => f(s(3500.0, 0.5), s(3500.0, 0.62)),
-        // Full-pivot LU's steps, forced parallel on a team of two, took 2.0x and 1.3x faer's
-        // fused serial factorization at orders 256 and 512 on the 2-vCPU AMD EPYC host
-        // (owned forms, 2026-12-06: one section per step, each a rank-one update and the
-        // column maxima, memory-bound): two wide never pays, so it keeps faer's serial path.
-        Family::LuFullStep => f(s(3500.0, 0.5), s(3500.0, 0.5)),
-        _ => Splits::FREE,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -382,12 +316,5 @@ mod tests {
             SplitCurve::new(&many, 0.0),
             Err(SplitCurveError::Count(MAX_SPLIT_WIDTHS + 1))
         );
-    }
-
-    #[test]
-    fn builtin_curves_decay_beyond_two() {
-        let lu = builtin_split(Family::LuPartial, CpuVendor::Amd).real;
-        assert_eq!(lu.at(2), at(5832.0, 0.945));
-        assert!((lu.at(16).efficiency - 0.945 * 0.125f64.powf(0.4)).abs() < 1e-12);
     }
 }

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::rate::{Family, FAMILIES};
+use crate::family::{Family, FAMILIES};
 
 /// How a gated region decides, per kernel family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

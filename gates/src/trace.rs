@@ -47,7 +47,8 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use crate::contention::Signal;
-use crate::rate::{Family, ScalarKind};
+use crate::family::Family;
+use crate::scalar::ScalarKind;
 use crate::thresholds::{ParThreshold, Source};
 
 /// Why a region ran at the width it did.

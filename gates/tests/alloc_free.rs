@@ -6,7 +6,8 @@ use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Duration;
 
 use teamalg_gates::{
-    choose, pays_at, width_for_by, DispatchCosts, DispatchKind, Family, HostClass, Model,
+    choose, pays_at, width_for_by, AppleRate, DispatchCosts, DispatchKind, Family, HostClass,
+    Model, Rate, Rows, SplitCost,
 };
 
 struct Counting;
@@ -25,12 +26,22 @@ unsafe impl GlobalAlloc for Counting {
     }
 }
 
+/// Rows for the model: one flat rate and one split for every family.
+fn rows(_: Family) -> Rows {
+    Rows::new(
+        None,
+        AppleRate::Measured(Rate::halved(0.5, 1.5)),
+        Some((SplitCost::new(700.0, 0.9), SplitCost::new(900.0, 0.85))),
+    )
+}
+
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
 #[test]
 fn lookups_allocate_nothing() {
     let costs = DispatchCosts::for_class(HostClass::X86_64Avx2);
+    let model = &Model::for_class(HostClass::detect(), rows);
     let before = ALLOCS.load(Relaxed);
     let mut sink = 0u128;
     for w in 0..200 {
@@ -48,7 +59,6 @@ fn lookups_allocate_nothing() {
         })
         .get() as u128;
         // The model's lookups and the rule with split costs, as a kernel's gate asks them.
-        let model = Model::host_default();
         let units = 1e3 * (1 + w) as f64;
         let rate = model.rate(Family::LuPartial, units).real;
         let split = model.split(Family::LuPartial).real;

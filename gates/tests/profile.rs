@@ -1,10 +1,20 @@
 //! Host profiles: round trip, malformed and foreign files.
 
 use teamalg_gates::{
-    builtin_decay, builtin_rate, builtin_split, CpuVendor, DispatchCosts, DispatchKind, Family,
-    Fingerprint, HostClass, HostProfile, ParThreshold, ProfileError, Rate, RateCurve, SeenLoad,
-    SplitCost, SplitCurve, Splits, WidthCosts,
+    builtin_rate, builtin_split, AppleRate, CpuVendor, DispatchCosts, DispatchKind, Family,
+    Fingerprint, HostClass, HostProfile, ParThreshold, ProfileError, Rate, RateCurve, Rows,
+    SeenLoad, SplitCost, SplitCurve, Splits, WidthCosts,
 };
+
+/// The built-in rows the profiles fall back on: one flat rate and one split for every family
+/// (the kernels' own rows are theirs, `teamalg_kernels::families`).
+fn rows(_: Family) -> Rows {
+    Rows::new(
+        None,
+        AppleRate::Measured(Rate::halved(0.5, 1.5)),
+        Some((SplitCost::new(700.0, 0.9), SplitCost::new(900.0, 0.85))),
+    )
+}
 
 fn sample() -> HostProfile {
     let fingerprint = Fingerprint {
@@ -77,26 +87,32 @@ fn a_profile_round_trips() {
     let back = HostProfile::parse(&text).unwrap();
     assert_eq!(back, p);
     assert_eq!(back.costs.cost(DispatchKind::Team, 8).as_nanos(), 1500);
-    assert_eq!(back.rate(Family::Gemm).at(1e5).real, 0.064);
+    assert_eq!(back.rate(Family::Gemm, rows).at(1e5).real, 0.064);
     assert_eq!(
-        back.rate(Family::TridiagStep),
-        builtin_rate(Family::TridiagStep, HostClass::X86_64Avx2)
+        back.rate(Family::TridiagStep, rows),
+        builtin_rate(Family::TridiagStep, HostClass::X86_64Avx2, rows)
     );
-    assert_eq!(back.rate(Family::Cholesky).at(1e9).cplx_single, 0.18);
-    assert_eq!(back.rate(Family::Cholesky).at(1.0).real, 0.2);
+    assert_eq!(back.rate(Family::Cholesky, rows).at(1e9).cplx_single, 0.18);
+    assert_eq!(back.rate(Family::Cholesky, rows).at(1.0).real, 0.2);
     assert!(
         text.contains("split.lu = [[2, 6200, 0.93, 9000, 0.95], [8, 7000, 0.7, 9500, 0.8]]"),
         "{text}"
     );
-    assert_eq!(back.split(Family::LuPartial).real.at(2).overhead_ns, 6200.0);
-    assert_eq!(back.split(Family::LuPartial).real.at(8).efficiency, 0.7);
     assert_eq!(
-        back.split(Family::Gemm),
-        builtin_split(Family::Gemm, CpuVendor::detect())
+        back.split(Family::LuPartial, rows).real.at(2).overhead_ns,
+        6200.0
+    );
+    assert_eq!(
+        back.split(Family::LuPartial, rows).real.at(8).efficiency,
+        0.7
+    );
+    assert_eq!(
+        back.split(Family::Gemm, rows),
+        builtin_split(Family::Gemm, CpuVendor::detect(), rows)
     );
     // Its model: measured where measured, built in elsewhere, no thresholds.
-    let m = back.model();
-    assert_eq!(m.curve(Family::Cholesky), back.rate(Family::Cholesky));
+    let m = back.model(rows);
+    assert_eq!(m.curve(Family::Cholesky), back.rate(Family::Cholesky, rows));
     assert_eq!(m.split(Family::LuPartial).cplx.at(2).efficiency, 0.95);
     assert_eq!(m.costs, back.costs);
     assert_eq!(m.threshold(Family::Gemm).0, ParThreshold::Derived);
@@ -147,7 +163,7 @@ fn malformed_profiles_say_where() {
     assert_eq!(
         HostProfile::parse(&two)
             .unwrap()
-            .rate(Family::Gemm)
+            .rate(Family::Gemm, rows)
             .at(1e5)
             .real_single,
         0.032
@@ -160,12 +176,12 @@ fn malformed_profiles_say_where() {
     // Four numbers alone (older profiles) are width 2, with the family's built-in decay.
     let lu = "[[2, 6200, 0.93, 9000, 0.95], [8, 7000, 0.7, 9500, 0.8]]";
     let flat = HostProfile::parse(&good.replace(lu, "[6200, 0.93, 9000, 0.95]")).unwrap();
-    let real = flat.split(Family::LuPartial).real;
+    let real = flat.split(Family::LuPartial, rows).real;
     assert_eq!(
         real.anchors().collect::<Vec<_>>(),
         vec![(2, at(6200.0, 0.93))]
     );
-    assert_eq!(real.decay(), builtin_decay(Family::LuPartial));
+    assert_eq!(real.decay(), Family::LuPartial.decay());
     // A split outside (0, 1] of efficiency, a negative overhead, a width below 2 or out of
     // order, or a short row is refused.
     for bad in [

@@ -1,14 +1,19 @@
-//! The rule's properties and the built-in rows.
+//! The rule's properties and the model's layers (the built-in rows are the kernels':
+//! `tests/kernels/rows.rs`).
 
 use std::num::NonZeroUsize;
 use std::time::Duration;
 
-use num_complex::{Complex32, Complex64};
 use teamalg_gates::{
-    builtin_rate, builtin_split, choose, pays_at, width_for_by, CostsError, CpuVendor,
-    DispatchCosts, DispatchKind, Family, HostClass, Model, ParThreshold, Source, SplitCost,
-    SplitCurve, Thresholds, Verdict, WidthCosts, PAYS,
+    choose, pays_at, width_for_by, AppleRate, CostsError, CpuVendor, DispatchCosts, DispatchKind,
+    Family, HostClass, Model, ParThreshold, Rate, Rows, Source, SplitCost, SplitCurve, Thresholds,
+    Verdict, WidthCosts, PAYS,
 };
+
+/// Rows for a model: one flat rate, splits free.
+fn rows(_: Family) -> Rows {
+    Rows::new(None, AppleRate::Measured(Rate::halved(0.5, 1.5)), None)
+}
 
 fn us(x: f64) -> Duration {
     Duration::from_secs_f64(x * 1e-6)
@@ -167,40 +172,6 @@ fn classes_have_names_and_one_is_detected() {
     assert_eq!(DispatchCosts::host_default(), DispatchCosts::for_class(c));
 }
 
-#[test]
-fn rates_by_scalar_type() {
-    let apple = |f| builtin_rate(f, HostClass::Aarch64Apple).at(1e6);
-    let g = apple(Family::Gemm);
-    assert_eq!(g.of::<f64>(), 0.037);
-    assert_eq!(g.of::<f32>(), 0.037 / 2.0);
-    assert_eq!(g.of::<Complex64>(), 0.165);
-    assert_eq!(g.of::<Complex32>(), 0.165 / 2.0);
-    assert_eq!(apple(Family::TridiagStep).cplx, 1.16);
-    assert_eq!(apple(Family::SparseProduct).real, 1.5);
-    // Measured single precision on the x86 rows: not assumed to be half.
-    let x86 = builtin_rate(Family::LuPartial, HostClass::X86_64Avx512).at(1e6);
-    assert!(x86.real_single != x86.real / 2.0, "{x86:?}");
-    assert_eq!(x86.of::<f32>(), x86.real_single);
-    // Small calls run slower per unit: the curve says so, and interpolates between anchors.
-    let lu = builtin_rate(Family::LuPartial, HostClass::X86_64Avx512);
-    let (small, large) = (lu.at(1e3).real, lu.at(1e9).real);
-    assert!(small > 2.0 * large, "{lu:?}");
-    let mid = lu.at(2e5).real;
-    assert!(mid < small && mid > large, "{mid}");
-    let anchors: Vec<_> = lu.anchors().collect();
-    assert_eq!(lu.at(anchors[1].0), anchors[1].1);
-    // Every kernel family has its own rate, none borrowed from GEMM.
-    for f in Family::KERNELS {
-        if f != Family::Gemm {
-            assert_ne!(
-                builtin_rate(f, HostClass::X86_64Avx512),
-                builtin_rate(Family::Gemm, HostClass::X86_64Avx512)
-            );
-        }
-    }
-    assert_eq!(ParThreshold::default(), ParThreshold::Derived);
-}
-
 fn ns(x: u64) -> Duration {
     Duration::from_nanos(x)
 }
@@ -301,9 +272,9 @@ fn a_falling_efficiency_narrows_the_width() {
     assert_eq!(choose(est, 4, sixteen, &held, d), (sixteen, Verdict::Paid));
     // With the built-in decay of a family measured to fall slowly (GEMM, 0.2) the whole
     // team still wins a large product; with Cholesky's (0.7), a narrower width.
-    let gemm = builtin_split(Family::Gemm, CpuVendor::Amd).real;
+    let gemm = SplitCurve::single(at(195.0, 0.949), Family::Gemm.decay());
     assert_eq!(choose(us(5000.0), 1, sixteen, &gemm, d).0, sixteen);
-    let chol = builtin_split(Family::Cholesky, CpuVendor::Amd).real;
+    let chol = SplitCurve::single(at(1654.0, 0.847), Family::Cholesky.decay());
     let w = choose(us(500.0), 16, sixteen, &chol, d).0.get();
     assert!((2..16).contains(&w), "{w}");
 }
@@ -312,7 +283,7 @@ fn a_falling_efficiency_narrows_the_width() {
 fn model_thresholds_layer() {
     let env = Thresholds::parse("lu=never,gemm=fixed:10", Source::Environment).unwrap();
     let pool = Thresholds::new().with(Family::Gemm, ParThreshold::Derived, Source::Pool);
-    let m = Model::for_class(HostClass::Generic)
+    let m = Model::for_class(HostClass::Generic, rows)
         .with_thresholds(env)
         .with_thresholds(pool);
     assert_eq!(
@@ -339,33 +310,6 @@ fn model_thresholds_layer() {
         assert_eq!(Family::from_name(f.name()), Some(f));
         assert_eq!(Family::ALL[f.index()], f);
     }
-}
-
-/// The reductions' built-in splits follow the CPU vendor: on the AMD (EPYC) fit the
-/// bidiagonalization of order 512 goes two wide (it measured 0.61x serial there) and that of
-/// 128 stays serial; on the other (Intel Xeon) fit 512 stays serial (1.3x there) and 1024 goes
-/// two wide. Estimates are the built-in rate times the call's units, sections `2 n`.
-#[test]
-fn reduction_splits_follow_the_vendor() {
-    let class = HostClass::X86_64Avx512;
-    let costs = DispatchCosts::for_class(class);
-    let two = NonZeroUsize::new(2).unwrap();
-    let width = |vendor: CpuVendor, n: usize| {
-        let units: f64 = (0..n).map(|s| ((n - s - 1) * (n - s - 1)) as f64).sum();
-        let rate = builtin_rate(Family::BidiagStep, class).at(units).real;
-        let estimate = Duration::from_nanos((units * rate) as u64);
-        let split = builtin_split(Family::BidiagStep, vendor).real;
-        choose(estimate, 2 * n, two, &split, |k| {
-            costs.cost(DispatchKind::Team, k.get())
-        })
-        .0
-        .get()
-    };
-    assert_eq!(width(CpuVendor::Amd, 128), 1);
-    assert_eq!(width(CpuVendor::Amd, 512), 2);
-    assert_eq!(width(CpuVendor::Intel, 512), 1);
-    assert_eq!(width(CpuVendor::Intel, 1024), 2);
-    assert_eq!(width(CpuVendor::Other, 512), 1);
 }
 
 /// The vendor read by `cpuid` is the one Linux reports.

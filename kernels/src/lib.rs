@@ -22,6 +22,7 @@ pub mod cholesky;
 pub mod drive;
 pub mod evd;
 pub mod exec;
+pub mod families;
 pub mod gemm;
 pub mod lu;
 pub mod qr;

@@ -294,7 +294,7 @@ impl<'a> Exec<'a> {
     pub fn model(&self) -> &Model {
         match self.shared() {
             Some(p) => &p.model,
-            None => Model::host_default(),
+            None => teamalg_kernels::families::host_model(),
         }
     }
 

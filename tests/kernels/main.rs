@@ -17,6 +17,7 @@ mod lblt;
 mod lookahead;
 mod lu;
 mod qr;
+mod rows;
 mod sparse;
 mod svd;
 mod triangular;

@@ -118,7 +118,7 @@ pub unsafe trait Executor: Sync {
     /// What the gates read besides the dispatch cost: rates, split costs and thresholds (a
     /// pool's model for teamalg's tokens and teams; the host's built-in one by default).
     fn model(&self) -> &Model {
-        Model::host_default()
+        crate::families::host_model()
     }
 
     /// Runs `f` on `width` participants (at most [`Executor::width`]) and returns when all are

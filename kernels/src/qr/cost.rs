@@ -6,6 +6,8 @@
 //! [`Family::Qr`]: teamalg_gates::Family::Qr
 //! [`Family::QrColPivStep`]: teamalg_gates::Family::QrColPivStep
 
+use teamalg_gates::{AppleRate, Rate, Rows, SplitCost};
+
 /// Multiply-adds of a Householder QR of a `rows x cols` matrix: `s^2 (l - s / 3)` with `s` the
 /// smaller side and `l` the larger (`2 n^3 / 3` when square).
 pub fn householder(rows: usize, cols: usize) -> f64 {
@@ -36,3 +38,27 @@ pub(crate) fn panel(rows: usize, b: usize) -> f64 {
 pub fn col_piv_from(m: usize, n: usize, k: usize) -> f64 {
     (k..m.min(n)).map(|s| ((m - s) * (n - s - 1)) as f64).sum()
 }
+
+/// Householder QR's built-in rows ([`Family::Qr`]); its split is free (not fitted).
+pub const HOUSEHOLDER_ROWS: Rows = Rows::new(
+    Some([
+        (21845.0, [0.5433, 0.9898, 0.4965, 0.8284]),
+        (174763.0, [0.2683, 0.5637, 0.2430, 0.4035]),
+        (1398101.0, [0.1235, 0.3168, 0.1090, 0.2052]),
+        (11184811.0, [0.0748, 0.2334, 0.0515, 0.1350]),
+    ]),
+    AppleRate::ScaledFromGemm,
+    None,
+);
+
+/// Column pivoting's steps' built-in rows ([`Family::QrColPivStep`]). The split is fitted by
+/// hand to the rows forced parallel at orders 256 to 1024 on the Intel Xeon host
+/// (`docs/perf/runs/kernels-log.md`): its steps' two passes on each participant run at about
+/// half of faer's fused serial pass in real arithmetic and at 0.62 of it in complex, and each
+/// step's section costs about 3.5 us beyond its dispatch. So two wide never pays in real;
+/// complex pays from about order 256.
+pub const COL_PIV_ROWS: Rows = Rows::new(
+    None,
+    AppleRate::Measured(Rate::halved(0.202, 0.713)),
+    Some((SplitCost::new(3500.0, 0.5), SplitCost::new(3500.0, 0.62))),
+);

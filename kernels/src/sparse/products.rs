@@ -58,7 +58,7 @@ pub fn sparse_dense_matmul<I, T, A, B>(
         b.nrows(),
         b.ncols()
     );
-    let units = a.compute_nnz() as f64 * n as f64;
+    let units = super::cost::product(a.compute_nnz(), n);
     let region = product_region("sparse_dense", [m, n, k], units);
     let call = gate::call::<T>(exec, region, params.threshold);
     let w = call.width().min(n);

@@ -4,6 +4,7 @@
 //! run with (`passes`). Design record:
 //! `docs/svd.md`.
 
+pub mod cost;
 pub mod fused;
 pub(crate) mod householder;
 pub(crate) mod passes;

@@ -32,9 +32,8 @@ use faer::traits::ComplexField;
 use faer::{c32, c64, Accum, Mat, Par};
 use teamalg::gates::trace;
 use teamalg::gates::{
-    builtin_decay, DispatchCosts, DispatchKind, Family, Fingerprint, HostProfile, ParThreshold,
-    Rate, RateCurve, Scalar, SeenLoad, SplitCost, SplitCurve, Splits, WidthCosts, MAX_ANCHORS,
-    MAX_SPLIT_WIDTHS,
+    DispatchCosts, DispatchKind, Family, Fingerprint, HostProfile, ParThreshold, Rate, RateCurve,
+    Scalar, SeenLoad, SplitCost, SplitCurve, Splits, WidthCosts, MAX_ANCHORS, MAX_SPLIT_WIDTHS,
 };
 use teamalg::kernels::cholesky::{cholesky_in_place, cholesky_in_place_scratch, CholeskyParams};
 use teamalg::kernels::gemm::{matmul, GemmParams};
@@ -286,7 +285,7 @@ pub fn calibrate(mut progress: impl FnMut(Step)) -> Calibration {
                 .filter(|f| f.family == family && f.complex == complex)
                 .map(|f| (f.width, f.cost))
                 .collect();
-            SplitCurve::new(&anchors, builtin_decay(family))
+            SplitCurve::new(&anchors, family.decay())
         };
         if let (Ok(real), Ok(cplx)) = (curve(false), curve(true)) {
             profile.splits.push((family, Splits { real, cplx }));

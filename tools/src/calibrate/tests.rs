@@ -151,7 +151,11 @@ fn a_profile_rate_decides() {
             splits: Vec::new(),
             load: None,
         };
-        let base = teamalg::gates::builtin_rate(Family::LuPartial, profile.fingerprint.class);
+        let base = teamalg::gates::builtin_rate(
+            Family::LuPartial,
+            profile.fingerprint.class,
+            teamalg::kernels::families::CATALOGUE,
+        );
         profile
             .rates
             .push((Family::LuPartial, base.scaled(rate_scale)));

@@ -71,6 +71,7 @@ const DEFAULT_PROFILE: &str = "teamalg-profile.toml";
 fn calibrate(out: &std::path::Path, quiet: bool, verbose: bool, force: bool) {
     use std::io::Write;
     use teamalg::gates::{builtin_rate, builtin_split, CpuVendor, DispatchCosts, HostClass};
+    use teamalg::kernels::families::CATALOGUE;
     use teamalg_tools::calibrate::Measure;
 
     let class = HostClass::detect();
@@ -138,7 +139,7 @@ fn calibrate(out: &std::path::Path, quiet: bool, verbose: bool, force: bool) {
         "rate (ns/unit)", "units", "f64", "c64", "f32", "c32", "built-in", "f32/f64"
     );
     for (family, curve) in &profile.rates {
-        let builtin = builtin_rate(*family, class);
+        let builtin = builtin_rate(*family, class, CATALOGUE);
         for (units, rate) in curve.anchors() {
             println!(
                 "{:<17} {:>10.3e} {:>9.4} {:>9.4} {:>9.4} {:>9.4}   {:>9.4} {:>8.2}",
@@ -166,7 +167,7 @@ fn calibrate(out: &std::path::Path, quiet: bool, verbose: bool, force: bool) {
         );
     }
     for f in &cal.fits {
-        let b = builtin_split(f.family, CpuVendor::detect());
+        let b = builtin_split(f.family, CpuVendor::detect(), CATALOGUE);
         let b = if f.complex { b.cplx } else { b.real }.at(f.width);
         println!(
             "{:<17} {:<8} {:>5} {:>14.2} {:>11.3} {:>11.0}% {:>20}",
