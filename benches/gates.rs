@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use teamalg::gates::{
-    choose, pays_at, width_for_by, DispatchCosts, DispatchKind, Family, HostClass, Model,
+    choose, pays_at, width_for_by, DispatchCosts, DispatchKind, Family, HostClass,
 };
 
 fn gates(c: &mut Criterion) {
