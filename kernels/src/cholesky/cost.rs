@@ -40,13 +40,13 @@ const ANCHORS: Anchors = [
 /// of the better arm from 128 to 1024 on the AMD EPYC host).
 const SPLIT: SplitRow = (SplitCost::new(1654.0, 0.847), SplitCost::new(7196.0, 0.836));
 
-/// The Cholesky's built-in rows ([`Family::Cholesky`]).
+/// The Cholesky's built-in rows ([`Family::Cholesky`](teamalg_gates::Family::Cholesky)).
 pub const LLT_ROWS: Rows = Rows::new(Some(ANCHORS), AppleRate::ScaledFromGemm, Some(SPLIT));
 
-/// `LDL^H`'s built-in rows ([`Family::Ldlt`]).
+/// `LDL^H`'s built-in rows ([`Family::Ldlt`](teamalg_gates::Family::Ldlt)).
 pub const LDLT_ROWS: Rows = Rows::new(Some(ANCHORS), AppleRate::ScaledFromGemm, Some(SPLIT));
 
-/// Bunch-Kaufman's built-in rows ([`Family::Lblt`]). The split is fitted by hand to the gate
+/// Bunch-Kaufman's built-in rows ([`Family::Lblt`](teamalg_gates::Family::Lblt)). The split is fitted by hand to the gate
 /// audit on the AMD EPYC host (`docs/perf/runs/kernels-log.md`, "LDL^H and Bunch-Kaufman"):
 /// its panels are long and serial (column updates and symmetric interchanges), and the member
 /// waits beside the lead through each; two wide was a wash at 128 and won from 256 or 384 in

@@ -18,7 +18,7 @@ pub fn evd(n: usize, vectors: bool) -> f64 {
     4.0 * n * n * n / 3.0 + if vectors { 4.0 * n * n * n } else { 0.0 }
 }
 
-/// The tridiagonalization's steps' built-in rows ([`Family::TridiagStep`]), fitted as the
+/// The tridiagonalization's steps' built-in rows ([`Family::TridiagStep`](teamalg_gates::Family::TridiagStep)), fitted as the
 /// bidiagonalization's (`crate::svd::cost::BIDIAG_ROWS`).
 pub const TRIDIAG_ROWS: Rows = Rows {
     x86: None,
@@ -27,7 +27,7 @@ pub const TRIDIAG_ROWS: Rows = Rows {
     split_other: Some((SplitCost::new(4400.0, 0.77), SplitCost::new(3600.0, 0.81))),
 };
 
-/// The tridiagonal divide and conquer's built-in rows ([`Family::TridiagEvdDc`]; complex not
+/// The tridiagonal divide and conquer's built-in rows ([`Family::TridiagEvdDc`](teamalg_gates::Family::TridiagEvdDc); complex not
 /// measured: a complex multiply-add is four real ones).
 pub const TRIDIAG_DC_ROWS: Rows = Rows::new(
     None,

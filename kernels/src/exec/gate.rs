@@ -78,7 +78,7 @@ fn duration(ns: f64) -> Duration {
 /// (`occupancy`), and serial once the call open on this thread gave up ([`crate::call`]).
 /// Recorded in the decision trace ([`teamalg_gates::trace`]).
 ///
-/// A whole call asks through [`call`] instead, which keeps its watch open while it runs.
+/// A whole call asks through [`call()`] instead, which keeps its watch open while it runs.
 pub fn width<T: Scalar>(
     exec: &(impl Executor + ?Sized),
     region: Region,

@@ -1,5 +1,6 @@
 //! What the kernels ask of an executor and how they use it: the contract ([`par`]), the gate
-//! every region asks ([`gate`]), streams after a pause ([`stream`]), the section recorder
+//! every region asks ([`gate`]), paying a sleeping team's wake once per stream of calls
+//! ([`wakes`]), the section recorder
 //! ([`sections`]), and the two ways a region's work is divided: column chunks claimed by
 //! whichever participant is free (`claims`) and disjoint tiles of one matrix (`tiles`).
 

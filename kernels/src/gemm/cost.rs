@@ -10,7 +10,7 @@ pub fn gemm(m: usize, n: usize, k: usize) -> f64 {
     m as f64 * n as f64 * k as f64
 }
 
-/// GEMM's built-in rows ([`Family::Gemm`]): the x86-64 anchors, the M5 rate, and the split
+/// GEMM's built-in rows ([`Family::Gemm`](teamalg_gates::Family::Gemm)): the x86-64 anchors, the M5 rate, and the split
 /// `teamalg calibrate` fitted (`docs/gates.md`, "Built-in rows").
 pub const ROWS: Rows = Rows::new(
     Some([

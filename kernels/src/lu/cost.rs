@@ -41,7 +41,7 @@ pub fn full_pivot_from(m: usize, n: usize, k: usize) -> f64 {
         .sum()
 }
 
-/// Partial pivoting's built-in rows ([`Family::LuPartial`]).
+/// Partial pivoting's built-in rows ([`Family::LuPartial`](teamalg_gates::Family::LuPartial)).
 pub const PARTIAL_ROWS: Rows = Rows::new(
     Some([
         (10923.0, [0.2732, 0.4502, 0.2980, 0.4933]),
@@ -56,7 +56,7 @@ pub const PARTIAL_ROWS: Rows = Rows::new(
     )),
 );
 
-/// Full pivoting's steps' built-in rows ([`Family::LuFullStep`]). Its steps, forced parallel
+/// Full pivoting's steps' built-in rows ([`Family::LuFullStep`](teamalg_gates::Family::LuFullStep)). Its steps, forced parallel
 /// on a team of two, took 2.0x and 1.3x faer's fused serial factorization at orders 256 and
 /// 512 on the 2-vCPU AMD EPYC host (owned forms, 2026-12-06: one section per step, each a
 /// rank-one update and the column maxima, memory-bound): two wide never pays, so it keeps

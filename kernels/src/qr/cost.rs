@@ -39,7 +39,7 @@ pub fn col_piv_from(m: usize, n: usize, k: usize) -> f64 {
     (k..m.min(n)).map(|s| ((m - s) * (n - s - 1)) as f64).sum()
 }
 
-/// Householder QR's built-in rows ([`Family::Qr`]); its split is free (not fitted).
+/// Householder QR's built-in rows ([`Family::Qr`](teamalg_gates::Family::Qr)); its split is free (not fitted).
 pub const HOUSEHOLDER_ROWS: Rows = Rows::new(
     Some([
         (21845.0, [0.5433, 0.9898, 0.4965, 0.8284]),
@@ -51,7 +51,7 @@ pub const HOUSEHOLDER_ROWS: Rows = Rows::new(
     None,
 );
 
-/// Column pivoting's steps' built-in rows ([`Family::QrColPivStep`]). The split is fitted by
+/// Column pivoting's steps' built-in rows ([`Family::QrColPivStep`](teamalg_gates::Family::QrColPivStep)). The split is fitted by
 /// hand to the rows forced parallel at orders 256 to 1024 on the Intel Xeon host
 /// (`docs/perf/runs/kernels-log.md`): its steps' two passes on each participant run at about
 /// half of faer's fused serial pass in real arithmetic and at 0.62 of it in complex, and each

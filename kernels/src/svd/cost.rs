@@ -25,7 +25,7 @@ pub fn svd(m: usize, n: usize, vectors: bool) -> f64 {
     4.0 * m * n * n - 4.0 * n * n * n / 3.0 + if vectors { 8.0 * n * n * n } else { 0.0 }
 }
 
-/// The bidiagonalization's steps' built-in rows ([`Family::BidiagStep`]). The splits are
+/// The bidiagonalization's steps' built-in rows ([`Family::BidiagStep`](teamalg_gates::Family::BidiagStep)). The splits are
 /// fitted by hand to the reductions' benchmark rows (orders 256 to 1024, every step forced
 /// parallel) against the estimates of their built-in rates (`docs/gates.md`): on AMD the EPYC
 /// fit, where two wide pays from order 128 to 256; elsewhere the Intel Xeon fit, where it pays
@@ -37,7 +37,7 @@ pub const BIDIAG_ROWS: Rows = Rows {
     split_other: Some((SplitCost::new(10800.0, 0.61), SplitCost::new(6400.0, 0.625))),
 };
 
-/// The bidiagonal divide and conquer's built-in rows ([`Family::BidiagSvdDc`]; complex not
+/// The bidiagonal divide and conquer's built-in rows ([`Family::BidiagSvdDc`](teamalg_gates::Family::BidiagSvdDc); complex not
 /// measured: a complex multiply-add is four real ones).
 pub const BIDIAG_DC_ROWS: Rows = Rows::new(
     None,

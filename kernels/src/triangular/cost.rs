@@ -11,7 +11,7 @@ pub fn solve(n: usize, k: usize) -> f64 {
     n as f64 * n as f64 * k as f64 / 2.0
 }
 
-/// The triangular solve's built-in rows ([`Family::TriangularSolve`]).
+/// The triangular solve's built-in rows ([`Family::TriangularSolve`](teamalg_gates::Family::TriangularSolve)).
 pub const ROWS: Rows = Rows::new(
     Some([
         (16384.0, [0.1033, 0.4016, 0.0954, 0.3527]),
