@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks that each loom model fails when the wake it guards is removed.
 #
-#   scripts/loom-mutants.sh [parker|batch ...]    (default: all)
+#   scripts/loom-mutants.sh [parker|fork ...]    (default: all)
 #   scripts/loom-mutants.sh --check               (each mutant's line is where it says; no build)
 #
 # For each mutant: copy the tracked tree to a scratch folder, delete the wake (or replace the
@@ -17,8 +17,8 @@ target=${CARGO_TARGET_DIR:-$root/target/loom-mutants}
 # name | file | exact line | replacement (empty: delete) | model
 mutants=(
   "parker|src/runtime/parker.rs|                self.cvar.notify_one();||parker_no_lost_wakeup"
-  "batch|src/runtime/plain/batch.rs|            unsafe { (*owner).unpark() };||batch_two_claimers"
-  "install|src/runtime/plain/batch.rs|            unsafe { (*owner).unpark() };||batch_owner_waits_for_its_only_helper"
+  "fork|src/runtime/plain/fork.rs|            unsafe { (*owner).unpark() };||fork_two_claimers"
+  "install|src/runtime/plain/fork.rs|            unsafe { (*owner).unpark() };||fork_owner_waits_for_its_only_helper"
   "join|src/runtime/team/section.rs|            unsafe { (*leader).unpark() };||section_join_woken_by_the_last_of_two_members"
   "barrier|src/runtime/team/section.rs|                self.wake_others(me); // the last arrival wakes the others||section_two_barrier_rounds"
   "cancel|src/runtime/team/section.rs|            self.wake_others(me); // cancellation wakes barrier sleepers||section_cancellation_wakes_a_barrier_sleeper"
@@ -29,7 +29,7 @@ mutants=(
   "idle-wake|src/runtime/team/slot.rs|            slot.unpark(); // the idle-worker wake||idle_worker_woken_for_queued_work"
   "idle-fence|src/runtime/team/slot.rs|    fence(SeqCst);||idle_worker_woken_for_queued_work"
   "idle-fence-sleeper|src/runtime/team/slot.rs|        fence(SeqCst);||idle_worker_woken_for_queued_work"
-  "settled-order|src/runtime/plain/batch.rs|        self.exhausted() && self.attached.load(Acquire) == 0|        self.attached.load(Acquire) == 0 && self.exhausted()|batch_owner_waits_for_its_only_helper"
+  "settled-order|src/runtime/plain/fork.rs|        self.exhausted() && self.attached.load(Acquire) == 0|        self.attached.load(Acquire) == 0 && self.exhausted()|fork_owner_waits_for_its_only_helper"
 )
 
 if [ "${1:-}" = "--check" ]; then

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use teamalg_gates::{Contention, Model};
-use teamalg_kernels::par::{Executor, Part};
+use teamalg_kernels::par::{answer_from, Answer, Executor, Part, Reads};
 
 use crate::exec::parts::{run_parts_serially, team_chunks};
 use crate::exec::Exec;
@@ -16,10 +16,10 @@ use crate::team::{Team, TeamExec};
 // 1. `run` is `run_parts`: the width is clamped to `1..=budget`; a team token runs one section
 //    whose roster has each index `0..width` once and joins it before returning (or, when the
 //    team is busy, runs the parts one after another on the caller); a plain token runs jobs
-//    `0..width` of one batch, each once, and waits for the batch; a serial token runs the parts
+//    `0..width` of one fork, each once, and waits for the fork; a serial token runs the parts
 //    in order. A panic in a part is resumed after the join.
 // 2. `run_chunks_of` is `run_chunks_claimed`: each chunk `0..n` is taken once, from a counter
-//    (`fetch_add` hands each value to one participant) or as one job of a batch, or in order
+//    (`fetch_add` hands each value to one participant) or as one job of a fork, or in order
 //    on the caller, and returns after the join.
 // 3. The only barrier handed to a part is the team section's, which meets every participant.
 unsafe impl Executor for Exec<'_> {
@@ -235,5 +235,34 @@ unsafe impl Executor for Team {
     fn cpus(&self) -> Option<usize> {
         let pool = self.shared_pool();
         pool.live.map(|_| pool.usable_cpus)
+    }
+
+    // One answer: the team's width (which asks whether this thread leads it or is one of its
+    // members) is read once, not again by each piece.
+    fn question(
+        &self,
+        weigh: &dyn Fn(&Model) -> (Duration, bool),
+        gave_up: bool,
+        budget_of: &dyn Fn(usize, usize) -> usize,
+    ) -> Answer<'_> {
+        let model = Team::model(self);
+        let weighed = weigh(model);
+        let width = Executor::width(self);
+        if width == 1 {
+            // What the pieces answer for a busy team: no budget, nothing asleep, no view.
+            let reads = Reads {
+                cpus: || None,
+                contention: |_| Contention::NONE,
+                wake: || Duration::ZERO,
+            };
+            return answer_from(model, width, weighed, gave_up, budget_of, reads);
+        }
+        let pool = self.shared_pool();
+        let reads = Reads {
+            cpus: || pool.live.map(|_| pool.usable_cpus),
+            contention: |estimate| Team::contention(self, estimate),
+            wake: || Team::wake_cost(self),
+        };
+        answer_from(model, width, weighed, gave_up, budget_of, reads)
     }
 }

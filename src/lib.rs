@@ -125,7 +125,7 @@ pub use with_team::with_team;
 #[doc(hidden)]
 pub mod loom_api {
     pub use crate::runtime::parker::Parker;
-    pub use crate::runtime::plain::batch::Batch;
+    pub use crate::runtime::plain::fork::Fork;
     pub use crate::runtime::plain::queue::Queue;
     pub use crate::runtime::team::section::{Participant, Roster, Section};
     pub use crate::runtime::team::slot::{wake_for_queue, Slot};

@@ -14,7 +14,7 @@ use crate::error::Error;
 use crate::runtime::cpus::CpuSet;
 use crate::runtime::reserve;
 use crate::runtime::wait::DEFAULT_SPIN_POLLS;
-use crate::runtime::worker::PoolShared;
+use crate::runtime::pool_shared::PoolShared;
 
 /// Default of [`PoolBuilder::acquire_timeout`].
 pub(crate) const DEFAULT_ACQUIRE_TIMEOUT: Duration = Duration::from_millis(10);

@@ -4,7 +4,7 @@
 //! A team member is a worker whose slot is in the TEAM state: it waits for sections published to
 //! its slot, spinning its full budget between them (then yielding, then sleeping), and serves no
 //! queued work. A section lives on the leader's stack; see [`crate::runtime::team::section`] for the join,
-//! barrier and cancellation protocols and [`crate::runtime::worker`] for publishing. The design record is
+//! barrier and cancellation protocols and [`crate::runtime::pool_shared`] for publishing. The design record is
 //! `docs/waiting.md`.
 
 use std::fmt;
@@ -22,9 +22,13 @@ use crate::runtime::team::dispatch::{
     acquire_members, run_alone, run_on, slot_buffer, split_on, Lead, Release, Shares, NO_MEMBERS,
 };
 use crate::runtime::team::section::Participant;
-use crate::runtime::worker::PoolShared;
+use crate::runtime::pool_shared::PoolShared;
 
 /// The right to run sections on a set of reserved members, led by the calling thread.
+///
+/// Next to the others: a team token, as [`Exec`] is a plain one, for one scope; a [`Team`]
+/// holds its members between calls and hands out such tokens. It is an
+/// [`Executor`](crate::Executor).
 ///
 /// Obtained from [`Exec::team`] (a scoped reservation), from a team token, or as a child of
 /// [`TeamExec::split`].
@@ -226,6 +230,10 @@ impl Exec<'_> {
 /// A hot team: a pool whose `width - 1` workers are reserved as members, led by whichever
 /// thread holds the team's token. Sections on it cost about a microsecond.
 ///
+/// Next to the others: a `Team` is held between calls (a [`TeamExec`] is one scope's team
+/// token, an [`Exec`] one call's token); `&team` is an [`Executor`](crate::Executor), so it is
+/// passed to every kernel as is.
+///
 /// ```
 /// use teamalg::Pool;
 ///
@@ -392,7 +400,7 @@ impl Team {
     /// Whether the calling thread is one of this team's members (so it runs a share of one of
     /// the team's sections right now).
     pub(crate) fn is_member_thread(&self) -> bool {
-        crate::runtime::worker::current_worker()
+        crate::runtime::pool_shared::current_worker()
             .is_some_and(|(pool, k)| std::ptr::eq(pool, self.shared()) && self.members.contains(&k))
     }
 

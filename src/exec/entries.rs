@@ -10,12 +10,12 @@ use crate::error::Refused;
 use crate::runtime::join::Settle;
 use crate::runtime::ledger;
 use crate::runtime::parker;
-use crate::runtime::plain::batch::Batch;
+use crate::runtime::plain::fork::Fork;
 use crate::runtime::sync::{lock, Mutex};
 use crate::runtime::sync::{AtomicUsize, Ordering::Relaxed};
 use crate::runtime::team::dispatch::{run_on, slot_buffer, split_on, Release, Shares};
 use crate::runtime::team::section::Participant;
-use crate::runtime::worker::PoolShared;
+use crate::runtime::pool_shared::PoolShared;
 
 use super::budgets::{child_budget, sized_budgets};
 use super::Exec;
@@ -46,7 +46,7 @@ impl<'a> Exec<'a> {
                 Some(pool) => {
                     let budget = self.budget;
                     let job = |i: usize| f(i, self.child(pool, child_budget(budget, jobs, i)));
-                    self.run_batch(pool, jobs, &job);
+                    self.run_fork(pool, jobs, &job);
                 }
             },
         }
@@ -72,7 +72,7 @@ impl<'a> Exec<'a> {
         sized_budgets(self.budget, shares, budgets);
         let budgets = &*budgets;
         let job = |i: usize| f(i, self.child(pool, budgets[i]));
-        self.run_batch(pool, jobs, &job);
+        self.run_fork(pool, jobs, &job);
     }
 
     /// `fork` / `fork_sized` on a team token: with at least as many jobs as participants, one
@@ -174,7 +174,7 @@ impl<'a> Exec<'a> {
             Some(pool) => {
                 let job =
                     |i: usize| f(part_start(i, len, chunks)..part_start(i + 1, len, chunks));
-                self.run_batch(pool, chunks, &job);
+                self.run_fork(pool, chunks, &job);
             }
         }
     }
@@ -289,20 +289,20 @@ impl<'a> Exec<'a> {
             let r = f(self.child(pool, budget));
             *lock(&result) = Some(r);
         };
-        let batch = Batch::new(1, 1, parker::current(), &job, self.root);
-        // SAFETY: as in `run_batch`; the owner claims no job, so a worker must run it, and
+        let fork = Fork::new(1, 1, parker::current(), &job, self.root);
+        // SAFETY: as in `run_fork`; the owner claims no job, so a worker must run it, and
         // `Settle` waits until one has.
-        unsafe { pool.queue.push(&batch) };
+        unsafe { pool.queue.push(&fork) };
         pool.wake_idle(1);
         // Not unlinked by us: the worker that attaches takes the only helper place, which
         // unlinks it.
         drop(Settle {
             pool,
-            batch: &batch,
+            fork: &fork,
             woke: false,
             unlink: false,
         });
-        if let Some(p) = batch.take_panic() {
+        if let Some(p) = fork.take_panic() {
             resume_unwind(p);
         }
         let r = lock(&result).take();

@@ -16,9 +16,9 @@ use crate::pool::Pool;
 use crate::runtime::ledger;
 use crate::runtime::sync::AtomicUsize;
 use crate::runtime::team::dispatch::Lead;
-use crate::runtime::worker::PoolShared;
+use crate::runtime::pool_shared::PoolShared;
 
-mod batch;
+mod fork;
 mod budgets;
 mod entries;
 pub(crate) mod parts;
@@ -32,6 +32,12 @@ enum PoolRef<'a> {
 }
 
 /// A budget token: the right to run on up to `budget` slots of a pool.
+///
+/// Next to the others: an `Exec` is one call's right (plain, on a pool's queue, or a team
+/// token from [`Team::exec`](crate::Team::exec)); a [`TeamExec`](crate::TeamExec) is a
+/// reserved team's token; a [`Team`](crate::Team) is a team held between calls; each of them
+/// is an [`Executor`](crate::Executor), the contract the kernels take. `Exec::serial()` is the
+/// serial token (the kernels' `Seq`, for code that names no pool).
 ///
 /// Not `Clone`, not `Copy`: every entry consumes the token, and [`reborrow`](Exec::reborrow)
 /// or [`limit`](Exec::limit) narrow it.

@@ -1,5 +1,5 @@
 //! A kernel's region on a token: its parts as a team section (with barriers), as the jobs of a
-//! batch on a plain token (no barrier), or one after another on a serial token; and its chunks,
+//! fork on a plain token (no barrier), or one after another on a serial token; and its chunks,
 //! claimed one at a time by whichever participant is free.
 
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -9,7 +9,7 @@ use teamalg_kernels::par::Part;
 use super::Exec;
 use crate::runtime::team::dispatch::{run_on, Shares};
 use crate::runtime::team::section::Participant;
-use crate::runtime::worker::PoolShared;
+use crate::runtime::pool_shared::PoolShared;
 
 /// Chunks per participant of a kernel region on a plain token (`Exec::chunk_count`): with four,
 /// a helper that falls a whole chunk behind costs the region a quarter of a share at most.
@@ -24,7 +24,7 @@ pub(crate) fn run_parts_serially(width: usize, f: &(dyn Fn(Part<'_>) + Sync)) {
 
 impl Exec<'_> {
     /// Runs `f` on `width` participants (at most the budget) for a kernel: a section on a team
-    /// token (with barriers), jobs of a batch on a plain token (no barrier: participants are
+    /// token (with barriers), jobs of a fork on a plain token (no barrier: participants are
     /// not guaranteed to run at once), inline on a serial token.
     pub(crate) fn run_parts(&self, width: usize, f: &(dyn Fn(Part<'_>) + Sync)) {
         let width = width.clamp(1, self.budget());
@@ -51,7 +51,7 @@ impl Exec<'_> {
             None => run_parts_serially(width, f),
             Some(pool) => {
                 let job = |i: usize| f(Part::new(i, width, None));
-                self.run_batch_width(pool, width, width, pool.live, &job);
+                self.run_fork_width(pool, width, width, pool.live, &job);
             }
         }
     }
@@ -74,7 +74,7 @@ impl Exec<'_> {
 
     /// `Executor::run_chunks_of`: the chunks are claimed one at a time by whichever
     /// participant is free, so one that falls behind leaves its chunks to the others: on a
-    /// plain token they are the jobs of one batch (the caller and at most `width - 1`
+    /// plain token they are the jobs of one fork (the caller and at most `width - 1`
     /// helpers); on a team token the participants of one section claim them from a counter.
     pub(crate) fn run_chunks_claimed(
         &self,
@@ -100,7 +100,7 @@ impl Exec<'_> {
         match self.parallel_pool() {
             Some(pool) => {
                 let job = |c: usize| f(c, n);
-                self.run_batch_width(pool, n, width, pool.live, &job);
+                self.run_fork_width(pool, n, width, pool.live, &job);
             }
             None => (0..n).for_each(|c| f(c, n)),
         }

@@ -17,7 +17,7 @@ use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
 use super::scratch;
 use super::check::{self, Stored};
 use super::condition;
-use super::factors::{InPlace, owned_constructors, Store};
+use super::store::{owned_constructors, InPlace, Store};
 use super::reflectors::Reflectors;
 use super::{Dim, Field, LinalgError, Options, Qr, TriangularView};
 

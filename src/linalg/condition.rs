@@ -18,7 +18,7 @@ use teamalg_kernels::par::Seq;
 use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
 
 use super::check::Stored;
-use super::factors::conjugate;
+use super::views::conjugate;
 use super::{real_to_f64, Field, LinalgError, Options};
 
 /// The most products with `X` the estimator makes after its first (LAPACK's `ITMAX`).

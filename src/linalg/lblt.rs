@@ -14,7 +14,7 @@ use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
 
 use super::check;
 use super::condition::{self, Guard};
-use super::factors::conjugate;
+use super::views::conjugate;
 use super::inertia::Inertia;
 use super::perm::Perm;
 use super::solves::{faer_solvers, solve_forms};

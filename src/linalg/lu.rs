@@ -16,7 +16,8 @@ use super::solves::{faer_solvers, solve_forms};
 use super::{det, scratch};
 use super::check::{self, Stored};
 use super::condition::{self, Guard};
-use super::factors::{InPlace, conjugate, owned_constructors, Store};
+use super::store::{owned_constructors, InPlace, Store};
+use super::views::conjugate;
 use super::{Dim, Field, LinalgError, Options, TriangularView};
 
 /// The factorization `P A = L U` of an `m x n` matrix with partial pivoting: `L` below the

@@ -89,17 +89,16 @@ use faer::traits::ComplexField;
 pub use faer::Side;
 use teamalg_gates::{Family, ParThreshold, Scalar, Source, Thresholds};
 
+pub mod batch;
 pub(crate) mod check;
 mod cholesky;
 mod col_piv_qr;
 mod condition;
 mod det;
-mod eigen;
 mod error;
-mod evd;
-mod factors;
 mod faer_names;
 mod full_piv_lu;
+mod general_eigen;
 mod hermitian;
 mod inertia;
 mod lblt;
@@ -111,11 +110,13 @@ mod qr;
 mod reflectors;
 mod scan;
 mod scratch;
+mod self_adjoint_eigen;
 mod solves;
 mod sparse;
+mod store;
 mod svd;
-pub mod batch;
 mod triangular;
+mod views;
 
 pub use cholesky::{cholesky, cholesky_scratch, cholesky_with, cholesky_with_scratch, Cholesky};
 pub use col_piv_qr::{
@@ -123,12 +124,12 @@ pub use col_piv_qr::{
 };
 pub use condition::norm_l1;
 pub use error::{Dim, LinalgError};
-pub use factors::InPlace;
-pub use evd::{
+pub use store::InPlace;
+pub use self_adjoint_eigen::{
     self_adjoint_eigen_into, self_adjoint_eigen_into_with_scratch, self_adjoint_eigen_scratch,
     self_adjoint_eigenvalues, self_adjoint_eigenvalues_with, SelfAdjointEigen,
 };
-pub use eigen::{eigenvalues, eigenvalues_with, Eigen};
+pub use general_eigen::{eigenvalues, eigenvalues_with, Eigen};
 pub use full_piv_lu::FullPivLu;
 pub use inertia::Inertia;
 pub use lblt::Lblt;

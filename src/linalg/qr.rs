@@ -18,7 +18,8 @@ use super::det;
 use super::scratch;
 use super::solves::{faer_solvers, solve_forms};
 use super::condition;
-use super::factors::{InPlace, conjugate, owned_constructors, Store};
+use super::store::{owned_constructors, InPlace, Store};
+use super::views::conjugate;
 use super::reflectors::Reflectors;
 use super::{Dim, Field, LinalgError, Options, TriangularView};
 

@@ -10,7 +10,7 @@ use teamalg_kernels::qr::apply_q_in_place;
 use teamalg_kernels::triangular::{Diag, Triangle};
 
 use super::check::{self, Stored};
-use super::factors::Store;
+use super::store::Store;
 use super::{Dim, Field, LinalgError, Options, TriangularView};
 
 /// A Householder QR's factors and block factors.

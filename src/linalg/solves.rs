@@ -70,9 +70,9 @@ macro_rules! solve_forms {
                 let mut b = b.as_mat_mut();
                 // Checked before the conjugation, so a refused call leaves `b` as it was.
                 let p = self.ready("solve_adjoint", &b)?;
-                super::factors::conjugate(b.as_mut());
+                super::views::conjugate(b.as_mut());
                 self.transpose_solve(b.as_mut(), exec, p);
-                super::factors::conjugate(b);
+                super::views::conjugate(b);
                 Ok(())
             }
 
@@ -130,9 +130,9 @@ macro_rules! solve_forms {
             ) -> Result<(), LinalgError> {
                 let mut b = b.as_mat_mut().transpose_mut();
                 let p = self.ready("rsolve_adjoint", &b).map_err(super::solves::as_passed)?;
-                super::factors::conjugate(b.as_mut());
+                super::views::conjugate(b.as_mut());
                 self.plain_solve(b.as_mut(), exec, p);
-                super::factors::conjugate(b);
+                super::views::conjugate(b);
                 Ok(())
             }
 
@@ -153,7 +153,7 @@ macro_rules! solve_forms {
             /// `A^-1`, solving against the identity on `exec`.
             pub fn inverse(&self, exec: &(impl Executor + ?Sized)) -> Result<Mat<T>, LinalgError> {
                 let n = self.factors().nrows();
-                let mut x = super::factors::identity::<T>(n);
+                let mut x = super::views::identity::<T>(n);
                 let p = self.ready("inverse", &x.as_mut())?;
                 self.plain_solve(x.as_mut(), exec, p);
                 Ok(x)
@@ -224,11 +224,11 @@ macro_rules! faer_solvers {
                 // conj(A) X = B  <=>  A conj(X) = conj(B).
                 let flip = conj == faer::Conj::Yes;
                 if flip {
-                    super::factors::conjugate(rhs.as_mut());
+                    super::views::conjugate(rhs.as_mut());
                 }
                 self.plain_solve(rhs.as_mut(), &teamalg_kernels::par::Seq, p);
                 if flip {
-                    super::factors::conjugate(rhs);
+                    super::views::conjugate(rhs);
                 }
             }
 
@@ -239,11 +239,11 @@ macro_rules! faer_solvers {
                 let p = teamalg_kernels::triangular::SolveParams::default();
                 let flip = conj == faer::Conj::Yes;
                 if flip {
-                    super::factors::conjugate(rhs.as_mut());
+                    super::views::conjugate(rhs.as_mut());
                 }
                 self.transpose_solve(rhs.as_mut(), &teamalg_kernels::par::Seq, p);
                 if flip {
-                    super::factors::conjugate(rhs);
+                    super::views::conjugate(rhs);
                 }
             }
         }
@@ -256,7 +256,7 @@ macro_rules! faer_solvers {
             #[track_caller]
             fn inverse(&self) -> Mat<T> {
                 let n = self.factors().nrows();
-                let mut x = super::factors::identity::<T>(n);
+                let mut x = super::views::identity::<T>(n);
                 faer::linalg::solvers::SolveCore::solve_in_place_with_conj(self, faer::Conj::No, x.as_mut());
                 x
             }

@@ -13,7 +13,7 @@ use teamalg_kernels::svd::{
     svd_scratch as kernel_svd_scratch, svd_with_scratch, SvdParams, SvdPath,
 };
 
-use super::factors::canonical;
+use super::views::canonical;
 use super::scratch;
 use super::check::{self, Stored};
 use super::{Dim, Field, LinalgError, Options};

@@ -11,7 +11,7 @@ use teamalg_kernels::par::Executor;
 use teamalg_kernels::triangular::{self, Diag, SolveParams, SolveSide, Triangle};
 
 use super::check::{self, Stored};
-use super::factors::conjugate;
+use super::views::conjugate;
 use super::{Dim, Field, LinalgError, Options};
 
 /// Overwrites `b` with the solution of `T X = B` (`SolveSide::Left`) or `X T = B`

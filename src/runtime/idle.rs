@@ -11,7 +11,7 @@ use crate::runtime::parker::Parker;
 use crate::runtime::sync::{current_cpu, Ordering::*, NO_CPU};
 use crate::runtime::team::slot::{Slept, Slot, IDLE, RESERVED, TEAM};
 use crate::runtime::wait::{Crowd, Waiter, THROTTLED_SPIN_POLLS};
-use crate::runtime::worker::{awake, PoolShared, SLEEPING};
+use crate::runtime::pool_shared::{awake, PoolShared, SLEEPING};
 
 /// Idle workers in their full spin phase right now, process-wide.
 static IDLE_SPINNERS: StdAtomicUsize = StdAtomicUsize::new(0);

@@ -1,21 +1,21 @@
-//! A caller's join on its plain batch: the staged wait, serving its own pool meanwhile, and the
-//! guard that settles the batch even when the caller unwinds.
+//! A caller's join on its plain fork: the staged wait, serving its own pool meanwhile, and the
+//! guard that settles the fork even when the caller unwinds.
 
 use std::time::Duration;
 
 use crate::runtime::counters;
 use crate::runtime::ledger;
 use crate::runtime::parker::{self, Parker};
-use crate::runtime::plain::batch::Batch;
+use crate::runtime::plain::fork::Fork;
 use crate::runtime::sync::{fence, Ordering::SeqCst};
 use crate::runtime::wait::{join_after_wake, wait_staged, Waiter, THROTTLED_SPIN_POLLS};
-use crate::runtime::worker::{current_worker, PoolShared};
+use crate::runtime::pool_shared::{current_worker, PoolShared};
 
-/// A caller's wait for its batch to settle. A worker keeps serving its own pool meanwhile.
+/// A caller's wait for its fork to settle. A worker keeps serving its own pool meanwhile.
 pub(crate) struct JoinWait<'a, 'b> {
-    pub(crate) batch: &'a Batch<'b>,
+    pub(crate) fork: &'a Fork<'b>,
     pub(crate) parker: &'static Parker,
-    /// Whether the caller woke a sleeping worker for this batch (then it naps, not spins).
+    /// Whether the caller woke a sleeping worker for this fork (then it naps, not spins).
     pub(crate) woke: bool,
     /// An `install` whose owner claims nothing: the pool it waits on, so it can take its job
     /// back when no worker of that pool can serve the queue (see `take_back_if_stuck`).
@@ -28,12 +28,12 @@ const INSTALL_CHECK: Duration = Duration::from_millis(1);
 impl JoinWait<'_, '_> {
     /// An `install` whose job no worker has claimed while every slot of its pool is reserved
     /// (team members and `external`/`broadcast` reservations serve no queue; nested inside
-    /// such a scope the caller would wait for ever) runs the job itself: it unlinks the batch
-    /// and claims the job, which the batch protocol lets exactly one of it and a worker do.
+    /// such a scope the caller would wait for ever) runs the job itself: it unlinks the fork
+    /// and claims the job, which the fork protocol lets exactly one of it and a worker do.
     fn take_back_if_stuck(&self, pool: &PoolShared) {
-        if !self.batch.settled() && !self.batch.claimed() && !pool.can_serve_queue() {
-            pool.queue.unlink(self.batch);
-            self.batch.run_jobs();
+        if !self.fork.settled() && !self.fork.claimed() && !pool.can_serve_queue() {
+            pool.queue.unlink(self.fork);
+            self.fork.run_jobs();
         }
     }
 }
@@ -41,18 +41,18 @@ impl JoinWait<'_, '_> {
 impl Waiter for JoinWait<'_, '_> {
     #[inline]
     fn ready(&mut self) -> bool {
-        if self.batch.settled() {
+        if self.fork.settled() {
             return true;
         }
         if let Some((pool, k)) = current_worker() {
             if pool.queue.has_work() {
                 // A waiting parent holds no slot while it serves other work.
-                ledger::exit(self.batch.root);
+                ledger::exit(self.fork.root);
                 pool.serve_queue_once(k);
-                ledger::enter(self.batch.root);
+                ledger::enter(self.fork.root);
             }
         }
-        self.batch.settled()
+        self.fork.settled()
     }
 
     fn sleep(&mut self) {
@@ -69,25 +69,25 @@ impl Waiter for JoinWait<'_, '_> {
                 self.parker.park_timeout(INSTALL_CHECK);
                 self.take_back_if_stuck(pool);
             } else if self.woke {
-                let batch = self.batch;
-                join_after_wake(self.parker, || batch.settled());
+                let fork = self.fork;
+                join_after_wake(self.parker, || fork.settled());
             } else {
                 self.parker.park();
             }
         }
         if let Some((pool, k)) = own {
-            pool.slots[k].claim_sleeper(&pool.sleepers);
+            pool.slots[k].take_sleeper(&pool.sleepers);
         }
     }
 }
 
-/// Joins a batch the caller owns: unlinks it, then waits until it is settled. Runs on drop, so
-/// the batch is settled before its stack frame goes away even if the caller unwinds.
+/// Joins a fork the caller owns: unlinks it, then waits until it is settled. Runs on drop, so
+/// the fork is settled before its stack frame goes away even if the caller unwinds.
 pub(crate) struct Settle<'a, 'b> {
     pub(crate) pool: &'a PoolShared,
-    pub(crate) batch: &'a Batch<'b>,
+    pub(crate) fork: &'a Fork<'b>,
     pub(crate) woke: bool,
-    /// Unlink before waiting (a batch whose owner works on it); `install` leaves it to the
+    /// Unlink before waiting (a fork whose owner works on it); `install` leaves it to the
     /// worker that takes its only job.
     pub(crate) unlink: bool,
 }
@@ -95,7 +95,7 @@ pub(crate) struct Settle<'a, 'b> {
 impl Drop for Settle<'_, '_> {
     fn drop(&mut self) {
         if self.unlink {
-            self.pool.queue.unlink(self.batch);
+            self.pool.queue.unlink(self.fork);
         }
         let polls = if self.woke {
             THROTTLED_SPIN_POLLS
@@ -103,7 +103,7 @@ impl Drop for Settle<'_, '_> {
             self.pool.polls()
         };
         let mut join = JoinWait {
-            batch: self.batch,
+            fork: self.fork,
             parker: parker::current(),
             woke: self.woke,
             install: (!self.unlink).then_some(self.pool),

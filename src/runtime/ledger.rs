@@ -1,7 +1,7 @@
 //! The slot ledger: live tasks per root token, for the slot-conservation tests.
 //!
 //! With the `ledger` feature, every root token gets an id; the root caller counts as live while
-//! one of its entries runs, a helper counts while it is attached to a batch of that root, and a
+//! one of its entries runs, a helper counts while it is attached to a fork of that root, and a
 //! caller that serves other work while it waits for its helpers stops counting meanwhile (a
 //! parent waiting for its children holds no slot). Without the feature every call is a no-op.
 

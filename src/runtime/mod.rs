@@ -1,6 +1,6 @@
 //! The machinery under the public handles, in layers: primitives (`sync`, `cpus` and `quota`, `parker`,
-//! `wait`, `counters`); the two protocols (`plain`: batches on a pool's queue; `team`: slots,
-//! sections and their dispatch); and the workers that serve them and the callers' waits (`worker`: a
+//! `wait`, `counters`); the two protocols (`plain`: forks on a pool's queue; `team`: slots,
+//! sections and their dispatch); and the workers that serve them and the callers' waits (`pool_shared`: a
 //! pool's shared state; `serve`: the worker loop; `idle`, `join`, `reserve`, `ledger`). Nothing here is public; imports run from the handles down, and within
 //! this folder from the workers to the protocols to the primitives.
 
@@ -21,5 +21,5 @@ not_under_loom! {
     pub(crate) mod quota;
     pub(crate) mod reserve;
     pub(crate) mod serve;
-    pub(crate) mod worker;
+    pub(crate) mod pool_shared;
 }

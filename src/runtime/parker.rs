@@ -189,7 +189,7 @@ fn wait<'a>(
 /// The calling thread's parker, with a `'static` address.
 ///
 /// Wakers copy this address and use it after the waiter may have returned from the wait that
-/// asked for the wake (a batch's last helper wakes its owner after its final decrement), so a
+/// asked for the wake (a fork's last helper wakes its owner after its final decrement), so a
 /// parker must outlive every thread that can still hold its address. Parkers are never freed: a
 /// thread that exits hands its parker back to a free list and the next new thread takes it. A
 /// late wake then reaches the parker's next owner as a spurious wake-up, which every wait

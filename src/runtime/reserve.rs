@@ -32,7 +32,7 @@ use crate::runtime::sync::{
     current_cpu, lock, AtomicBool, AtomicPtr, AtomicU32, Mutex, Ordering::*, NO_CPU,
 };
 use crate::runtime::wait::{wait_staged, Waiter};
-use crate::runtime::worker::PoolShared;
+use crate::runtime::pool_shared::PoolShared;
 
 static SPAWNED: StdAtomicUsize = StdAtomicUsize::new(0);
 

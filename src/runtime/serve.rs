@@ -1,4 +1,4 @@
-//! The worker loop: run the section share published to the slot, else help a queued batch,
+//! The worker loop: run the section share published to the slot, else help a queued fork,
 //! else wait (`idle.rs`), until the pool shuts down.
 
 use std::sync::Arc;
@@ -7,27 +7,27 @@ use crate::runtime::cpus::{current_tid, CpuSet};
 use crate::runtime::idle::IdleWait;
 use crate::runtime::ledger;
 use crate::runtime::parker;
-use crate::runtime::plain::batch::Batch;
+use crate::runtime::plain::fork::Fork;
 use crate::runtime::sync::{current_cpu, Ordering::*};
 use crate::runtime::team::section::Section;
 use crate::runtime::team::slot::{BUSY, IDLE, TEAM};
 use crate::runtime::wait::wait_staged;
-use crate::runtime::worker::{set_current_worker, PoolShared, SERVING};
+use crate::runtime::pool_shared::{set_current_worker, PoolShared, SERVING};
 
 impl PoolShared {
-    /// Runs a helper's part of a batch: claims and runs jobs, then detaches.
-    fn help(&self, b: *const Batch<'static>) {
-        // SAFETY: attached, so the batch is alive until `detach`.
+    /// Runs a helper's part of a fork: claims and runs jobs, then detaches.
+    fn help(&self, b: *const Fork<'static>) {
+        // SAFETY: attached, so the fork is alive until `detach`.
         let root = unsafe { (*b).root };
         ledger::enter(root);
         // SAFETY: as above.
         unsafe { (*b).run_jobs() };
         ledger::exit(root);
         // SAFETY: attached by `Queue::attach`; this is our last access.
-        unsafe { Batch::detach(b) };
+        unsafe { Fork::detach(b) };
     }
 
-    /// Attaches slot `k`'s worker to one queued batch and helps it. Returns whether it did.
+    /// Attaches slot `k`'s worker to one queued fork and helps it. Returns whether it did.
     pub(crate) fn serve_queue_once(&self, k: usize) -> bool {
         if !self.queue.has_work() {
             return false;
@@ -93,7 +93,7 @@ impl PoolShared {
         };
         slot.set_tid(if home == self.cpus { current_tid() } else { 0 });
         slot.set_parker(me);
-        slot.claim_sleeper(&self.sleepers);
+        slot.take_sleeper(&self.sleepers);
         let this: *const PoolShared = &**self;
         set_current_worker(this, k);
         SERVING.fetch_add(1, Relaxed);

@@ -1,6 +1,6 @@
 //! The synchronisation facade: std primitives normally, loom's under `cfg(loom)`.
 //!
-//! Every protocol in the executor (parker, batch claim, idle-worker wake) reaches atomics, locks
+//! Every protocol in the executor (parker, fork claim, idle-worker wake) reaches atomics, locks
 //! and the spin hint through this module, so the loom models in `tests/executor/loom.rs` check the very
 //! code that ships.
 

@@ -29,8 +29,8 @@ pub const YIELD_POLLS: u32 = 16;
 #[cfg(loom)]
 pub const YIELD_POLLS: u32 = 1;
 
-/// How long a caller that had to wake a sleeping worker for its batch sleeps per round in its
-/// join, after its yields (plain-token batches: see `pool::JoinWait`).
+/// How long a caller that had to wake a sleeping worker for its fork sleeps per round in its
+/// join, after its yields (plain-token forks: see `pool::JoinWait`).
 pub(crate) const JOIN_NAP: std::time::Duration = std::time::Duration::from_micros(50);
 
 /// Yields of a waiter whose awaited thread is (or may be) queued on its own CPU, before it

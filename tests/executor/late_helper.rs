@@ -1,6 +1,6 @@
 //! A plain token whose helpers the OS does not run: the pool's workers are bound to a CPU that a
 //! real-time spinner holds, the caller runs on another. The caller runs every chunk itself
-//! (the chunks are claimed, so none waits for a helper), and the batch is recorded in the
+//! (the chunks are claimed, so none waits for a helper), and the fork is recorded in the
 //! pool's live view as a section that gave up its parallelism, so the gate's next decision on a
 //! plain token of that pool sees it (`Decision::late`) and keeps a region serial that pays on a
 //! quiet machine. (Its own binary: it moves its threads between CPUs.)

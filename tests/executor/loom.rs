@@ -15,7 +15,7 @@ use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
 use loom::sync::Arc;
 use loom::thread;
 
-use teamalg::loom_api::{Batch, Parker, Queue};
+use teamalg::loom_api::{Fork, Parker, Queue};
 
 /// A waker sets a flag and unparks; the owner parks until it sees the flag.
 ///
@@ -55,15 +55,15 @@ fn parker_token_is_kept() {
     });
 }
 
-/// The batch claim protocol: an owner queues a batch of two jobs that two helpers may join;
-/// everyone claims, the owner unlinks and sleeps until the batch settles. Every job runs once
+/// The fork claim protocol: an owner queues a fork of two jobs that two helpers may join;
+/// everyone claims, the owner unlinks and sleeps until the fork settles. Every job runs once
 /// and the owner wakes.
 ///
-/// Guards the wake in `Batch::detach` (`(*owner).unpark()`, by the last helper to leave).
-/// Without it, loom reports a deadlock: the owner parks while a helper still holds the batch
-/// and nobody wakes it (checked with `scripts/loom-mutants.sh batch`).
+/// Guards the wake in `Fork::detach` (`(*owner).unpark()`, by the last helper to leave).
+/// Without it, loom reports a deadlock: the owner parks while a helper still holds the fork
+/// and nobody wakes it (checked with `scripts/loom-mutants.sh fork`).
 #[test]
-fn batch_two_claimers() {
+fn fork_two_claimers() {
     loom::model(|| {
         let queue = Arc::new(Queue::new());
         let owner = Arc::new(Parker::new());
@@ -73,10 +73,10 @@ fn batch_two_claimers() {
                 let queue = queue.clone();
                 thread::spawn(move || {
                     if let Some(b) = queue.attach() {
-                        // SAFETY: attached, so the batch is alive until `detach`.
+                        // SAFETY: attached, so the fork is alive until `detach`.
                         unsafe { (*b).run_jobs() };
                         // SAFETY: attached above; last access.
-                        unsafe { Batch::detach(b) };
+                        unsafe { Fork::detach(b) };
                     }
                 })
             })
@@ -86,12 +86,12 @@ fn batch_two_claimers() {
             let job = move |i: usize| {
                 r[i].fetch_add(1, Relaxed);
             };
-            let batch = Batch::new(2, 2, &owner, &job, 0);
-            // SAFETY: the batch is unlinked and settled before this block ends.
-            unsafe { queue.push(&batch) };
-            batch.run_jobs();
-            queue.unlink(&batch);
-            while !batch.settled() {
+            let fork = Fork::new(2, 2, &owner, &job, 0);
+            // SAFETY: the fork is unlinked and settled before this block ends.
+            unsafe { queue.push(&fork) };
+            fork.run_jobs();
+            queue.unlink(&fork);
+            while !fork.settled() {
                 owner.park();
             }
         }
@@ -104,11 +104,11 @@ fn batch_two_claimers() {
 }
 
 /// An owner that claims nothing (`install`): it must not return before the one helper has
-/// claimed, run and left. Guards the same wake as `batch_two_claimers`, and the order of the
-/// two reads in `Batch::settled` (reading `attached` first lets the owner return while the
+/// claimed, run and left. Guards the same wake as `fork_two_claimers`, and the order of the
+/// two reads in `Fork::settled` (reading `attached` first lets the owner return while the
 /// helper still runs; loom then finds the job not yet run).
 #[test]
-fn batch_owner_waits_for_its_only_helper() {
+fn fork_owner_waits_for_its_only_helper() {
     loom::model(|| {
         let queue = Arc::new(Queue::new());
         let owner = Arc::new(Parker::new());
@@ -117,10 +117,10 @@ fn batch_owner_waits_for_its_only_helper() {
             let queue = queue.clone();
             thread::spawn(move || loop {
                 if let Some(b) = queue.attach() {
-                    // SAFETY: attached, so the batch is alive until `detach`.
+                    // SAFETY: attached, so the fork is alive until `detach`.
                     unsafe { (*b).run_jobs() };
                     // SAFETY: attached above; last access.
-                    unsafe { Batch::detach(b) };
+                    unsafe { Fork::detach(b) };
                     return;
                 }
                 thread::yield_now();
@@ -131,11 +131,11 @@ fn batch_owner_waits_for_its_only_helper() {
             let job = move |_: usize| {
                 r.fetch_add(1, Relaxed);
             };
-            let batch = Batch::new(1, 1, &owner, &job, 0);
-            // SAFETY: the helper's attachment unlinks the batch, and the owner waits until it
+            let fork = Fork::new(1, 1, &owner, &job, 0);
+            // SAFETY: the helper's attachment unlinks the fork, and the owner waits until it
             // has left.
-            unsafe { queue.push(&batch) };
-            while !batch.settled() {
+            unsafe { queue.push(&fork) };
+            while !fork.settled() {
                 owner.park();
             }
             assert_eq!(
@@ -410,17 +410,17 @@ fn slot_leader_steals_a_share_once() {
     });
 }
 
-/// An idle worker going to sleep races a caller that queues a batch and wakes idle workers
+/// An idle worker going to sleep races a caller that queues a fork and wakes idle workers
 /// (`Slot::sleep` with the queue as its condition against `wake_for_queue`). The caller's
-/// batch is one job it does not claim itself (as `install`), so the worker must end up
-/// running it: either its re-check sees the queued batch, or the caller sees its flag and
+/// fork is one job it does not claim itself (as `install`), so the worker must end up
+/// running it: either its re-check sees the queued fork, or the caller sees its flag and
 /// wakes it.
 ///
 /// Guards the unpark in `wake_for_queue`. Without it loom reports a deadlock: the worker
 /// sleeps with its flag raised and the caller waits for a job nobody runs (checked with
 /// `scripts/loom-mutants.sh idle-wake`). It also guards the two `SeqCst` fences the race is
 /// decided by: without the caller's (`idle-fence`) or the sleeper's (`idle-fence-sleeper`),
-/// loom finds an order in which the caller misses the flag and the worker misses the batch,
+/// loom finds an order in which the caller misses the flag and the worker misses the fork,
 /// and reports the deadlock.
 #[test]
 fn idle_worker_woken_for_queued_work() {
@@ -440,10 +440,10 @@ fn idle_worker_woken_for_queued_work() {
             );
             thread::spawn(move || loop {
                 if let Some(b) = queue.attach() {
-                    // SAFETY: attached, so the batch is alive until `detach`.
+                    // SAFETY: attached, so the fork is alive until `detach`.
                     unsafe { (*b).run_jobs() };
                     // SAFETY: attached above; last access.
-                    unsafe { Batch::detach(b) };
+                    unsafe { Fork::detach(b) };
                     return;
                 }
                 slot.sleep(&parker, &sleepers, 0, || queue.has_work());
@@ -455,12 +455,12 @@ fn idle_worker_woken_for_queued_work() {
             let job = |_: usize| {
                 ran.fetch_add(1, Relaxed);
             };
-            let batch = Batch::new(1, 1, &owner, &job, 0);
-            // SAFETY: the worker's attachment unlinks the batch, and the owner waits until it
+            let fork = Fork::new(1, 1, &owner, &job, 0);
+            // SAFETY: the worker's attachment unlinks the fork, and the owner waits until it
             // has left.
-            unsafe { queue.push(&batch) };
+            unsafe { queue.push(&fork) };
             wake_for_queue([&*slot], &sleepers, 1);
-            while !batch.settled() {
+            while !fork.settled() {
                 owner.park();
             }
         }

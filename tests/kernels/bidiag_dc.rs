@@ -6,7 +6,7 @@
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::Mat;
 use teamalg::gates::ParThreshold;
-use teamalg::kernels::bidiag_dc::{solve, solve_scratch, Split, LEAF};
+use teamalg::kernels::bidiag_dc::{solve, solve_scratch, Divide, LEAF};
 use teamalg::kernels::bidiag_svd::bidiag_svd;
 use teamalg::kernels::gemm::GemmParams;
 use teamalg::kernels::par::{Executor, Seq};
@@ -40,7 +40,7 @@ fn check(d: &[f64], e: &[f64], exec: &dyn Executor, width: usize, force: bool, w
     let mut s = vec![0.0; n];
     let mut u = Mat::<f64>::zeros(n, n);
     let mut v = Mat::<f64>::zeros(n, n);
-    let split = Split {
+    let divide = Divide {
         width,
         gemm: GemmParams {
             threshold: force.then_some(ParThreshold::Fixed(0)),
@@ -48,7 +48,7 @@ fn check(d: &[f64], e: &[f64], exec: &dyn Executor, width: usize, force: bool, w
     };
     let mut buf = MemBuffer::new(solve_scratch::<f64>(n));
     let stack = MemStack::new(&mut buf);
-    solve((d, e), &mut s, u.as_mut(), v.as_mut(), split, exec, stack).unwrap();
+    solve((d, e), &mut s, u.as_mut(), v.as_mut(), divide, exec, stack).unwrap();
     let b = bidiagonal(d, e);
     let norm = b.norm_l2().max(f64::MIN_POSITIVE);
     let tol = 30.0 * f64::EPSILON * n as f64;
@@ -193,7 +193,7 @@ fn non_finite_bidiagonals_are_refused() {
             }
             let (mut s, mut u, mut v) = (vec![7.0; n], Mat::zeros(n, n), Mat::zeros(n, n));
             let mut buf = MemBuffer::new(solve_scratch::<f64>(n));
-            let split = Split {
+            let divide = Divide {
                 width: 1,
                 gemm: GemmParams::default(),
             };
@@ -202,7 +202,7 @@ fn non_finite_bidiagonals_are_refused() {
                 &mut s,
                 u.as_mut(),
                 v.as_mut(),
-                split,
+                divide,
                 &Seq,
                 MemStack::new(&mut buf),
             );

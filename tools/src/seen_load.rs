@@ -13,7 +13,7 @@ use teamalg::gates::SeenLoad;
 
 use crate::anchor::Anchor;
 
-/// How often the watch samples.
+/// How often the sampler samples.
 pub const SAMPLE_EVERY: Duration = Duration::from_millis(20);
 
 /// Other runnable threads on average from which a host counts as busy: a competitor present
@@ -59,16 +59,16 @@ pub fn others_now() -> Option<usize> {
     Some(all.saturating_sub(own_running()))
 }
 
-/// The watch: a thread that samples until [`LoadWatch::finish`].
+/// The sampler: a thread that samples the load until [`LoadSampler::finish`].
 #[derive(Debug)]
-pub struct LoadWatch {
+pub struct LoadSampler {
     stop: Arc<AtomicBool>,
     handle: std::thread::JoinHandle<(f64, usize)>,
 }
 
-impl LoadWatch {
+impl LoadSampler {
     /// Starts sampling.
-    pub fn start() -> LoadWatch {
+    pub fn start() -> LoadSampler {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
         let handle = std::thread::spawn(move || {
@@ -82,7 +82,7 @@ impl LoadWatch {
             }
             (sum, n)
         });
-        LoadWatch { stop, handle }
+        LoadSampler { stop, handle }
     }
 
     /// Stops sampling; the load seen, with the dispatch rows' rejections and stability.
@@ -158,7 +158,7 @@ mod tests {
 
     #[test]
     fn a_busy_process_is_seen() {
-        // A process of its own: the watch does not count this process's threads.
+        // A process of its own: the sampler does not count this process's threads.
         let mut child = std::process::Command::new("sh")
             .args(["-c", "while :; do :; done"])
             .spawn()

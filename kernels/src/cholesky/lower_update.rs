@@ -46,7 +46,7 @@ impl<'a, T: ComplexField> LowerUpdate<'a, T> {
             self.columns(0, t);
         } else {
             call::chunks(exec, width, &|c, chunks| {
-                self.columns(split(c, chunks, t), split(c + 1, chunks, t));
+                self.columns(chunk_start(c, chunks, t), chunk_start(c + 1, chunks, t));
             });
         }
     }
@@ -106,7 +106,7 @@ pub(crate) fn update_columns<T: ComplexField>(
 
 /// The first column of chunk `c` of `chunks` over a lower triangle of `t` columns, cut so
 /// that each chunk updates about as many entries (column `j` has `t - j`).
-pub(crate) fn split(c: usize, chunks: usize, t: usize) -> usize {
+pub(crate) fn chunk_start(c: usize, chunks: usize, t: usize) -> usize {
     if c >= chunks {
         return t;
     }

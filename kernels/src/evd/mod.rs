@@ -216,7 +216,7 @@ where
     };
     let width = call.as_ref().map_or(1, Call::width);
     if let (Some(u), true) = (u.as_mut(), width > 1) {
-        let split = tridiag_dc::Split {
+        let split = tridiag_dc::Divide {
             width,
             gemm: GemmParams {
                 threshold: params.gemm,
@@ -274,7 +274,7 @@ fn split_solve<T: Rotate + ComplexField>(
     tri: MatRef<'_, T>,
     w: &mut [<T as Rotate>::RealPart],
     mut u: MatMut<'_, T>,
-    split: tridiag_dc::Split,
+    split: tridiag_dc::Divide,
     exec: &(impl Executor + ?Sized),
     stack: &mut MemStack,
 ) -> Result<(), EvdError> {

@@ -27,14 +27,14 @@ use crate::spectral::secular::{
     close_pair, offset_root, recomputed_z, rotate_cols, run_chunks, unit_columns,
 };
 
-/// The smallest order split: each half then still has faer's divide and conquer or a QR
+/// The smallest order divide: each half then still has faer's divide and conquer or a QR
 /// iteration of at least 64 rows to do.
 pub(crate) const MIN_ORDER: usize = 128;
 
 /// How [`solve`] runs: on how many participants, and how its merge's GEMMs decide to go
 /// parallel.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Split {
+pub(crate) struct Divide {
     pub width: usize,
     pub gemm: GemmParams,
 }
@@ -104,7 +104,7 @@ pub(crate) fn solve_scratch<R: ComplexField>(n: usize) -> StackReq {
 
 /// The eigenvalues (`w`, non-decreasing) and orthonormal eigenvectors (`out`, `n x n`) of the
 /// symmetric tridiagonal matrix with diagonal `diag` and off-diagonal `off` (`n - 1` entries;
-/// any further entries are ignored), on `split.width` participants of `exec`. `n` is at least
+/// any further entries are ignored), on `divide.width` participants of `exec`. `n` is at least
 /// [`MIN_ORDER`].
 ///
 /// The matrix is torn at once into [`leaf_count`] leaves (two up to width 2), which are solved
@@ -116,11 +116,11 @@ pub(crate) fn solve<R: Real>(
     off: &[R],
     w: &mut [R],
     out: MatMut<'_, R>,
-    split: Split,
+    divide: Divide,
     exec: &(impl Executor + ?Sized),
     stack: &mut MemStack,
 ) -> Result<(), NoConvergence> {
-    let Split { width, gemm } = split;
+    let Divide { width, gemm } = divide;
     let n = diag.len();
     assert!(n >= 2 && off.len() >= n - 1 && w.len() == n);
     assert!(out.nrows() == n && out.ncols() == n);

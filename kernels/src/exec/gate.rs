@@ -97,6 +97,8 @@ pub struct Weighed {
     pub gain: Duration,
     /// The contention read for the decision ([`Contention::NONE`] when none was read).
     pub contention: Contention,
+    /// The threshold in force: the call's, else the model's for the region's family.
+    pub threshold: ParThreshold,
 }
 
 /// The gate's decision for a whole call ([`Scope::Call`]): its width, and the call's watch,
@@ -110,9 +112,7 @@ pub fn call<T: Scalar>(
     threshold: Option<ParThreshold>,
 ) -> Call {
     let w = weigh::<T>(exec, region, threshold);
-    let in_force = threshold.unwrap_or_else(|| exec.model().threshold(region.family).0);
-    let forced = in_force != ParThreshold::Derived;
-    Call::open(exec, w.width, w.gain, forced)
+    Call::open(exec, w.width, w.gain, w.threshold != ParThreshold::Derived)
 }
 
 /// The gate's decision for `region`, with what it weighed ([`width`] answers its width).
@@ -121,42 +121,32 @@ pub fn weigh<T: Scalar>(
     region: Region,
     call: Option<ParThreshold>,
 ) -> Weighed {
-    let model: &Model = exec.model();
-    let (threshold, source) = match call {
-        Some(t) => (t, Source::Call),
-        None => model.threshold(region.family),
-    };
-    let rate = model.rate(region.family, region.call_units).of::<T>();
-    let split = match region.scope {
-        Scope::Call => model.split(region.family).for_kind(T::KIND),
-        Scope::Section => SplitCurve::FREE,
-    };
-    let estimate = duration(region.units * rate);
-    let full = exec.width();
-    let derived = full >= 2 && threshold == ParThreshold::Derived;
-    // The caller's own threshold is its word; the derived rule weighs the machine: the CPUs
-    // the process's other calls leave, the contention now, and this call's losses so far.
-    let budget = match derived.then(|| exec.cpus()).flatten() {
-        Some(cpus) => occupancy::free(full, cpus),
-        None => full,
+    // One question to the executor: everything the rule weighs but the dispatch row.
+    let weighed = |model: &Model| {
+        let threshold = call.unwrap_or_else(|| model.threshold(region.family).0);
+        let rate = model.rate(region.family, region.call_units).of::<T>();
+        (
+            duration(region.units * rate),
+            threshold == ParThreshold::Derived,
+        )
     };
     // A call that gave up runs the rest of itself on the caller, whatever its threshold: the
     // threshold decided how it started.
     let gave_up = call::gave_up();
-    // None is asked of a serial executor (a busy team's `width` is 1).
-    let (wake, contention) = if !derived || budget < 2 || gave_up {
-        (Duration::ZERO, Contention::NONE)
-    } else {
-        let contention = exec.contention(estimate);
-        // A member woken on a busy machine starts no sooner than a member there answers late:
-        // a pool built per call beside two busy processes waited a time slice for its first
-        // section (`docs/perf/busy.md`).
-        let wake = match exec.wake_cost() {
-            w if w.is_zero() => w,
-            w => w.max(contention.late),
-        };
-        (wake, contention)
+    // The caller's own threshold is its word; the derived rule weighs the machine: the CPUs
+    // the process's other calls leave, the contention now, and this call's losses so far.
+    let answer = exec.question(&weighed, gave_up, &occupancy::free);
+    let model: &Model = answer.model;
+    let (threshold, source) = match call {
+        Some(t) => (t, Source::Call),
+        None => model.threshold(region.family),
     };
+    let split = match region.scope {
+        Scope::Call => model.split(region.family).for_kind(T::KIND),
+        Scope::Section => SplitCurve::FREE,
+    };
+    let (estimate, full, budget) = (answer.estimate, answer.width, answer.budget);
+    let (wake, contention) = (answer.wake, answer.contention);
     let ask = Ask {
         estimate,
         sections: region.sections,
@@ -212,5 +202,6 @@ pub fn weigh<T: Scalar>(
         width: chosen,
         gain: gain(ask, chosen, cost),
         contention,
+        threshold,
     }
 }

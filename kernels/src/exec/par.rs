@@ -62,6 +62,11 @@ impl<'a> Part<'a> {
 
 /// What runs a kernel's parallel regions.
 ///
+/// Next to the others: the contract, not a handle. teamalg's `Exec` (a call's token),
+/// `TeamExec` (a scope's team token) and `Team` (a team held between calls) implement it, and
+/// so does [`Seq`], the serial executor of code that names no pool (`Exec::serial()` is the
+/// same for users).
+///
 /// # Safety
 ///
 /// The kernels hand each participant, and each chunk, a disjoint part of a matrix through raw
@@ -208,6 +213,30 @@ pub unsafe trait Executor: Sync {
         Some(crate::exec::occupancy::process_cpus())
     }
 
+    /// Everything the gate weighs for one decision but the dispatch row, in one answer
+    /// (`docs/executor.md`, "One gate question"): the model; from it, through `weigh`, the
+    /// region's serial estimate and whether the derived rule decides (the caller set no
+    /// threshold of its own); the width; and, for a decision the derived rule makes while its
+    /// call has not given up (`gave_up`), the budget `budget_of(width, cpus)` leaves of the
+    /// width (what the process's other calls hold) and, where it is at least 2, the wake and
+    /// the contention. By default composed of the methods above ([`answer_from`]); an
+    /// executor whose pieces share a lookup answers it at once.
+    fn question(
+        &self,
+        weigh: &dyn Fn(&Model) -> (Duration, bool),
+        gave_up: bool,
+        budget_of: &dyn Fn(usize, usize) -> usize,
+    ) -> Answer<'_> {
+        let model = self.model();
+        let weighed = weigh(model);
+        let reads = Reads {
+            cpus: || self.cpus(),
+            contention: |estimate| self.contention(estimate),
+            wake: || self.wake_cost(),
+        };
+        answer_from(model, self.width(), weighed, gave_up, budget_of, reads)
+    }
+
     /// Which executor this is, to tell one executor's calls from another's (a stream of calls
     /// on one team, `stream.rs`): by default the address of the executor itself, which a
     /// reference to it forwards to (the address of a reference would name the reference).
@@ -229,7 +258,88 @@ pub unsafe trait Executor: Sync {
     }
 }
 
-/// Serial execution: width 1, nothing dispatches.
+/// What an executor answers the gate ([`Executor::question`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Answer<'a> {
+    /// The model: rates, split costs, thresholds.
+    pub model: &'a Model,
+    /// The region's serial estimate under the model.
+    pub estimate: Duration,
+    /// The most participants a section may have ([`Executor::width`]).
+    pub width: usize,
+    /// Whether the derived rule decides (the width is at least 2 and the caller set no
+    /// threshold).
+    pub derived: bool,
+    /// The participants the decision may use: the width, or what the process's other calls
+    /// leave of it.
+    pub budget: usize,
+    /// The wake the decision pays ([`Executor::wake_cost`], at least the contention's
+    /// lateness where there is one).
+    pub wake: Duration,
+    /// The contention read ([`Contention::NONE`] when none was read).
+    pub contention: Contention,
+}
+
+/// The pieces of an answer an executor reads on demand: only a decision the derived rule
+/// makes reads them, and the contention and the wake only where the budget is at least 2.
+#[derive(Debug, Clone, Copy)]
+pub struct Reads<C, N, W> {
+    /// [`Executor::cpus`].
+    pub cpus: C,
+    /// [`Executor::contention`].
+    pub contention: N,
+    /// [`Executor::wake_cost`].
+    pub wake: W,
+}
+
+/// [`Executor::question`]'s answer, for an executor of `width` whose model is `model`, a
+/// region of serial time `estimate` that the derived rule decides when `derived` (and the width
+/// is at least 2), the executor's pieces read through `reads`. The one place the rule's
+/// machine inputs are put together.
+pub fn answer_from<'a>(
+    model: &'a Model,
+    width: usize,
+    (estimate, derived): (Duration, bool),
+    gave_up: bool,
+    budget_of: &dyn Fn(usize, usize) -> usize,
+    reads: Reads<
+        impl FnOnce() -> Option<usize>,
+        impl FnOnce(Duration) -> Contention,
+        impl FnOnce() -> Duration,
+    >,
+) -> Answer<'a> {
+    let derived = width >= 2 && derived;
+    let budget = match derived.then(reads.cpus).flatten() {
+        Some(cpus) => budget_of(width, cpus),
+        None => width,
+    };
+    // None is asked of a serial executor (a busy team's `width` is 1).
+    let (wake, contention) = if !derived || budget < 2 || gave_up {
+        (Duration::ZERO, Contention::NONE)
+    } else {
+        let contention = (reads.contention)(estimate);
+        // A member woken on a busy machine starts no sooner than a member there answers late:
+        // a pool built per call beside two busy processes waited a time slice for its first
+        // section (`docs/perf/busy.md`).
+        let wake = match (reads.wake)() {
+            w if w.is_zero() => w,
+            w => w.max(contention.late),
+        };
+        (wake, contention)
+    };
+    Answer {
+        model,
+        estimate,
+        width,
+        derived,
+        budget,
+        wake,
+        contention,
+    }
+}
+
+/// Serial execution: width 1, nothing dispatches. The kernels' spelling of what users write as
+/// `Exec::serial()`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Seq;
 
@@ -264,6 +374,14 @@ unsafe impl<E: Executor + ?Sized> Executor for &E {
     }
     fn model(&self) -> &Model {
         (**self).model()
+    }
+    fn question(
+        &self,
+        weigh: &dyn Fn(&Model) -> (Duration, bool),
+        gave_up: bool,
+        budget_of: &dyn Fn(usize, usize) -> usize,
+    ) -> Answer<'_> {
+        (**self).question(weigh, gave_up, budget_of)
     }
     fn run(&self, width: usize, f: &(dyn Fn(Part<'_>) + Sync)) {
         (**self).run(width, f)

@@ -595,7 +595,7 @@ where
         call_units: units,
     };
     let call = gate::call::<<T as Rotate>::RealPart>(exec, region, params.dc);
-    let split = bidiag_dc::Split {
+    let divide = bidiag_dc::Divide {
         width: call.width(),
         gemm: GemmParams {
             threshold: params.gemm,
@@ -605,7 +605,7 @@ where
     let mut ub = ub.as_mat_mut();
     let (mut vb, stack) = temp_mat_zeroed::<<T as Rotate>::RealPart, _, _>(n, n, stack);
     let mut vb = vb.as_mat_mut();
-    bidiag_dc::solve((d, e), s, ub.as_mut(), vb.as_mut(), split, exec, stack)?;
+    bidiag_dc::solve((d, e), s, ub.as_mut(), vb.as_mut(), divide, exec, stack)?;
     let zero = <T as Rotate>::RealPart::ZERO;
     if let Some(mut u) = u {
         let m = u.nrows();

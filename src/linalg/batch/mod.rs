@@ -45,7 +45,7 @@ use teamalg_kernels::par::Executor;
 use super::{scratch, Field, LinalgError, Options};
 
 mod cholesky;
-mod evd;
+mod self_adjoint_eigen;
 mod lu;
 mod matmul;
 mod operands;
@@ -55,7 +55,7 @@ mod systems;
 mod triangular;
 
 pub use cholesky::{cholesky_solve, cholesky_solve_with};
-pub use evd::{self_adjoint_eigen, self_adjoint_eigen_with};
+pub use self_adjoint_eigen::{self_adjoint_eigen, self_adjoint_eigen_with};
 pub use operands::{BatchMut, BatchRef};
 pub use lu::{lu_solve, lu_solve_with};
 pub use matmul::{matmul, matmul_with};

@@ -1,25 +1,25 @@
-//! The intrusive queue of a pool: a FIFO list of batches that live on their owners' stacks.
+//! The intrusive queue of a pool: a FIFO list of forks that live on their owners' stacks.
 //!
 //! The list is guarded by a mutex; `queued` mirrors its length so that idle workers poll one
 //! atomic, not the lock. Pushing and attaching allocate nothing: the links are fields of the
-//! batches. A batch leaves the list when its last helper place is taken, when a helper finds
+//! forks. A fork leaves the list when its last helper place is taken, when a helper finds
 //! it exhausted, or when its owner unlinks it before waiting; after that no new helper can
-//! attach (see [`crate::runtime::plain::batch`]).
+//! attach (see [`crate::runtime::plain::fork`]).
 
 // `pub` items here are reachable only from the loom models (`loom_api`).
 #![allow(unreachable_pub)]
 
 use std::ptr;
 
-use crate::runtime::plain::batch::Batch;
+use crate::runtime::plain::fork::Fork;
 use crate::runtime::sync::{lock, AtomicUsize, Mutex, Ordering::*};
 
 struct List {
-    head: *const Batch<'static>,
-    tail: *const Batch<'static>,
+    head: *const Fork<'static>,
+    tail: *const Fork<'static>,
 }
 
-// SAFETY: the pointers are only followed under the queue lock, and every linked batch is alive
+// SAFETY: the pointers are only followed under the queue lock, and every linked fork is alive
 // (its owner unlinks it before returning).
 unsafe impl Send for List {}
 
@@ -47,7 +47,7 @@ impl Queue {
         }
     }
 
-    /// Whether a batch is queued (one atomic load; SeqCst pairs with an idle worker's
+    /// Whether a fork is queued (one atomic load; SeqCst pairs with an idle worker's
     /// announcement of sleep, see `pool`).
     #[inline]
     pub fn has_work(&self) -> bool {
@@ -58,8 +58,8 @@ impl Queue {
     ///
     /// # Safety
     /// `b` must stay alive and unmoved until [`Queue::unlink`] has been called for it.
-    pub unsafe fn push(&self, b: &Batch<'_>) {
-        let b = (b as *const Batch<'_>).cast::<Batch<'static>>();
+    pub unsafe fn push(&self, b: &Fork<'_>) {
+        let b = (b as *const Fork<'_>).cast::<Fork<'static>>();
         let mut list = lock(&self.list);
         // SAFETY: `b` is alive (caller's contract); its link fields are ours under the lock.
         unsafe {
@@ -69,30 +69,30 @@ impl Queue {
         if list.tail.is_null() {
             list.head = b;
         } else {
-            // SAFETY: linked batches are alive.
+            // SAFETY: linked forks are alive.
             unsafe { (*list.tail).next.store(b as *mut _, Relaxed) };
         }
         list.tail = b;
         self.queued.fetch_add(1, SeqCst);
     }
 
-    /// Attaches the caller as a helper of the first batch that wants one, and returns it.
-    /// Exhausted batches met on the way are unlinked.
-    pub fn attach(&self) -> Option<*const Batch<'static>> {
+    /// Attaches the caller as a helper of the first fork that wants one, and returns it.
+    /// Exhausted forks met on the way are unlinked.
+    pub fn attach(&self) -> Option<*const Fork<'static>> {
         if !self.has_work() {
             return None;
         }
         let mut list = lock(&self.list);
         while !list.head.is_null() {
             let cur = list.head;
-            // SAFETY: linked batches are alive; we hold the lock.
+            // SAFETY: linked forks are alive; we hold the lock.
             let b = unsafe { &*cur };
             if b.exhausted() {
                 self.unlink_locked(&mut list, ptr::null(), cur);
                 continue;
             }
             let left = b.helpers_left.load(Relaxed);
-            debug_assert!(left > 0, "batches with no helper place are unlinked");
+            debug_assert!(left > 0, "forks with no helper place are unlinked");
             b.helpers_left.store(left - 1, Relaxed);
             b.attach_locked();
             if left == 1 {
@@ -104,19 +104,19 @@ impl Queue {
     }
 
     /// Removes `b` if it is still linked. After this, no helper can attach to it.
-    pub fn unlink(&self, b: &Batch<'_>) {
-        // Only the owner links a batch, and only once: `false` is final, no lock needed. The
+    pub fn unlink(&self, b: &Fork<'_>) {
+        // Only the owner links a fork, and only once: `false` is final, no lock needed. The
         // Acquire pairs with the Release in `unlink_locked`, so the attachments made before the
         // unlink are visible to the owner's wait.
         if !b.linked.load(Acquire) {
             return;
         }
-        let target = (b as *const Batch<'_>).cast::<Batch<'static>>();
+        let target = (b as *const Fork<'_>).cast::<Fork<'static>>();
         let mut list = lock(&self.list);
         if !b.linked.load(Relaxed) {
             return;
         }
-        let mut prev: *const Batch<'static> = ptr::null();
+        let mut prev: *const Fork<'static> = ptr::null();
         let mut cur = list.head;
         while !cur.is_null() {
             if cur == target {
@@ -124,17 +124,17 @@ impl Queue {
                 return;
             }
             prev = cur;
-            // SAFETY: linked batches are alive; we hold the lock.
+            // SAFETY: linked forks are alive; we hold the lock.
             cur = unsafe { (*cur).next.load(Relaxed) };
         }
-        unreachable!("a linked batch is in the list");
+        unreachable!("a linked fork is in the list");
     }
 
     fn unlink_locked(
         &self,
         list: &mut List,
-        prev: *const Batch<'static>,
-        cur: *const Batch<'static>,
+        prev: *const Fork<'static>,
+        cur: *const Fork<'static>,
     ) {
         // SAFETY: `cur` (and `prev`, when not null) are linked and alive; we hold the lock.
         unsafe {

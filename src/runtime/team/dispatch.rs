@@ -9,10 +9,10 @@ use std::time::{Duration, Instant};
 
 use crate::runtime::live::{allowance, Sample, FLOOR, WAKE_SLACK};
 use crate::runtime::parker::{self, Parker};
+use crate::runtime::pool_shared::PoolShared;
 use crate::runtime::sync::current_cpu;
 use crate::runtime::team::section::{Participant, Roster, Section};
 use crate::runtime::wait::Crowd;
-use crate::runtime::worker::PoolShared;
 
 /// The participants of a section: the leader, then the workers of `slots`.
 struct SlotRoster<'a> {
@@ -57,7 +57,7 @@ struct Leading<'a>(&'a AtomicUsize);
 
 impl<'a> Leading<'a> {
     #[inline]
-    fn claim(word: &'a AtomicUsize, me: &Parker) -> Option<Self> {
+    fn take(word: &'a AtomicUsize, me: &Parker) -> Option<Self> {
         let me = me as *const Parker as usize;
         // Acquire pairs with the previous leader's release: its sections are over.
         word.compare_exchange(0, me, Acquire, Relaxed)
@@ -111,7 +111,7 @@ pub(crate) fn run_on(
     let team = lead as *const AtomicUsize as usize;
     let _leading = match (pool, slots.is_empty()) {
         (Some(_), false) => {
-            let leading = Leading::claim(lead, leader).ok_or(TeamBusy)?;
+            let leading = Leading::take(lead, leader).ok_or(TeamBusy)?;
             leader.set_leading(team); // members of its other teams stop spinning
             Some(leading)
         }

@@ -34,7 +34,7 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
 use crate::runtime::counters;
 use crate::runtime::parker::Parker;
-use crate::runtime::plain::batch::Panic;
+use crate::runtime::plain::fork::Panic;
 use crate::runtime::sync::{lock, AtomicU64, AtomicUsize, Mutex, Ordering::*};
 use crate::runtime::wait::{wait_staged, Crowd, Waiter};
 

@@ -7,7 +7,7 @@
 //!   the generation; if the generation moved past `seen`, it withdraws and does not park.
 //! - **Publish** ([`Slot::publish`]): the leader stores the section and the share index, then
 //!   bumps the generation with a `fetch_add` that returns the flag as it was just before; if it
-//!   was set, the leader claims it ([`Slot::claim_sleeper`], a `fetch_and`, so each sleep is
+//!   was set, the leader claims it ([`Slot::take_sleeper`], a `fetch_and`, so each sleep is
 //!   ended by at most one waker) and unparks. Either the `fetch_add` comes first (the sleeper's
 //!   `fetch_or` sees the new generation), or the `fetch_or` does (the publisher sees the flag).
 //!   The parker keeps an unpark that comes between the flag and the park. Only addressed slots
@@ -44,7 +44,7 @@ const GENERATION: usize = 2;
 
 /// Slot states.
 pub(crate) const IDLE: u8 = 0;
-/// Attached to a queued batch.
+/// Attached to a queued fork.
 pub(crate) const BUSY: u8 = 1;
 /// Held by `broadcast` or `external`.
 pub(crate) const RESERVED: u8 = 2;
@@ -264,10 +264,10 @@ impl Slot {
         old
     }
 
-    /// Claims the sleep flag: true for at most one caller per raised flag, which must then
+    /// Takes the sleep flag: true for at most one caller per raised flag, which must then
     /// unpark (or, for the worker itself, has withdrawn its announcement).
     #[inline]
-    pub fn claim_sleeper(&self, sleepers: &AtomicUsize) -> bool {
+    pub fn take_sleeper(&self, sleepers: &AtomicUsize) -> bool {
         if self.word.load(Relaxed) & SLEEPING != 0
             && self.word.fetch_and(!SLEEPING, AcqRel) & SLEEPING != 0
         {
@@ -294,7 +294,7 @@ impl Slot {
             parker.park();
         }
         // Withdrawing the flag ourselves means no waker claimed it.
-        match (parked, self.claim_sleeper(sleepers)) {
+        match (parked, self.take_sleeper(sleepers)) {
             (false, _) => Slept::Not,
             (true, true) => Slept::Spurious,
             (true, false) => Slept::Woken,
@@ -329,7 +329,7 @@ impl Slot {
     pub fn release(&self, sleepers: &AtomicUsize) -> bool {
         // Release for the two stores of `stage`; returns the flag as it was just before.
         let old = self.word.fetch_add(GENERATION, AcqRel);
-        if old & SLEEPING != 0 && self.claim_sleeper(sleepers) {
+        if old & SLEEPING != 0 && self.take_sleeper(sleepers) {
             self.unpark();
             return true;
         }
@@ -340,7 +340,7 @@ impl Slot {
     /// kernels warm their members at entry, so the first section finds them spinning). Returns
     /// whether it woke it. The worker finds nothing new and starts a fresh spin.
     pub fn wake(&self, sleepers: &AtomicUsize) -> bool {
-        let woke = self.claim_sleeper(sleepers);
+        let woke = self.take_sleeper(sleepers);
         if woke {
             self.unpark(); // the warm-up wake
         }
@@ -417,7 +417,7 @@ pub fn wake_for_queue<'s>(
     let mut woken = 0;
     for slot in slots {
         let state = slot.state.load(Relaxed);
-        if (state == IDLE || state == BUSY) && slot.claim_sleeper(sleepers) {
+        if (state == IDLE || state == BUSY) && slot.take_sleeper(sleepers) {
             slot.unpark(); // the idle-worker wake
             woken += 1;
             if woken == n {

@@ -44,7 +44,7 @@ use teamalg::kernels::triangular::{solve_in_place, Diag, SolveParams, SolveSide,
 use teamalg::{Exec, Pool};
 
 pub use crate::anchor::Anchor;
-use crate::seen_load::LoadWatch;
+use crate::seen_load::LoadSampler;
 use crate::stats::{median, percentile};
 
 /// The share each participant runs per section.
@@ -219,7 +219,7 @@ use splits::fit_split;
 /// [`SPLIT_FAMILIES`], reporting each step to `progress`. A few seconds on an idle machine.
 pub fn calibrate(mut progress: impl FnMut(Step)) -> Calibration {
     let start = Instant::now();
-    let watch = LoadWatch::start();
+    let sampler = LoadSampler::start();
     let cpus = teamalg::available_cpus();
     let widths = anchor_widths(cpus);
     let split_at = split_widths(cpus);
@@ -291,7 +291,7 @@ pub fn calibrate(mut progress: impl FnMut(Step)) -> Calibration {
             profile.splits.push((family, Splits { real, cplx }));
         }
     }
-    let load = watch.finish(&anchors);
+    let load = sampler.finish(&anchors);
     profile.load = Some(load);
     Calibration {
         load,

@@ -37,7 +37,7 @@ pub const LEAF: usize = 32;
 /// How [`solve`] runs its top level: on how many participants, and how its merge's GEMMs
 /// decide to go parallel.
 #[derive(Debug, Clone, Copy)]
-pub struct Split {
+pub struct Divide {
     /// The most participants of the divide and conquer (two blocks solved at once take at
     /// most two; wider, a block from order 512 solves its two one after the other on all).
     pub width: usize,
@@ -84,7 +84,7 @@ pub fn solve_scratch<R: ComplexField>(n: usize) -> StackReq {
 
 /// The singular values (`s`, non-increasing) and vectors (`u` and `v`, `n x n`, column-major)
 /// of the upper bidiagonal matrix with diagonal `d` and superdiagonal `e` (`n - 1` entries):
-/// `B = U diag(s) V^T`. The top tear runs on `split.width` participants of `exec`; `stack`
+/// `B = U diag(s) V^T`. The top tear runs on `divide.width` participants of `exec`; `stack`
 /// holds at least [`solve_scratch`]`(n)`.
 ///
 /// # Errors
@@ -98,15 +98,15 @@ pub fn solve_scratch<R: ComplexField>(n: usize) -> StackReq {
 /// ```
 /// use faer::dyn_stack::{MemBuffer, MemStack};
 /// use faer::Mat;
-/// use teamalg_kernels::bidiag_dc::{solve, solve_scratch, Split};
+/// use teamalg_kernels::bidiag_dc::{solve, solve_scratch, Divide};
 /// use teamalg_kernels::par::Seq;
 ///
 /// let n = 100;
 /// let (d, e) = (vec![2.0f64; n], vec![1.0f64; n - 1]);
 /// let (mut s, mut u, mut v) = (vec![0.0; n], Mat::zeros(n, n), Mat::zeros(n, n));
 /// let mut buf = MemBuffer::new(solve_scratch::<f64>(n));
-/// let split = Split { width: 1, gemm: Default::default() };
-/// solve((&d, &e), &mut s, u.as_mut(), v.as_mut(), split, &Seq, MemStack::new(&mut buf)).unwrap();
+/// let divide = Divide { width: 1, gemm: Default::default() };
+/// solve((&d, &e), &mut s, u.as_mut(), v.as_mut(), divide, &Seq, MemStack::new(&mut buf)).unwrap();
 /// // The values of this Toeplitz bidiagonal lie in (1, 3).
 /// assert!(s[0] < 3.0 && s[n - 1] > 1.0 && s.windows(2).all(|w| w[0] >= w[1]));
 /// ```
@@ -115,7 +115,7 @@ pub fn solve<R: Real>(
     s: &mut [R],
     mut u: MatMut<'_, R>,
     mut v: MatMut<'_, R>,
-    split: Split,
+    divide: Divide,
     exec: &(impl Executor + ?Sized),
     stack: &mut MemStack,
 ) -> Result<(), BidiagSvdError> {
@@ -129,7 +129,7 @@ pub fn solve<R: Real>(
     if !d.iter().chain(e).all(|x| x.is_finite()) {
         return Err(BidiagSvdError::NotFinite);
     }
-    let width = split.width.min(exec.width()).max(1);
+    let width = divide.width.min(exec.width()).max(1);
     // Scale to the largest entry, so that neither tiny nor huge matrices under- or overflow in
     // the secular equation (as LAPACK's `dbdsdc` does).
     let scale = d
@@ -152,7 +152,7 @@ pub fn solve<R: Real>(
         let run = Run {
             width,
             exec,
-            gemm: split.gemm,
+            gemm: divide.gemm,
         };
         square(&d, &e, s, u.as_mut(), v.as_mut(), run, stack)?;
     }

@@ -13,7 +13,7 @@ use teamalg_kernels::evd::{
 };
 use teamalg_kernels::par::Executor;
 
-use super::factors::canonical;
+use super::views::canonical;
 use super::{hermitian, scratch};
 use super::check;
 use super::svd::RealOf;

@@ -3,7 +3,7 @@
 //! workers, shut down). The worker loop is `serve.rs`, its idle wait `idle.rs`.
 //!
 //! A pool owns `threads` worker *slots*. Idle workers sleep and are woken through their slot's
-//! protocol (see [`crate::runtime::team::slot`]): a caller that queued a batch reads `sleepers`
+//! protocol (see [`crate::runtime::team::slot`]): a caller that queued a fork reads `sleepers`
 //! and, when it is non-zero, claims and unparks up to `n` sleeping slots. A missed wake there
 //! would only cost parallelism, never progress: a caller runs every unclaimed job itself.
 //! Sections are published to slots the same way. The design records are `docs/executor.md`
@@ -197,7 +197,7 @@ impl PoolShared {
     }
 
     /// Whether some worker of the pool may still serve its queue: a slot that is idle or busy
-    /// with a batch (team members and reserved slots serve none).
+    /// with a fork (team members and reserved slots serve none).
     pub(crate) fn can_serve_queue(&self) -> bool {
         self.slots
             .iter()

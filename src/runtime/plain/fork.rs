@@ -1,24 +1,24 @@
-//! A batch: the jobs of one `fork` / `for_ranges` call, on its caller's stack.
+//! A fork: the jobs of one `fork` / `for_ranges` call, on its caller's stack.
 //!
-//! A batch is queued in its pool's [`Queue`](crate::runtime::plain::queue::Queue) so that idle workers can
+//! A fork is queued in its pool's [`Queue`](crate::runtime::plain::queue::Queue) so that idle workers can
 //! *attach* to it as helpers; the owner (the caller) works on it too. Jobs are claimed one index
 //! at a time from `next_job`.
 //!
 //! Protocol and who wakes whom:
 //! - `attach` (a helper, under the queue lock): takes one of `helpers_left`, adds one to
-//!   `attached`. Only a linked batch can be attached, and the owner unlinks it under the same lock
+//!   `attached`. Only a linked fork can be attached, and the owner unlinks it under the same lock
 //!   before waiting, so after that `attached` only falls.
 //! - A participant claims `i = next_job.fetch_add(1)` and runs job `i` when `i < jobs`; a panic is
 //!   caught, stored, and `cancelled` stops further claims.
-//! - `detach` (a helper, when no job is left to claim): its **final** access to the batch is
+//! - `detach` (a helper, when no job is left to claim): its **final** access to the fork is
 //!   `attached.fetch_sub(1)`; the helper that takes it to zero then wakes the owner through the
-//!   owner's parker address, copied *before* the decrement (the owner may free the batch as soon as
+//!   owner's parker address, copied *before* the decrement (the owner may free the fork as soon as
 //!   it sees zero; parkers are never freed, see [`crate::runtime::parker::current`]).
-//! - The owner returns once the batch is *settled*: unlinked, no claim left, `attached == 0`.
+//! - The owner returns once the fork is *settled*: unlinked, no claim left, `attached == 0`.
 //!
 //! Why no wake is lost: the owner sleeps only after `settled()` was false, and every transition
 //! to settled is a helper's last `fetch_sub`, which is followed by `unpark`; the parker keeps the
-//! token if the owner has not parked yet. Checked by the loom model `batch_two_claimers` in
+//! token if the owner has not parked yet. Checked by the loom model `fork_two_claimers` in
 //! `tests/executor/loom.rs`.
 
 // `pub` items here are reachable only from the loom models (`loom_api`).
@@ -35,10 +35,10 @@ use crate::runtime::sync::{lock, AtomicBool, AtomicPtr, AtomicUsize, Mutex, Orde
 pub(crate) type Panic = Box<dyn Any + Send + 'static>;
 
 /// See the module documentation.
-pub struct Batch<'a> {
+pub struct Fork<'a> {
     /// Queue link, written only under the queue lock.
-    pub(crate) next: AtomicPtr<Batch<'static>>,
-    /// Whether the batch is in a queue; written only under the queue lock.
+    pub(crate) next: AtomicPtr<Fork<'static>>,
+    /// Whether the fork is in a queue; written only under the queue lock.
     pub(crate) linked: AtomicBool,
     /// Helpers that may still attach; written only under the queue lock.
     pub(crate) helpers_left: AtomicUsize,
@@ -49,20 +49,20 @@ pub struct Batch<'a> {
     owner: *const Parker,
     job: *const (dyn Fn(usize) + Sync + 'a),
     panic: Mutex<Option<Panic>>,
-    /// The ledger root of the token that made the batch (0 when not recorded).
+    /// The ledger root of the token that made the fork (0 when not recorded).
     pub(crate) root: usize,
     _job: PhantomData<&'a (dyn Fn(usize) + Sync + 'a)>,
 }
 
 // SAFETY: the raw pointers are a parker that lives forever (or, under loom, as long as the
-// model) and the job closure, which is `Sync` and outlives the batch; every other field is an
+// model) and the job closure, which is `Sync` and outlives the fork; every other field is an
 // atomic or a mutex.
-unsafe impl Sync for Batch<'_> {}
-// SAFETY: as above; a batch is never moved while shared (it stays on its owner's stack).
-unsafe impl Send for Batch<'_> {}
+unsafe impl Sync for Fork<'_> {}
+// SAFETY: as above; a fork is never moved while shared (it stays on its owner's stack).
+unsafe impl Send for Fork<'_> {}
 
-impl<'a> Batch<'a> {
-    /// A batch of `jobs` jobs that at most `helpers` helpers may join. `owner` is the parker the
+impl<'a> Fork<'a> {
+    /// A fork of `jobs` jobs that at most `helpers` helpers may join. `owner` is the parker the
     /// owner waits on; it must outlive every helper that can still hold its address.
     pub fn new(
         jobs: usize,
@@ -71,7 +71,7 @@ impl<'a> Batch<'a> {
         job: &'a (dyn Fn(usize) + Sync + 'a),
         root: usize,
     ) -> Self {
-        Batch {
+        Fork {
             next: AtomicPtr::new(std::ptr::null_mut()),
             linked: AtomicBool::new(false),
             helpers_left: AtomicUsize::new(helpers),
@@ -93,7 +93,7 @@ impl<'a> Batch<'a> {
         self.next_job.load(Acquire) >= self.jobs || self.cancelled.load(Acquire)
     }
 
-    /// Whether some participant has claimed a job (or the batch was cancelled).
+    /// Whether some participant has claimed a job (or the fork was cancelled).
     #[inline]
     pub(crate) fn claimed(&self) -> bool {
         self.next_job.load(Acquire) > 0 || self.cancelled.load(Acquire)
@@ -119,8 +119,8 @@ impl<'a> Batch<'a> {
                 return ran;
             }
             ran += 1;
-            // SAFETY: the owner keeps the closure alive until the batch is settled, and this
-            // participant is attached (or is the owner), so the batch is not yet settled.
+            // SAFETY: the owner keeps the closure alive until the fork is settled, and this
+            // participant is attached (or is the owner), so the fork is not yet settled.
             let job = unsafe { &*self.job };
             if let Err(p) = catch_unwind(AssertUnwindSafe(|| job(i))) {
                 self.cancel(p);
@@ -137,15 +137,15 @@ impl<'a> Batch<'a> {
         }
     }
 
-    /// A helper leaves the batch. After this call the helper must not touch the batch: the
+    /// A helper leaves the fork. After this call the helper must not touch the fork: the
     /// owner may already have returned and freed it.
     ///
     /// # Safety
-    /// `this` points to a batch this helper attached to and has not yet detached from.
-    pub unsafe fn detach(this: *const Batch<'_>) {
-        // SAFETY: still attached, so the owner waits and the batch is alive.
+    /// `this` points to a fork this helper attached to and has not yet detached from.
+    pub unsafe fn detach(this: *const Fork<'_>) {
+        // SAFETY: still attached, so the owner waits and the fork is alive.
         let owner = unsafe { (*this).owner };
-        // SAFETY: as above; this decrement is the helper's last access to the batch.
+        // SAFETY: as above; this decrement is the helper's last access to the fork.
         let last = unsafe { (*this).attached.fetch_sub(1, AcqRel) } == 1;
         if last {
             // SAFETY: parkers outlive every waker (see `parker::current`); the model keeps its

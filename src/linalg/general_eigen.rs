@@ -13,7 +13,7 @@ use faer::{Mat, MatMut, MatRef, Par};
 use teamalg_kernels::par::Executor;
 
 use super::check::{self, Stored};
-use super::factors::canonical;
+use super::views::canonical;
 use super::{det, norm_l1, real_to_f64, scratch, Field, LinalgError, Lu, Options};
 
 /// The eigendecomposition `A V = V diag(w)` of a square matrix, real or complex, with
