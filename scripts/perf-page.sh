@@ -5,7 +5,7 @@
 #   scripts/perf-page.sh [WIDTH]     (default 2)
 #
 # Runs the whole set twice, in turn (the page lists both runs' ratios: a cell that moved says
-# so). Run it on a quiet host, with nothing compiling beside it; it takes about twenty-five
+# so). Run it on a quiet host, with nothing compiling beside it; it takes about five
 # minutes on two CPUs. Before a new page replaces the old one, move what the old page says that the new one
 # does not into docs/perf/runs/kernels-log.md.
 set -euo pipefail
