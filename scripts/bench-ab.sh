@@ -9,7 +9,7 @@
 # first, even rounds HEAD first), collects every row in one CSV, then prints per cell the median
 # over rounds of each side's median and the HEAD/BASE ratio (below 1: HEAD is faster).
 # AB_BASE_BIN and AB_HEAD_BIN name wait_scenarios binaries already built for the two commits
-# (then nothing is built; BASE and HEAD only label the sides).
+# (then nothing is built; BASE and HEAD only label the sides). AB_KEEP_CSV=FILE keeps the rows.
 set -euo pipefail
 if [ $# -lt 3 ]; then
   echo "usage: $0 BASE HEAD ROUNDS [wait_scenarios options...]" >&2
@@ -25,6 +25,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+[ -n "${AB_KEEP_CSV:-}" ] && trap 'cp "$work/ab.csv" "$AB_KEEP_CSV" 2>/dev/null; cleanup' EXIT
 
 declare -A bin
 if [ -n "${AB_BASE_BIN:-}" ] && [ -n "${AB_HEAD_BIN:-}" ]; then
