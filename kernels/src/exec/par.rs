@@ -238,7 +238,7 @@ pub unsafe trait Executor: Sync {
     }
 
     /// Which executor this is, to tell one executor's calls from another's (a stream of calls
-    /// on one team, `stream.rs`): by default the address of the executor itself, which a
+    /// on one team, `wakes.rs`): by default the address of the executor itself, which a
     /// reference to it forwards to (the address of a reference would name the reference).
     fn identity(&self) -> usize {
         self as *const Self as *const () as usize
