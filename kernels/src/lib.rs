@@ -27,6 +27,7 @@ pub mod gemm;
 pub mod lu;
 pub mod qr;
 pub mod sparse;
+pub mod sparse_cholesky;
 pub mod spectral;
 pub mod svd;
 pub mod triangular;

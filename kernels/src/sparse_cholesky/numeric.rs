@@ -1,0 +1,439 @@
+//! The left-looking step over supernodes, as faer's serial supernodal factorization runs it,
+//! written with faer's public dense kernels: for each supernode, scatter `A`'s entries into its
+//! block, subtract each descendant's update (gathered, formed by one product, scattered), factor
+//! the diagonal block and solve the panel below it. A supernode writes only its own block and
+//! reads only its descendants', so disjoint subtrees can run at once on disjoint slices of the
+//! values (`docs/sparse-cholesky.md`).
+
+use std::ops::Range;
+
+use faer::dyn_stack::{MemStack, StackReq};
+use faer::linalg::cholesky::llt::factor::{
+    cholesky_in_place, cholesky_in_place_scratch, LltError, LltRegularization,
+};
+use faer::linalg::matmul::matmul;
+use faer::linalg::triangular_solve::solve_lower_triangular_in_place;
+use faer::linalg::{temp_mat_scratch, temp_mat_zeroed};
+use faer::mat::AsMatMut;
+use faer::reborrow::{Reborrow, ReborrowMut};
+use faer::sparse::SparseColMatRef;
+use faer::traits::math_utils::{add, sub};
+use faer::traits::ComplexField;
+use faer::{Accum, MatMut, MatRef, Par};
+
+use super::tree::Analysis;
+
+/// A diagonal block that is not positive definite: the factorization stopped at `column` (in
+/// the analysis's order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotPositive {
+    /// The column, in the permuted order.
+    pub column: usize,
+}
+
+/// The scratch [`factor`] needs for the supernodes of `analysis`.
+pub fn factor_scratch<T: ComplexField>(analysis: &Analysis) -> StackReq {
+    let s = analysis.supernodal();
+    let (mut cols, mut rows) = (0, 0);
+    for k in 0..s.n_supernodes() {
+        cols = cols.max(s.supernode_end()[k] - s.supernode_begin()[k]);
+        rows = rows.max(s.supernode(k).pattern().len());
+    }
+    StackReq::all_of(&[
+        StackReq::new::<usize>(s.nrows()),
+        StackReq::any_of(&[
+            temp_mat_scratch::<T>(rows, cols),
+            cholesky_in_place_scratch::<T>(cols, Par::Seq, Default::default()),
+        ]),
+    ])
+}
+
+/// Factors the supernodes `supernodes` (ascending, each after its descendants) of the permuted
+/// lower triangle `a_lower` (the analysis's order, entries within its pattern) serially.
+/// `values` holds the factor's values from offset `base` (`symbolic.col_ptr_for_val()`), which
+/// must be at most the offset of the first descendant of every supernode factored: a union of
+/// whole subtrees starts at its first supernode's offset, the rest at 0. The supernodes'
+/// blocks must be zero on entry.
+pub fn factor<T: ComplexField>(
+    analysis: &Analysis,
+    a_lower: SparseColMatRef<'_, usize, T>,
+    values: &mut [T],
+    base: usize,
+    supernodes: impl IntoIterator<Item = usize>,
+    stack: &mut MemStack,
+) -> Result<(), NotPositive> {
+    let sym = analysis.supernodal();
+    let cpv = sym.col_ptr_for_val();
+    let n = sym.nrows();
+    let (mut map, stack) = stack.make_with(n, |_| usize::MAX);
+    for s in supernodes {
+        let (start, end) = (sym.supernode_begin()[s], sym.supernode_end()[s]);
+        let ncols = end - start;
+        let pattern = sym.supernode(s).pattern();
+        for (i, &r) in pattern.iter().enumerate() {
+            map[r] = ncols + i;
+        }
+        let (head, tail) = values.split_at_mut(cpv[s] - base);
+        let mut ls = MatMut::from_column_major_slice_mut(
+            &mut tail[..cpv[s + 1] - cpv[s]],
+            ncols + pattern.len(),
+            ncols,
+        );
+        // A's lower entries of the supernode's columns.
+        for j in start..end {
+            for (i, v) in a_lower.row_idx_of_col(j).zip(a_lower.val_of_col(j)) {
+                if i < j {
+                    continue;
+                }
+                let row = if i < end { i - start } else { map[i] };
+                let x = &mut ls[(row, j - start)];
+                *x = add(&*x, v);
+            }
+        }
+        // Each descendant's update: its rows in this supernode's columns times the rows below.
+        for &d in analysis.descendants(s) {
+            let (d_start, d_end) = (sym.supernode_begin()[d], sym.supernode_end()[d]);
+            let d_ncols = d_end - d_start;
+            let d_pattern = sym.supernode(d).pattern();
+            let ld = MatRef::from_column_major_slice(
+                &head[cpv[d] - base..cpv[d + 1] - base],
+                d_ncols + d_pattern.len(),
+                d_ncols,
+            );
+            let p0 = d_pattern.partition_point(|&i| i < start);
+            let mid = d_pattern[p0..].partition_point(|&i| i < end);
+            let below = ld.subrows(d_ncols + p0, d_pattern.len() - p0);
+            let here = below.subrows(0, mid);
+            let (mut update, _) = temp_mat_zeroed::<T, _, _>(below.nrows(), mid, stack);
+            let mut update = update.as_mat_mut();
+            matmul(
+                update.rb_mut(),
+                Accum::Replace,
+                below,
+                here.adjoint(),
+                T::one_impl(),
+                Par::Seq,
+            );
+            for jj in 0..mid {
+                let col = d_pattern[p0 + jj] - start;
+                for ii in jj..below.nrows() {
+                    let r = d_pattern[p0 + ii];
+                    let row = if ii < mid { r - start } else { map[r] };
+                    let x = &mut ls[(row, col)];
+                    *x = sub(&*x, &update[(ii, jj)]);
+                }
+            }
+        }
+        // The diagonal block, then the panel below it.
+        let (mut top, mut bottom) = ls.split_at_row_mut(ncols);
+        let factored = cholesky_in_place(
+            top.rb_mut(),
+            LltRegularization::default(),
+            Par::Seq,
+            stack,
+            Default::default(),
+        );
+        if let Err(LltError::NonPositivePivot { index }) = factored {
+            return Err(NotPositive {
+                column: start + index,
+            });
+        }
+        solve_lower_triangular_in_place(
+            top.rb().conjugate(),
+            bottom.rb_mut().transpose_mut(),
+            Par::Seq,
+        );
+        for &r in pattern {
+            map[r] = usize::MAX;
+        }
+    }
+    Ok(())
+}
+
+/// The values of `analysis`'s supernodes `range` (a union of whole subtrees): their offsets in
+/// the factor's values.
+pub fn values_of(analysis: &Analysis, range: Range<usize>) -> Range<usize> {
+    let cpv = analysis.supernodal().col_ptr_for_val();
+    cpv[range.start]..cpv[range.end]
+}
+
+#[cfg(test)]
+mod tests {
+    use faer::c64;
+    use faer::dyn_stack::MemBuffer;
+    use faer::sparse::utils::{permute_self_adjoint_scratch, permute_self_adjoint_to_unsorted};
+    use faer::sparse::{SparseColMat, Triplet};
+    use faer::Side;
+
+    use super::*;
+
+    trait Entry: ComplexField + Copy + PartialEq + std::fmt::Debug {
+        fn of(x: f64, y: f64) -> Self;
+        fn mag(&self) -> f64;
+        fn minus(&self, other: &Self) -> f64;
+    }
+    impl Entry for f64 {
+        fn of(x: f64, _: f64) -> Self {
+            x
+        }
+        fn mag(&self) -> f64 {
+            self.abs()
+        }
+        fn minus(&self, other: &Self) -> f64 {
+            (self - other).abs()
+        }
+    }
+    impl Entry for c64 {
+        fn of(x: f64, y: f64) -> Self {
+            c64::new(x, y)
+        }
+        fn mag(&self) -> f64 {
+            self.norm()
+        }
+        fn minus(&self, other: &Self) -> f64 {
+            (self - other).norm()
+        }
+    }
+
+    /// The lower triangle of a `k x k` grid's 5-point operator plus `shift` on the diagonal
+    /// (positive definite for `shift > 0`), with complex couplings for `c64`.
+    fn grid<T: Entry>(k: usize, shift: f64) -> SparseColMat<usize, T> {
+        let mut t = Vec::new();
+        for x in 0..k {
+            for y in 0..k {
+                let i = x * k + y;
+                t.push(Triplet::new(i, i, T::of(4.0 + shift, 0.0)));
+                if x + 1 < k {
+                    t.push(Triplet::new(i + k, i, T::of(-1.0, 0.25)));
+                }
+                if y + 1 < k {
+                    t.push(Triplet::new(i + 1, i, T::of(-1.0, -0.25)));
+                }
+            }
+        }
+        SparseColMat::try_new_from_triplets(k * k, k * k, &t).unwrap()
+    }
+
+    /// A random sparse pattern's lower triangle, diagonally dominant.
+    fn random<T: Entry>(n: usize, per_col: usize) -> SparseColMat<usize, T> {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut t = Vec::new();
+        for i in 0..n {
+            t.push(Triplet::new(i, i, T::of(4.0 * per_col as f64 + 1.0, 0.0)));
+            for _ in 0..per_col {
+                let j = (next() % n as u64) as usize;
+                if j != i {
+                    t.push(Triplet::new(i.max(j), i.min(j), T::of(-1.0, 0.5)));
+                }
+            }
+        }
+        SparseColMat::try_new_from_triplets(n, n, &t).unwrap()
+    }
+
+    /// `a`'s lower triangle in the analysis's order.
+    fn permuted<T: Entry>(
+        analysis: &Analysis,
+        a: &SparseColMat<usize, T>,
+    ) -> SparseColMat<usize, T> {
+        let (n, nnz) = (a.nrows(), a.compute_nnz());
+        let (mut v, mut c, mut r) = (
+            vec![T::of(0.0, 0.0); nnz],
+            vec![0usize; n + 1],
+            vec![0usize; nnz],
+        );
+        let mut mem = MemBuffer::new(permute_self_adjoint_scratch::<usize>(n));
+        let perm = analysis.symbolic().perm().unwrap();
+        let p = permute_self_adjoint_to_unsorted(
+            &mut v,
+            &mut c,
+            &mut r,
+            a.as_ref(),
+            perm,
+            Side::Lower,
+            Side::Lower,
+            MemStack::new(&mut mem),
+        );
+        let p = p.rb();
+        SparseColMat::new(p.symbolic().to_owned().unwrap(), p.val().to_vec())
+    }
+
+    /// faer's serial factor with the same analysis.
+    fn faer_factor<T: Entry>(analysis: &Analysis, a: &SparseColMat<usize, T>) -> Vec<T> {
+        let sym = analysis.symbolic();
+        let mut values = vec![T::of(0.0, 0.0); sym.len_val()];
+        let req = sym.factorize_numeric_llt_scratch::<T>(Par::Seq, Default::default());
+        let mut mem = MemBuffer::new(req);
+        sym.factorize_numeric_llt(
+            &mut values,
+            a.as_ref(),
+            Side::Lower,
+            Default::default(),
+            Par::Seq,
+            MemStack::new(&mut mem),
+            Default::default(),
+        )
+        .unwrap();
+        values
+    }
+
+    /// Every subtree below the roots' children on its own thread, each on its own slice of
+    /// the values, then the rest on the caller.
+    fn by_subtrees<T: Entry>(analysis: &Analysis, lower: &SparseColMat<usize, T>) -> Vec<T> {
+        let ns = analysis.supernodes();
+        let len = analysis.supernodal().len_val();
+        let mut values = vec![T::of(0.0, 0.0); len];
+        let tops: Vec<usize> = (0..ns)
+            .filter(|&s| {
+                analysis
+                    .parent(s)
+                    .is_some_and(|p| analysis.parent(p).is_none())
+            })
+            .collect();
+        let mut done = vec![false; ns];
+        {
+            let mut rest: &mut [T] = &mut values;
+            let mut offset = 0;
+            let mut jobs = Vec::new();
+            for &c in &tops {
+                let range = analysis.subtree(c);
+                range.clone().for_each(|s| done[s] = true);
+                let at = values_of(analysis, range.clone());
+                let (_, r) = std::mem::take(&mut rest).split_at_mut(at.start - offset);
+                let (mine, r) = r.split_at_mut(at.len());
+                rest = r;
+                offset = at.end;
+                jobs.push((mine, at.start, range));
+            }
+            std::thread::scope(|scope| {
+                for (mine, base, range) in jobs {
+                    scope.spawn(move || {
+                        let mut mem = MemBuffer::new(factor_scratch::<T>(analysis));
+                        factor(
+                            analysis,
+                            lower.as_ref(),
+                            mine,
+                            base,
+                            range,
+                            MemStack::new(&mut mem),
+                        )
+                        .unwrap();
+                    });
+                }
+            });
+        }
+        let left: Vec<usize> = (0..ns).filter(|&s| !done[s]).collect();
+        let mut mem = MemBuffer::new(factor_scratch::<T>(analysis));
+        factor(
+            analysis,
+            lower.as_ref(),
+            &mut values,
+            0,
+            left,
+            MemStack::new(&mut mem),
+        )
+        .unwrap();
+        values
+    }
+
+    /// The factor serially and by subtrees: the same bits either way (a supernode's
+    /// arithmetic does not depend on who runs it), and faer's serial factor's bits in real
+    /// arithmetic; in complex, faer's update kernel rounds differently, so to `1e-13`.
+    fn factors_as_faer<T: Entry>(a: SparseColMat<usize, T>) {
+        let analysis = Analysis::new(a.symbolic(), Side::Lower).unwrap();
+        let want = faer_factor(&analysis, &a);
+        let lower = permuted(&analysis, &a);
+        let ns = analysis.supernodes();
+        let mut serial = vec![T::of(0.0, 0.0); want.len()];
+        let mut mem = MemBuffer::new(factor_scratch::<T>(&analysis));
+        factor(
+            &analysis,
+            lower.as_ref(),
+            &mut serial,
+            0,
+            0..ns,
+            MemStack::new(&mut mem),
+        )
+        .unwrap();
+        assert!(
+            by_subtrees(&analysis, &lower) == serial,
+            "subtrees: not the serial bits"
+        );
+        if T::IS_REAL {
+            assert!(serial == want, "not faer's bits");
+        }
+        let top = want.iter().map(|x| x.mag()).fold(0.0, f64::max);
+        let off = serial
+            .iter()
+            .zip(&want)
+            .map(|(x, y)| x.minus(y))
+            .fold(0.0, f64::max);
+        assert!(
+            off <= 1e-13 * top,
+            "{off:e} from faer's factor (largest entry {top:e})"
+        );
+    }
+
+    #[test]
+    fn the_tree_is_a_postorder_with_contiguous_subtrees() {
+        for a in [
+            grid::<f64>(30, 0.5),
+            random::<f64>(2000, 3),
+            random::<f64>(5000, 2),
+        ] {
+            let analysis = Analysis::new(a.symbolic(), Side::Lower).unwrap();
+            let ns = analysis.supernodes();
+            let mut inside = vec![0usize; ns];
+            for s in 0..ns {
+                if let Some(p) = analysis.parent(s) {
+                    assert!(p > s);
+                    inside[p] += inside[s] + 1;
+                }
+                // The subtree is exactly the range: its size is the count of descendants.
+                assert_eq!(analysis.subtree(s).len(), inside[s] + 1, "supernode {s}");
+                for &d in analysis.descendants(s) {
+                    assert!(analysis.subtree(s).contains(&d) && d != s);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_grid_factors_as_faer_serially_and_by_subtrees() {
+        factors_as_faer(grid::<f64>(40, 0.1));
+        factors_as_faer(grid::<c64>(24, 0.1));
+    }
+
+    #[test]
+    fn a_random_pattern_factors_as_faer() {
+        factors_as_faer(random::<f64>(3000, 3));
+        factors_as_faer(random::<c64>(1500, 3));
+    }
+
+    #[test]
+    fn an_indefinite_matrix_names_its_column() {
+        let a = grid::<f64>(10, -4.5);
+        let analysis = Analysis::new(a.symbolic(), Side::Lower).unwrap();
+        let lower = permuted(&analysis, &a);
+        let mut values = vec![0.0; analysis.supernodal().len_val()];
+        let mut mem = MemBuffer::new(factor_scratch::<f64>(&analysis));
+        let ns = analysis.supernodes();
+        let e = factor(
+            &analysis,
+            lower.as_ref(),
+            &mut values,
+            0,
+            0..ns,
+            MemStack::new(&mut mem),
+        );
+        assert!(
+            matches!(e, Err(NotPositive { column }) if column < 100),
+            "{e:?}"
+        );
+    }
+}
