@@ -39,10 +39,13 @@ pub enum Family {
     TridiagEvdDc,
     /// Sparse times sparse, numeric phase; unit: multiply-add.
     SparseProduct,
+    /// Sparse Cholesky, numeric phase (supernodal, left-looking); unit: multiply-add of the
+    /// supernodes' updates, diagonal blocks and panels.
+    SparseCholesky,
 }
 
 /// How many families there are.
-pub const FAMILIES: usize = 15;
+pub const FAMILIES: usize = 16;
 
 impl Family {
     /// Every family.
@@ -62,6 +65,7 @@ impl Family {
         Family::BidiagSvdDc,
         Family::TridiagEvdDc,
         Family::SparseProduct,
+        Family::SparseCholesky,
     ];
 
     /// The family's position in [`Family::ALL`].
@@ -87,6 +91,7 @@ impl Family {
             Family::BidiagSvdDc => "bidiag_svd_dc",
             Family::TridiagEvdDc => "tridiag_evd_dc",
             Family::SparseProduct => "sparse_product",
+            Family::SparseCholesky => "sparse_cholesky",
         }
     }
 

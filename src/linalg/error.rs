@@ -206,6 +206,15 @@ pub enum LinalgError {
         /// The operation.
         op: &'static str,
     },
+    /// A sparse matrix factored with an analysis made for another pattern: column `col` holds
+    /// other row indices than the analysed pattern's (or the same in another order). Analyse
+    /// the new pattern (`SymbolicCholesky::new`).
+    PatternMismatch {
+        /// The operation.
+        op: &'static str,
+        /// The first column that differs.
+        col: usize,
+    },
     /// A batch's slices do not hold one entry per problem (`linalg::batch`): the operand
     /// slice has `found` entries where the batch has `expected` problems.
     BatchLength {
@@ -253,6 +262,7 @@ impl LinalgError {
             | LinalgError::NoConvergence { op }
             | LinalgError::IndexOverflow { op }
             | LinalgError::OutOfMemory { op }
+            | LinalgError::PatternMismatch { op, .. }
             | LinalgError::BatchLength { op, .. } => op,
         }
     }
@@ -323,6 +333,10 @@ impl fmt::Display for LinalgError {
                 "{op}: the result has more entries than its index type can count"
             ),
             LinalgError::OutOfMemory { op } => write!(f, "{op}: the result does not fit in memory"),
+            LinalgError::PatternMismatch { op, col } => write!(
+                f,
+                "{op}: column {col} of A has another pattern than the analysis was made for (analyse the new pattern)"
+            ),
             LinalgError::BatchLength {
                 op,
                 operand,

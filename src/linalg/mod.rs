@@ -113,6 +113,7 @@ mod scratch;
 mod self_adjoint_eigen;
 mod solves;
 mod sparse;
+mod sparse_cholesky;
 mod store;
 mod svd;
 mod triangular;
@@ -141,6 +142,7 @@ pub use scratch::{kept_scratch, release_scratch, scratch_limit, set_scratch_limi
 pub use sparse::{
     sparse_dense_matmul, sparse_dense_matmul_with, sparse_sparse_matmul, sparse_sparse_matmul_with,
 };
+pub use sparse_cholesky::{sparse_cholesky_scratch, SparseCholesky, SymbolicCholesky};
 pub use svd::{
     singular_values, singular_values_with, svd_into, svd_into_with_scratch, svd_scratch, RealOf, Svd, SvdVectors,
 };

@@ -439,17 +439,19 @@ fn the_gate_chooses_the_shape() {
         .unwrap()
     });
     // Two wide, unless the team's participants were late lately (a machine loaded by other
-    // work, or by this binary's other tests) or this binary's other tests held the CPUs
-    // (`occupied`): then serial is the gate's right answer.
+    // work, or by this binary's other tests), the load let them fall asleep and the spread
+    // would not pay their wake (`wake not paid`, with lateness read), or this binary's other
+    // tests held the CPUs (`occupied`): then serial is the gate's right answer.
     let lu = seen
         .iter()
         .find(|d| d.site == "batch/lu")
         .expect("a batch/lu decision");
-    let width = if matches!(lu.reason, trace::Reason::Late | trace::Reason::Occupied) {
-        1
-    } else {
-        2
+    let loaded = match lu.reason {
+        trace::Reason::Late | trace::Reason::Occupied => true,
+        trace::Reason::WakeNotPaid => !lu.late.is_zero(),
+        _ => false,
     };
+    let width = if loaded { 1 } else { 2 };
     assert_eq!((run.on_team, run.spread_width), (0, width), "{seen:?}");
     assert_eq!(lu.width, width, "{seen:?}");
     // One problem of 600 beside ten of 8: the large one on the team, the small ones too few

@@ -17,6 +17,7 @@ mod linalg;
 mod linalg_qr;
 mod linalg_spectral;
 mod refusals;
+mod sparse_cholesky;
 mod sweep;
 mod symmetric;
 mod vectors;

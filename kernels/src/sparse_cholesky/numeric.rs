@@ -12,6 +12,7 @@ use faer::linalg::cholesky::llt::factor::{
     cholesky_in_place, cholesky_in_place_scratch, LltError, LltRegularization,
 };
 use faer::linalg::matmul::matmul;
+use faer::linalg::matmul::triangular::{self, BlockStructure};
 use faer::linalg::triangular_solve::solve_lower_triangular_in_place;
 use faer::linalg::{temp_mat_scratch, temp_mat_zeroed};
 use faer::mat::AsMatMut;
@@ -42,7 +43,10 @@ pub fn factor_scratch<T: ComplexField>(analysis: &Analysis) -> StackReq {
     StackReq::all_of(&[
         StackReq::new::<usize>(s.nrows()),
         StackReq::any_of(&[
-            temp_mat_scratch::<T>(rows, cols),
+            StackReq::all_of(&[
+                StackReq::new::<usize>(rows),
+                temp_mat_scratch::<T>(rows, cols),
+            ]),
             cholesky_in_place_scratch::<T>(cols, Par::Seq, Default::default()),
         ]),
     ])
@@ -52,8 +56,8 @@ pub fn factor_scratch<T: ComplexField>(analysis: &Analysis) -> StackReq {
 /// lower triangle `a_lower` (the analysis's order, entries within its pattern) serially.
 /// `values` holds the factor's values from offset `base` (`symbolic.col_ptr_for_val()`), which
 /// must be at most the offset of the first descendant of every supernode factored: a union of
-/// whole subtrees starts at its first supernode's offset, the rest at 0. The supernodes'
-/// blocks must be zero on entry.
+/// whole subtrees starts at its first supernode's offset, the rest at 0. Each block is zeroed
+/// when its step starts (as faer's step does, while it is in cache).
 pub fn factor<T: ComplexField>(
     analysis: &Analysis,
     a_lower: SparseColMatRef<'_, usize, T>,
@@ -70,83 +74,199 @@ pub fn factor<T: ComplexField>(
         let (start, end) = (sym.supernode_begin()[s], sym.supernode_end()[s]);
         let ncols = end - start;
         let pattern = sym.supernode(s).pattern();
-        for (i, &r) in pattern.iter().enumerate() {
-            map[r] = ncols + i;
-        }
         let (head, tail) = values.split_at_mut(cpv[s] - base);
         let mut ls = MatMut::from_column_major_slice_mut(
             &mut tail[..cpv[s + 1] - cpv[s]],
             ncols + pattern.len(),
             ncols,
         );
-        // A's lower entries of the supernode's columns.
-        for j in start..end {
-            for (i, v) in a_lower.row_idx_of_col(j).zip(a_lower.val_of_col(j)) {
-                if i < j {
-                    continue;
-                }
-                let row = if i < end { i - start } else { map[i] };
-                let x = &mut ls[(row, j - start)];
-                *x = add(&*x, v);
+        ls.fill(T::zero_impl());
+        mark(analysis, s, &mut map);
+        scatter(analysis, s, a_lower, ls.rb_mut(), &map);
+        gather(analysis, s, head, base, ls.rb_mut(), 0, &map, stack);
+        finish(analysis, s, ls, stack)?;
+        unmark(analysis, s, &mut map);
+    }
+    Ok(())
+}
+
+/// Points `map` at supernode `s`'s block: each row of its pattern to its row in the block.
+pub(crate) fn mark(analysis: &Analysis, s: usize, map: &mut [usize]) {
+    let sym = analysis.supernodal();
+    let ncols = sym.supernode_end()[s] - sym.supernode_begin()[s];
+    for (i, &r) in sym.supernode(s).pattern().iter().enumerate() {
+        map[r] = ncols + i;
+    }
+}
+
+/// Clears what [`mark`] set.
+pub(crate) fn unmark(analysis: &Analysis, s: usize, map: &mut [usize]) {
+    for &r in analysis.supernodal().supernode(s).pattern() {
+        map[r] = usize::MAX;
+    }
+}
+
+/// Adds `A`'s lower entries of supernode `s`'s columns into its block `ls` (rows through
+/// `map`, from [`mark`]).
+pub(crate) fn scatter<T: ComplexField>(
+    analysis: &Analysis,
+    s: usize,
+    a_lower: SparseColMatRef<'_, usize, T>,
+    mut ls: MatMut<'_, T>,
+    map: &[usize],
+) {
+    let sym = analysis.supernodal();
+    let (start, end) = (sym.supernode_begin()[s], sym.supernode_end()[s]);
+    for j in start..end {
+        for (i, v) in a_lower.row_idx_of_col(j).zip(a_lower.val_of_col(j)) {
+            if i < j {
+                continue;
             }
-        }
-        // Each descendant's update: its rows in this supernode's columns times the rows below.
-        for &d in analysis.descendants(s) {
-            let (d_start, d_end) = (sym.supernode_begin()[d], sym.supernode_end()[d]);
-            let d_ncols = d_end - d_start;
-            let d_pattern = sym.supernode(d).pattern();
-            let ld = MatRef::from_column_major_slice(
-                &head[cpv[d] - base..cpv[d + 1] - base],
-                d_ncols + d_pattern.len(),
-                d_ncols,
-            );
-            let p0 = d_pattern.partition_point(|&i| i < start);
-            let mid = d_pattern[p0..].partition_point(|&i| i < end);
-            let below = ld.subrows(d_ncols + p0, d_pattern.len() - p0);
-            let here = below.subrows(0, mid);
-            let (mut update, _) = temp_mat_zeroed::<T, _, _>(below.nrows(), mid, stack);
-            let mut update = update.as_mat_mut();
-            matmul(
-                update.rb_mut(),
-                Accum::Replace,
-                below,
-                here.adjoint(),
-                T::one_impl(),
-                Par::Seq,
-            );
-            for jj in 0..mid {
-                let col = d_pattern[p0 + jj] - start;
-                for ii in jj..below.nrows() {
-                    let r = d_pattern[p0 + ii];
-                    let row = if ii < mid { r - start } else { map[r] };
-                    let x = &mut ls[(row, col)];
-                    *x = sub(&*x, &update[(ii, jj)]);
-                }
-            }
-        }
-        // The diagonal block, then the panel below it.
-        let (mut top, mut bottom) = ls.split_at_row_mut(ncols);
-        let factored = cholesky_in_place(
-            top.rb_mut(),
-            LltRegularization::default(),
-            Par::Seq,
-            stack,
-            Default::default(),
-        );
-        if let Err(LltError::NonPositivePivot { index }) = factored {
-            return Err(NotPositive {
-                column: start + index,
-            });
-        }
-        solve_lower_triangular_in_place(
-            top.rb().conjugate(),
-            bottom.rb_mut().transpose_mut(),
-            Par::Seq,
-        );
-        for &r in pattern {
-            map[r] = usize::MAX;
+            let row = if i < end { i - start } else { map[i] };
+            let x = &mut ls[(row, j - start)];
+            *x = add(&*x, v);
         }
     }
+}
+
+/// The scratch [`gather`] needs for `cols` of supernode `s`'s columns.
+pub(crate) fn gather_scratch<T: ComplexField>(
+    analysis: &Analysis,
+    s: usize,
+    cols: usize,
+) -> StackReq {
+    let sym = analysis.supernodal();
+    let start = sym.supernode_begin()[s];
+    let rows = analysis
+        .descendants(s)
+        .iter()
+        .map(|&d| {
+            let pattern = sym.supernode(d).pattern();
+            pattern.len() - pattern.partition_point(|&i| i < start)
+        })
+        .max()
+        .unwrap_or(0);
+    StackReq::all_of(&[
+        StackReq::new::<usize>(rows),
+        temp_mat_scratch::<T>(rows, cols),
+    ])
+}
+
+/// Subtracts every descendant's update from the columns `c0..c0 + cols.ncols()` of supernode
+/// `s`'s block (`cols`: those columns, every row). `head` holds the values before `s`'s block
+/// from offset `base`; `map` is [`mark`]'s. The whole block (`c0 = 0`) takes each update in
+/// one product, as faer's step does; a part of the block takes the part of each update that
+/// lands in its columns, so parts of one block can be gathered at once.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn gather<T: ComplexField>(
+    analysis: &Analysis,
+    s: usize,
+    head: &[T],
+    base: usize,
+    mut cols: MatMut<'_, T>,
+    c0: usize,
+    map: &[usize],
+    stack: &mut MemStack,
+) {
+    let sym = analysis.supernodal();
+    let cpv = sym.col_ptr_for_val();
+    let (start, end) = (sym.supernode_begin()[s], sym.supernode_end()[s]);
+    let (lo, hi) = (start + c0, start + c0 + cols.ncols());
+    for &d in analysis.descendants(s) {
+        let (d_start, d_end) = (sym.supernode_begin()[d], sym.supernode_end()[d]);
+        let d_ncols = d_end - d_start;
+        let d_pattern = sym.supernode(d).pattern();
+        let ld = MatRef::from_column_major_slice(
+            &head[cpv[d] - base..cpv[d + 1] - base],
+            d_ncols + d_pattern.len(),
+            d_ncols,
+        );
+        let p0 = d_pattern.partition_point(|&i| i < start);
+        let mid = d_pattern[p0..].partition_point(|&i| i < end);
+        // The update's columns that land in `lo..hi`, and the rows from the first of them.
+        let j0 = d_pattern[p0..p0 + mid].partition_point(|&i| i < lo);
+        let j1 = d_pattern[p0..p0 + mid].partition_point(|&i| i < hi);
+        if j0 == j1 {
+            continue;
+        }
+        // The update's rows, from the first column's down, and where each lands in the block.
+        let nb = d_pattern.len() - p0 - j0;
+        let nc = j1 - j0;
+        let below = ld.subrows(d_ncols + p0 + j0, nb);
+        let here = below.subrows(0, nc);
+        let (rows, stack) = stack.make_with(nb, |k| {
+            let r = d_pattern[p0 + j0 + k];
+            if j0 + k < mid {
+                r - start
+            } else {
+                map[r]
+            }
+        });
+        let (mut update, _) = temp_mat_zeroed::<T, _, _>(nb, nc, stack);
+        let mut update = update.as_mat_mut();
+        // The square part's lower triangle (the block's own columns), then the rows below it.
+        let (square, rest) = update.rb_mut().split_at_row_mut(nc);
+        triangular::matmul(
+            square,
+            BlockStructure::TriangularLower,
+            Accum::Replace,
+            here,
+            BlockStructure::Rectangular,
+            here.adjoint(),
+            BlockStructure::Rectangular,
+            T::one_impl(),
+            Par::Seq,
+        );
+        matmul(
+            rest,
+            Accum::Replace,
+            below.subrows(nc, nb - nc),
+            here.adjoint(),
+            T::one_impl(),
+            Par::Seq,
+        );
+        for jj in 0..nc {
+            let col = d_pattern[p0 + j0 + jj] - lo;
+            let target = cols.rb_mut().col_mut(col).try_as_col_major_mut();
+            let target = target
+                .expect("a block's column is contiguous")
+                .as_slice_mut();
+            let u = update.rb().col(jj).try_as_col_major();
+            let u = u.expect("a temporary's column is contiguous").as_slice();
+            for (k, &row) in rows.iter().enumerate().skip(jj) {
+                target[row] = sub(&target[row], &u[k]);
+            }
+        }
+    }
+}
+
+/// Factors supernode `s`'s diagonal block and solves the panel below it, serially.
+pub(crate) fn finish<T: ComplexField>(
+    analysis: &Analysis,
+    s: usize,
+    ls: MatMut<'_, T>,
+    stack: &mut MemStack,
+) -> Result<(), NotPositive> {
+    let start = analysis.supernodal().supernode_begin()[s];
+    let ncols = ls.ncols();
+    let (mut top, mut bottom) = ls.split_at_row_mut(ncols);
+    let factored = cholesky_in_place(
+        top.rb_mut(),
+        LltRegularization::default(),
+        Par::Seq,
+        stack,
+        Default::default(),
+    );
+    if let Err(LltError::NonPositivePivot { index }) = factored {
+        return Err(NotPositive {
+            column: start + index,
+        });
+    }
+    solve_lower_triangular_in_place(
+        top.rb().conjugate(),
+        bottom.rb_mut().transpose_mut(),
+        Par::Seq,
+    );
     Ok(())
 }
 

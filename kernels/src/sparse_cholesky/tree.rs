@@ -19,6 +19,8 @@ use faer::sparse::utils::{permute_self_adjoint_scratch, permute_self_adjoint_to_
 use faer::sparse::{FaerError, SparseColMatRef, SymbolicSparseColMatRef};
 use faer::Side;
 
+use super::cost;
+
 /// A pattern's analysis, made once and shared by every factorization of that pattern.
 #[derive(Debug)]
 pub struct Analysis {
@@ -31,6 +33,12 @@ pub struct Analysis {
     /// The descendants that update each supernode, ascending: `idx[ptr[s]..ptr[s + 1]]`.
     desc_ptr: Vec<usize>,
     desc_idx: Vec<usize>,
+    /// The entries of the analysed pattern.
+    a_nnz: usize,
+    /// Each supernode's step, in multiply-adds ([`super::cost::supernode`]).
+    work: Vec<f64>,
+    /// Each supernode's subtree's work, in multiply-adds.
+    subtree_work: Vec<f64>,
 }
 
 impl Analysis {
@@ -58,15 +66,32 @@ impl Analysis {
             factorize_symbolic_cholesky(pattern, side, SymmetricOrdering::Custom(perm), params)?;
         let (parent, first, desc_ptr, desc_idx) = match symbolic.raw() {
             SymbolicCholeskyRaw::Supernodal(s) => tree(s),
+            // faer keeps an empty matrix simplicial whatever it is asked.
+            SymbolicCholeskyRaw::Simplicial(_) if n == 0 => Default::default(),
             SymbolicCholeskyRaw::Simplicial(_) => unreachable!("the analysis is forced supernodal"),
         };
-        Ok(Analysis {
+        let mut analysis = Analysis {
             symbolic,
             parent,
             first,
             desc_ptr,
             desc_idx,
-        })
+            a_nnz: pattern.compute_nnz(),
+            work: Vec::new(),
+            subtree_work: Vec::new(),
+        };
+        let work: Vec<f64> = (0..analysis.supernodes())
+            .map(|s| cost::supernode(analysis.supernodal(), s, analysis.descendants(s)))
+            .collect();
+        let mut subtree_work = work.clone();
+        for s in 0..analysis.supernodes() {
+            if let Some(p) = analysis.parent[s] {
+                subtree_work[p] += subtree_work[s];
+            }
+        }
+        analysis.work = work;
+        analysis.subtree_work = subtree_work;
+        Ok(analysis)
     }
 
     /// faer's analysis (the ordering, and the supernodal structure).
@@ -74,7 +99,8 @@ impl Analysis {
         &self.symbolic
     }
 
-    /// The supernodal structure.
+    /// The supernodal structure (of a matrix of order at least 1: faer keeps an empty one
+    /// simplicial).
     pub fn supernodal(&self) -> &SymbolicSupernodalCholesky<usize> {
         match self.symbolic.raw() {
             SymbolicCholeskyRaw::Supernodal(s) => s,
@@ -100,6 +126,51 @@ impl Analysis {
     /// The supernodes whose rows update `s`, ascending (all in its subtree).
     pub fn descendants(&self, s: usize) -> &[usize] {
         &self.desc_idx[self.desc_ptr[s]..self.desc_ptr[s + 1]]
+    }
+
+    /// Supernode `s`'s step, in multiply-adds ([`cost::supernode`]).
+    pub fn work(&self, s: usize) -> f64 {
+        self.work[s]
+    }
+
+    /// The work of `s`'s subtree (`s` and every supernode below it), in multiply-adds.
+    pub fn subtree_work(&self, s: usize) -> f64 {
+        self.subtree_work[s]
+    }
+
+    /// The whole factorization's work, in multiply-adds.
+    pub fn total_work(&self) -> f64 {
+        self.work.iter().sum()
+    }
+
+    /// The roots of the supernodal tree (a forest when the matrix is reducible), ascending.
+    pub fn roots(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.supernodes()).filter(|&s| self.parent[s].is_none())
+    }
+
+    /// The children of `s`, last first: in a postorder, `s`'s last child is `s - 1`, and each
+    /// child's previous sibling ends just before the child's subtree starts.
+    pub fn children(&self, s: usize) -> impl Iterator<Item = usize> + '_ {
+        let first = self.first[s];
+        let mut next = s;
+        std::iter::from_fn(move || {
+            if next <= first {
+                return None;
+            }
+            let child = next - 1;
+            next = self.first[child];
+            Some(child)
+        })
+    }
+
+    /// The entries of the analysed pattern (both triangles where it holds both).
+    pub fn a_nnz(&self) -> usize {
+        self.a_nnz
+    }
+
+    /// The order of the matrix.
+    pub fn nrows(&self) -> usize {
+        self.symbolic.nrows()
     }
 }
 

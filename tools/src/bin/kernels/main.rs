@@ -304,7 +304,7 @@ fn parse_aspect(s: &str) -> Result<f64, String> {
 }
 
 /// Every family of the facade, in the matrix's order.
-const FACADE: [&str; 14] = [
+const FACADE: [&str; 15] = [
     "gemm",
     "trsm",
     "lu",
@@ -319,6 +319,7 @@ const FACADE: [&str; 14] = [
     "eigen",
     "sparse",
     "sparse_sparse",
+    "sparse_cholesky",
 ];
 
 fn main() {

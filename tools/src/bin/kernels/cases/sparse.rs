@@ -42,8 +42,143 @@ pub(crate) fn rows<'a>(kernel: &str, s: &'a Settings) -> Option<Vec<Row<'a>>> {
                 Box::new(SparseSparse::random(n, c64::new(1.0, 0.0), cx, owned))
             }),
         ],
+        // The problems, whatever the sizes: n is the grid's side, the 2D Laplacian
+        // of n x n points (5-point) and the 3D one of n^3 (7-point), each analysed once.
+        "sparse_cholesky" => vec![
+            Row::new("spchol 2d f64", vec![100, 300, 700], move |n| {
+                Box::new(SparseLlt::<f64>::laplacian(n, 2, owned))
+            }),
+            Row::new("spchol 3d f64", vec![12, 20, 32], move |n| {
+                Box::new(SparseLlt::<f64>::laplacian(n, 3, owned))
+            }),
+            Row::new("spchol 3d c64", vec![20], move |n| {
+                Box::new(SparseLlt::<c64>::laplacian(n, 3, owned))
+            }),
+        ],
         _ => return None,
     })
+}
+
+/// The lower triangle of the `dim`-dimensional Laplacian of a grid of side `n` (the
+/// 5-point or 7-point stencil, `2 dim` on the diagonal plus a small shift).
+pub(crate) fn laplacian<T: ComplexField>(
+    n: usize,
+    dim: u32,
+) -> faer::sparse::SparseColMat<usize, T> {
+    let size = n.pow(dim);
+    let diag = faer::traits::math_utils::from_f64::<T>(2.0 * dim as f64 + 0.01);
+    let minus = faer::traits::math_utils::from_f64::<T>(-1.0);
+    let mut t = Vec::with_capacity((dim as usize + 1) * size);
+    for i in 0..size {
+        t.push(faer::sparse::Triplet::new(i, i, diag.clone()));
+        let mut stride = 1;
+        for _ in 0..dim {
+            // The neighbour one step along this axis, when it is inside the grid.
+            if (i / stride) % n + 1 < n {
+                t.push(faer::sparse::Triplet::new(i + stride, i, minus.clone()));
+            }
+            stride *= n;
+        }
+    }
+    faer::sparse::SparseColMat::try_new_from_triplets(size, size, &t).expect("a valid matrix")
+}
+
+/// The sparse Cholesky's numeric factorization, its pattern analysed once (untimed). The
+/// scratch form times teamalg's kernel into the case's values, faer's `factorize_numeric_llt`
+/// with the same analysis into its own; `--owned` times the facade's
+/// `SparseCholesky::new_with_symbolic` (checks, values allocated per call) beside faer's
+/// `factorize_numeric_llt` with its values and scratch allocated per call.
+struct SparseLlt<T> {
+    a: faer::sparse::SparseColMat<usize, T>,
+    symbolic: linalg::SymbolicCholesky,
+    analysis: teamalg::kernels::sparse_cholesky::Analysis,
+    values: Vec<T>,
+    mem: faer::dyn_stack::MemBuffer,
+    faer_mem: faer::dyn_stack::MemBuffer,
+    owned: bool,
+}
+
+impl<T: Field + Copy> SparseLlt<T> {
+    fn laplacian(n: usize, dim: u32, owned: bool) -> Self {
+        use teamalg::kernels::sparse_cholesky::{llt_in_place_scratch, Analysis};
+        let a = laplacian::<T>(n, dim);
+        let symbolic =
+            linalg::SymbolicCholesky::new(a.symbolic(), faer::Side::Lower).expect("an analysis");
+        let analysis = Analysis::new(a.symbolic(), faer::Side::Lower).expect("an analysis");
+        let len = analysis.symbolic().len_val();
+        let req = llt_in_place_scratch::<T>(&analysis);
+        let faer_req = analysis
+            .symbolic()
+            .factorize_numeric_llt_scratch::<T>(Par::rayon(0), Default::default());
+        SparseLlt {
+            a,
+            symbolic,
+            analysis,
+            values: vec![T::zero_impl(); len],
+            mem: faer::dyn_stack::MemBuffer::new(req),
+            faer_mem: faer::dyn_stack::MemBuffer::new(faer_req),
+            owned,
+        }
+    }
+}
+
+impl<T: Field + Copy> Case for SparseLlt<T> {
+    fn faer(&mut self, par: Par) {
+        use faer::dyn_stack::{MemBuffer, MemStack};
+        let sym = self.analysis.symbolic();
+        let a = self.a.as_ref();
+        let side = faer::Side::Lower;
+        if self.owned {
+            let mut values = vec![T::zero_impl(); sym.len_val()];
+            let req = sym.factorize_numeric_llt_scratch::<T>(par, Default::default());
+            let mut mem = MemBuffer::new(req);
+            let stack = MemStack::new(&mut mem);
+            let r = sym.factorize_numeric_llt(
+                &mut values,
+                a,
+                side,
+                Default::default(),
+                par,
+                stack,
+                Default::default(),
+            );
+            r.expect("positive definite");
+            std::hint::black_box(values);
+            return;
+        }
+        let stack = MemStack::new(&mut self.faer_mem);
+        sym.factorize_numeric_llt(
+            &mut self.values,
+            a,
+            side,
+            Default::default(),
+            par,
+            stack,
+            Default::default(),
+        )
+        .expect("positive definite");
+    }
+    fn teamalg(&mut self, exec: &dyn Executor) {
+        use teamalg::kernels::sparse_cholesky::{llt_in_place, SparseLltParams};
+        let a = self.a.as_ref();
+        if self.owned {
+            let chol = linalg::SparseCholesky::new_with_symbolic(&self.symbolic, a, exec);
+            std::hint::black_box(chol.expect("positive definite"));
+            return;
+        }
+        let stack = faer::dyn_stack::MemStack::new(&mut self.mem);
+        let p = SparseLltParams::default();
+        llt_in_place(
+            &self.analysis,
+            a,
+            faer::Side::Lower,
+            &mut self.values,
+            &exec,
+            p,
+            stack,
+        )
+        .expect("positive definite");
+    }
 }
 
 /// Sparse times dense: the 2D Laplacian of an `s x s` grid (5 entries per column) times 64

@@ -1,0 +1,460 @@
+//! Sparse Cholesky, `P A P^T = L L^H`: the analysis of a pattern ([`SymbolicCholesky`], made
+//! once) and the factorizations of matrices with that pattern ([`SparseCholesky`]), whose
+//! independent subtrees run on the team (`docs/sparse-cholesky.md`).
+
+use std::sync::Arc;
+
+use faer::dyn_stack::{MemStack, StackReq};
+use faer::mat::{AsMatMut, AsMatRef};
+use faer::sparse::linalg::cholesky::LltRef;
+use faer::sparse::{FaerError, SparseColMatRef, SymbolicSparseColMat, SymbolicSparseColMatRef};
+use faer::traits::math_utils::{abs2, from_real};
+use faer::traits::{ComplexField, Index};
+use faer::{Conj, Mat, MatMut, Side};
+use teamalg_gates::Family;
+use teamalg_kernels::par::Executor;
+use teamalg_kernels::sparse_cholesky::{self as kernel, Analysis, NotPositive, SparseLltParams};
+
+use super::sparse::sparse_finite;
+use super::{check, det, scratch};
+use super::{Dim, Field, LinalgError, Options};
+
+/// The analysis of a sparse self-adjoint pattern for [`SparseCholesky`]: a fill-reducing
+/// ordering (AMD, then a postorder of the elimination tree, so that every subtree is one
+/// contiguous run of supernodes), faer's supernodal structure, and the supernodal tree the
+/// factorization divides among the participants. Made once per pattern and shared by every
+/// factorization of a matrix with that pattern (a clone shares it: it is reference-counted).
+///
+/// ```
+/// use faer::sparse::{SparseColMat, Triplet};
+/// use faer::Side;
+/// use teamalg::{linalg::{SparseCholesky, SymbolicCholesky}, Exec};
+///
+/// // The lower triangle of the 1D Laplacian of 5 points, plus the identity.
+/// let lower = |shift: f64| {
+///     let mut t = Vec::new();
+///     for i in 0..5usize {
+///         t.push(Triplet::new(i, i, 2.0 + shift));
+///         if i > 0 {
+///             t.push(Triplet::new(i, i - 1, -1.0));
+///         }
+///     }
+///     SparseColMat::<usize, f64>::try_new_from_triplets(5, 5, &t).unwrap()
+/// };
+/// let a = lower(1.0);
+/// let symbolic = SymbolicCholesky::new(a.symbolic(), Side::Lower)?;
+/// // Two matrices, one analysis: a time step's shift changes the values, not the pattern.
+/// for shift in [1.0, 0.5] {
+///     let a = lower(shift);
+///     let chol = SparseCholesky::new_with_symbolic(&symbolic, a.as_ref(), &Exec::serial())?;
+///     let x = chol.solve(faer::Mat::<f64>::ones(5, 1), &Exec::serial())?;
+///     // The first row of A x: (2 + shift) x0 - x1 = 1.
+///     assert!(((2.0 + shift) * x[(0, 0)] - x[(1, 0)] - 1.0).abs() < 1e-12);
+/// }
+/// # Ok::<(), teamalg::linalg::LinalgError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct SymbolicCholesky {
+    inner: Arc<Symbolic>,
+}
+
+/// What a [`SymbolicCholesky`] shares.
+#[derive(Debug)]
+struct Symbolic {
+    analysis: Analysis,
+    /// The analysed pattern, compressed, with `usize` indices: a matrix factored with the
+    /// analysis must have exactly this pattern.
+    pattern: SymbolicSparseColMat<usize>,
+    side: Side,
+}
+
+/// The refusal of faer's analysis as the facade's error.
+fn analysis_error(op: &'static str, e: FaerError) -> LinalgError {
+    match e {
+        FaerError::IndexOverflow => LinalgError::IndexOverflow { op },
+        _ => LinalgError::OutOfMemory { op },
+    }
+}
+
+impl SymbolicCholesky {
+    /// Analyses the pattern of a self-adjoint matrix given by its `side` triangle (entries of
+    /// the other triangle are ignored; both may be stored). Errors: [`LinalgError::NotSquare`],
+    /// [`LinalgError::IndexOverflow`] (the factor has more entries than `usize` counts) and
+    /// [`LinalgError::OutOfMemory`].
+    pub fn new<I: Index>(
+        pattern: SymbolicSparseColMatRef<'_, I>,
+        side: Side,
+    ) -> Result<SymbolicCholesky, LinalgError> {
+        const OP: &str = "SymbolicCholesky::new";
+        let (n, m) = (pattern.nrows(), pattern.ncols());
+        if n != m {
+            return Err(LinalgError::NotSquare {
+                op: OP,
+                operand: "A",
+                rows: n,
+                cols: m,
+            });
+        }
+        let nnz = pattern.compute_nnz();
+        let mut col_ptr = scratch::vec(OP, n + 1, 0usize)?;
+        let mut row_idx = scratch::vec(OP, nnz, 0usize)?;
+        for j in 0..n {
+            let rows = pattern.row_idx_of_col_raw(j);
+            let at = col_ptr[j];
+            for (k, &i) in rows.iter().enumerate() {
+                row_idx[at + k] = i.zx();
+            }
+            col_ptr[j + 1] = at + rows.len();
+        }
+        let pattern = SymbolicSparseColMat::new_unsorted_checked(n, n, col_ptr, None, row_idx);
+        let analysis =
+            Analysis::new(pattern.as_ref(), side).map_err(|e| analysis_error(OP, e))?;
+        Ok(SymbolicCholesky {
+            inner: Arc::new(Symbolic {
+                analysis,
+                pattern,
+                side,
+            }),
+        })
+    }
+
+    /// The order of the analysed matrix.
+    pub fn nrows(&self) -> usize {
+        self.inner.analysis.nrows()
+    }
+
+    /// The entries of the factor `L` (its supernodes' blocks, as faer lays them out).
+    pub fn len_values(&self) -> usize {
+        self.inner.analysis.symbolic().len_val()
+    }
+
+    /// The supernodes.
+    pub fn supernodes(&self) -> usize {
+        self.inner.analysis.supernodes()
+    }
+
+    /// The numeric factorization's work, in multiply-adds.
+    pub fn work(&self) -> f64 {
+        self.inner.analysis.total_work()
+    }
+
+    /// The ordering, `P` of `P A P^T = L L^H`: `perm().arrays().0[k]` is the column of `A`
+    /// factored `k`-th.
+    pub fn perm(&self) -> faer::perm::PermRef<'_, usize> {
+        self.inner
+            .analysis
+            .symbolic()
+            .perm()
+            .expect("the analysis always orders")
+    }
+
+    /// faer's analysis, for faer's own calls on the factor ([`SparseCholesky::as_faer`]).
+    pub fn as_faer(&self) -> &faer::sparse::linalg::cholesky::SymbolicCholesky<usize> {
+        self.inner.analysis.symbolic()
+    }
+
+    /// The analysed triangle.
+    pub fn side(&self) -> Side {
+        self.inner.side
+    }
+
+    /// `a` with this analysis's pattern and `usize` indices, its values compressed into
+    /// `copy` when `a` does not hold them in the analysed order. Errors: `NotSquare`,
+    /// `ShapeMismatch` (another order) and `PatternMismatch` (the first column whose row
+    /// indices differ).
+    fn matching<'a, I: Index, T: Field>(
+        &'a self,
+        op: &'static str,
+        a: SparseColMatRef<'a, I, T>,
+        copy: &'a mut Vec<T>,
+    ) -> Result<SparseColMatRef<'a, usize, T>, LinalgError> {
+        let n = self.nrows();
+        if a.nrows() != a.ncols() {
+            return Err(LinalgError::NotSquare {
+                op,
+                operand: "A",
+                rows: a.nrows(),
+                cols: a.ncols(),
+            });
+        }
+        if a.nrows() != n {
+            return Err(LinalgError::ShapeMismatch {
+                op,
+                operand: "A",
+                dim: Dim::Rows,
+                expected: n,
+                found: a.nrows(),
+            });
+        }
+        let pattern = self.inner.pattern.as_ref();
+        for j in 0..n {
+            let (ours, theirs) = (pattern.row_idx_of_col_raw(j), a.row_idx_of_col_raw(j));
+            if ours.len() != theirs.len() || ours.iter().zip(theirs).any(|(&x, y)| x != y.zx()) {
+                return Err(LinalgError::PatternMismatch { op, col: j });
+            }
+        }
+        let compact = a.symbolic().col_nnz().is_none() && a.val().len() == pattern.row_idx().len();
+        let values: &[T] = if compact {
+            a.val()
+        } else {
+            *copy = scratch::vec(op, pattern.row_idx().len(), T::zero_impl())?;
+            for j in 0..n {
+                let at = pattern.col_ptr()[j];
+                let vals = a.val_of_col(j);
+                copy[at..at + vals.len()].clone_from_slice(vals);
+            }
+            copy
+        };
+        Ok(SparseColMatRef::new(pattern, values))
+    }
+}
+
+/// The factorization `P A P^T = L L^H` of a sparse Hermitian positive definite matrix: faer's
+/// supernodal factor, made on the team. The independent subtrees of the elimination tree run
+/// on different participants (claimed heaviest first), and the large supernodes near the root
+/// run their dense work on the whole team; a small matrix, or one whose tree leaves nothing
+/// to run at once, is factored serially by faer's own step, with faer's bits. Solves use
+/// faer's supernodal solve, the columns of many right-hand sides spread over the team.
+///
+/// ```
+/// use faer::sparse::{SparseColMat, Triplet};
+/// use faer::{Mat, Side};
+/// use teamalg::{linalg::{self, SparseCholesky}, Exec};
+///
+/// // The 2D Laplacian of a 30 x 30 grid (lower triangle), shifted to be definite.
+/// let k = 30;
+/// let mut t = Vec::new();
+/// for x in 0..k {
+///     for y in 0..k {
+///         let i = x * k + y;
+///         t.push(Triplet::new(i, i, 4.01));
+///         if x + 1 < k { t.push(Triplet::new(i + k, i, -1.0)); }
+///         if y + 1 < k { t.push(Triplet::new(i + 1, i, -1.0)); }
+///     }
+/// }
+/// let a = SparseColMat::<usize, f64>::try_new_from_triplets(k * k, k * k, &t).unwrap();
+/// let exec = Exec::serial();
+/// let chol = SparseCholesky::new(a.as_ref(), Side::Lower, &exec)?;
+/// let b = Mat::<f64>::from_fn(k * k, 2, |i, j| (i + j) as f64);
+/// let x = chol.solve(&b, &exec)?;
+/// assert!(chol.determinant()? > 0.0);
+///
+/// // Not positive definite: the column is named in A's numbering.
+/// let mut t2 = t.clone();
+/// t2[0] = Triplet::new(0, 0, -4.0);
+/// let bad = SparseColMat::<usize, f64>::try_new_from_triplets(k * k, k * k, &t2).unwrap();
+/// let err = SparseCholesky::new(bad.as_ref(), Side::Lower, &exec).unwrap_err();
+/// assert!(matches!(err, linalg::LinalgError::NotPositiveDefinite { .. }));
+/// # Ok::<(), teamalg::linalg::LinalgError>(())
+/// ```
+#[derive(Debug)]
+pub struct SparseCholesky<T> {
+    symbolic: SymbolicCholesky,
+    values: Vec<T>,
+    options: Options,
+}
+
+/// The scratch [`SparseCholesky::new_with_scratch`] needs for an analysis.
+pub fn sparse_cholesky_scratch<T: ComplexField>(symbolic: &SymbolicCholesky) -> StackReq {
+    kernel::llt_in_place_scratch::<T>(&symbolic.inner.analysis)
+}
+
+impl<T: Field> SparseCholesky<T> {
+    /// Analyses and factors `a`, a self-adjoint matrix given by its `side` triangle, on
+    /// `exec`. Errors: those of [`SymbolicCholesky::new`] and
+    /// [`SparseCholesky::new_with_symbolic`].
+    pub fn new<I: Index>(
+        a: SparseColMatRef<'_, I, T>,
+        side: Side,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<SparseCholesky<T>, LinalgError> {
+        let symbolic = SymbolicCholesky::new(a.symbolic(), side)
+            .map_err(|e| e.named("SparseCholesky::new"))?;
+        SparseCholesky::new_with(&symbolic, a, exec, &Options::new())
+    }
+
+    /// Factors `a`, whose pattern `symbolic` analysed (the triangle it was given), on `exec`.
+    /// Errors: [`LinalgError::NotSquare`], [`LinalgError::ShapeMismatch`] (another order),
+    /// [`LinalgError::PatternMismatch`] (another pattern: analyse it anew),
+    /// [`LinalgError::NotFinite`] (a stored value), [`LinalgError::NotPositiveDefinite`] (the
+    /// column of `A` whose pivot was not positive), [`LinalgError::OutOfMemory`]. `a` is only
+    /// read.
+    pub fn new_with_symbolic<I: Index>(
+        symbolic: &SymbolicCholesky,
+        a: SparseColMatRef<'_, I, T>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<SparseCholesky<T>, LinalgError> {
+        SparseCholesky::new_with(symbolic, a, exec, &Options::new())
+    }
+
+    /// [`SparseCholesky::new_with_symbolic`] with the call's [`Options`] (the threshold of
+    /// [`Family::SparseCholesky`], the finiteness check), which the solves keep.
+    pub fn new_with<I: Index>(
+        symbolic: &SymbolicCholesky,
+        a: SparseColMatRef<'_, I, T>,
+        exec: &(impl Executor + ?Sized),
+        options: &Options,
+    ) -> Result<SparseCholesky<T>, LinalgError> {
+        const OP: &str = "SparseCholesky::new";
+        let req = sparse_cholesky_scratch::<T>(symbolic);
+        scratch::with(OP, req, |stack| {
+            SparseCholesky::new_with_scratch(symbolic, a, exec, options, stack)
+        })?
+        .map_err(|e| e.named(OP))
+    }
+
+    /// [`SparseCholesky::new_with`] taking its scratch from `stack` (at least
+    /// [`sparse_cholesky_scratch`]); it allocates the factor's values (and a compressed copy
+    /// of `a`'s when `a` is not compressed). Errors: [`LinalgError::ScratchTooSmall`] and
+    /// those of [`SparseCholesky::new_with_symbolic`].
+    pub fn new_with_scratch<I: Index>(
+        symbolic: &SymbolicCholesky,
+        a: SparseColMatRef<'_, I, T>,
+        exec: &(impl Executor + ?Sized),
+        options: &Options,
+        stack: &mut MemStack,
+    ) -> Result<SparseCholesky<T>, LinalgError> {
+        const OP: &str = "SparseCholesky::new_with_scratch";
+        check::scratch(OP, stack, sparse_cholesky_scratch::<T>(symbolic))?;
+        let mut copy = Vec::new();
+        let a = symbolic.matching(OP, a, &mut copy)?;
+        if options.checks_finite() {
+            sparse_finite(OP, "A", a)?;
+        }
+        let analysis = &symbolic.inner.analysis;
+        let mut values = scratch::vec(OP, analysis.symbolic().len_val(), T::zero_impl())?;
+        let params = SparseLltParams {
+            threshold: options.get(Family::SparseCholesky),
+        };
+        kernel::llt_in_place(
+            analysis,
+            a,
+            symbolic.inner.side,
+            &mut values,
+            exec,
+            params,
+            stack,
+        )
+        .map_err(|NotPositive { column }| LinalgError::NotPositiveDefinite {
+            op: OP,
+            index: symbolic.perm().arrays().0[column],
+        })?;
+        Ok(SparseCholesky {
+            symbolic: symbolic.clone(),
+            values,
+            options: *options,
+        })
+    }
+
+    /// The analysis the factor was made with.
+    pub fn symbolic(&self) -> &SymbolicCholesky {
+        &self.symbolic
+    }
+
+    /// The factor's values, in faer's supernodal layout.
+    pub fn values(&self) -> &[T] {
+        &self.values
+    }
+
+    /// The factor as faer's [`LltRef`], for faer's own calls (its solves, its
+    /// [`faer::sparse::linalg::solvers`] traits).
+    pub fn as_faer(&self) -> LltRef<'_, usize, T> {
+        LltRef::new(self.symbolic.as_faer(), &self.values)
+    }
+
+    /// Overwrites `b` with `A^-1 b`, on `exec` (the columns spread over the team when that
+    /// pays). Errors: [`LinalgError::ShapeMismatch`] (`b`'s rows), [`LinalgError::NotFinite`]
+    /// (when the options check), [`LinalgError::OutOfMemory`]; `b` is then unchanged.
+    pub fn solve_in_place(
+        &self,
+        b: impl AsMatMut<T = T, Rows = usize, Cols = usize>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<(), LinalgError> {
+        self.solve_conj("SparseCholesky::solve_in_place", Conj::No, b, exec)
+    }
+
+    /// `A^-1 b` as a new matrix, on `exec`. Errors: those of
+    /// [`SparseCholesky::solve_in_place`].
+    pub fn solve(
+        &self,
+        b: impl AsMatRef<T = T, Rows = usize, Cols = usize>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<Mat<T>, LinalgError> {
+        const OP: &str = "SparseCholesky::solve";
+        let b = b.as_mat_ref();
+        let mut x = scratch::copy(OP, b)?;
+        self.solve_conj(OP, Conj::No, x.as_mut(), exec)?;
+        Ok(x)
+    }
+
+    /// `A^-H b` as a new matrix: `A` is Hermitian, so this is [`SparseCholesky::solve`]; for
+    /// code written against every factorization's solves.
+    pub fn solve_adjoint(
+        &self,
+        b: impl AsMatRef<T = T, Rows = usize, Cols = usize>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<Mat<T>, LinalgError> {
+        self.solve(b, exec)
+            .map_err(|e| e.named("SparseCholesky::solve_adjoint"))
+    }
+
+    /// `A^-T b` as a new matrix (`conj(A)^-1 b`, `A` Hermitian).
+    pub fn solve_transpose(
+        &self,
+        b: impl AsMatRef<T = T, Rows = usize, Cols = usize>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<Mat<T>, LinalgError> {
+        const OP: &str = "SparseCholesky::solve_transpose";
+        let b = b.as_mat_ref();
+        let mut x = scratch::copy(OP, b)?;
+        self.solve_conj(OP, Conj::Yes, x.as_mut(), exec)?;
+        Ok(x)
+    }
+
+    fn solve_conj(
+        &self,
+        op: &'static str,
+        conj: Conj,
+        mut b: impl AsMatMut<T = T, Rows = usize, Cols = usize>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<(), LinalgError> {
+        let b: MatMut<'_, T> = b.as_mat_mut();
+        let n = self.symbolic.nrows();
+        check::dim(op, "B", Dim::Rows, n, b.nrows())?;
+        if self.options.checks_finite() {
+            check::finite(op, "B", b.as_ref(), check::Stored::All)?;
+        }
+        let analysis = &self.symbolic.inner.analysis;
+        let params = SparseLltParams {
+            threshold: self.options.get(Family::SparseCholesky),
+        };
+        let req = kernel::solve_in_place_scratch::<T>(analysis, b.ncols());
+        scratch::with(op, req, |stack| {
+            kernel::solve_in_place(analysis, &self.values, conj, b, exec, params, stack)
+        })
+    }
+
+    /// `det(A)`, the product of the squared diagonal of `L` (it may overflow or underflow:
+    /// [`SparseCholesky::slogdet`] does not).
+    pub fn determinant(&self) -> Result<T, LinalgError> {
+        Ok(det::product(self.diagonal_squares(), false))
+    }
+
+    /// `(sign, ln|det(A)|)`, the sign 1: see [`FullPivLu::slogdet`](super::FullPivLu::slogdet).
+    pub fn slogdet(&self) -> Result<(T, T::Real), LinalgError> {
+        Ok(det::slogdet(self.diagonal_squares(), false))
+    }
+
+    /// `|L_kk|^2` for every column `k`.
+    fn diagonal_squares(&self) -> impl Iterator<Item = T> + '_ {
+        let analysis = &self.symbolic.inner.analysis;
+        let supernodes = analysis.supernodes();
+        (0..supernodes).flat_map(move |k| {
+            let s = analysis.supernodal();
+            let cpv = s.col_ptr_for_val();
+            let (start, end) = (s.supernode_begin()[k], s.supernode_end()[k]);
+            let rows = end - start + s.supernode(k).pattern().len();
+            (0..end - start).map(move |j| from_real(&abs2(&self.values[cpv[k] + j * rows + j])))
+        })
+    }
+}

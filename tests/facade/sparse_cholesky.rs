@@ -1,0 +1,470 @@
+//! The sparse Cholesky (`teamalg::linalg::SparseCholesky`): backward error on every executor
+//! and scalar type, faer's bits serially, the same factor on every executor of one width and
+//! to rounding across widths, the analysis reused, trees that are one chain and one with many
+//! leaves, and every refusal.
+
+use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::sparse::linalg::matmul::sparse_dense_matmul;
+use faer::sparse::{SparseColMat, Triplet};
+use faer::{c64, Accum, Mat, Par, Side};
+use teamalg::gates::{Family, ParThreshold};
+use teamalg::kernels::par::Executor;
+use teamalg::linalg::{self, LinalgError, Options, SparseCholesky, SymbolicCholesky};
+use teamalg::{Exec, Pool};
+
+use super::sample::{self, every_executor, team, Sample};
+
+/// A sparse self-adjoint matrix given by its lower triangle, and the whole matrix for
+/// residuals.
+struct Problem<T> {
+    lower: SparseColMat<usize, T>,
+    full: SparseColMat<usize, T>,
+}
+
+/// The problem of `edges` (`(i, j)` with `i > j`) on `n` nodes: each edge's entry from
+/// `Sample`, the diagonal the sum of the row's magnitudes plus `shift` (positive definite for
+/// `shift > 0`).
+fn problem<T: Sample>(n: usize, edges: &[(usize, usize)], shift: f64) -> Problem<T> {
+    let mut diag = vec![shift; n];
+    let (mut lower, mut full) = (Vec::new(), Vec::new());
+    for (k, &(i, j)) in edges.iter().enumerate() {
+        let v = T::sample(k % 97, k % 89, 0.3);
+        let mag = T::err(v, faer::traits::math_utils::zero());
+        diag[i] += mag;
+        diag[j] += mag;
+        lower.push(Triplet::new(i, j, v));
+        full.push(Triplet::new(i, j, v));
+        full.push(Triplet::new(j, i, faer::traits::math_utils::conj(&v)));
+    }
+    for (i, &d) in diag.iter().enumerate() {
+        let d: T = faer::traits::math_utils::from_f64(d);
+        lower.push(Triplet::new(i, i, d));
+        full.push(Triplet::new(i, i, d));
+    }
+    Problem {
+        lower: SparseColMat::try_new_from_triplets(n, n, &lower).unwrap(),
+        full: SparseColMat::try_new_from_triplets(n, n, &full).unwrap(),
+    }
+}
+
+/// The edges of a `k x k` grid's 5-point stencil.
+fn grid2(k: usize) -> (usize, Vec<(usize, usize)>) {
+    let mut e = Vec::new();
+    for x in 0..k {
+        for y in 0..k {
+            let i = x * k + y;
+            if x + 1 < k {
+                e.push((i + k, i));
+            }
+            if y + 1 < k {
+                e.push((i + 1, i));
+            }
+        }
+    }
+    (k * k, e)
+}
+
+/// The edges of a `k^3` grid's 7-point stencil.
+fn grid3(k: usize) -> (usize, Vec<(usize, usize)>) {
+    let mut e = Vec::new();
+    let at = |x: usize, y: usize, z: usize| (x * k + y) * k + z;
+    for x in 0..k {
+        for y in 0..k {
+            for z in 0..k {
+                let i = at(x, y, z);
+                if x + 1 < k {
+                    e.push((at(x + 1, y, z), i));
+                }
+                if y + 1 < k {
+                    e.push((at(x, y + 1, z), i));
+                }
+                if z + 1 < k {
+                    e.push((at(x, y, z + 1), i));
+                }
+            }
+        }
+    }
+    (k * k * k, e)
+}
+
+/// A band of `width` below the diagonal: its tree is one chain.
+fn band(n: usize, width: usize) -> (usize, Vec<(usize, usize)>) {
+    let e = (0..n)
+        .flat_map(|j| (j + 1..(j + 1 + width).min(n)).map(move |i| (i, j)))
+        .collect();
+    (n, e)
+}
+
+/// Node 0 coupled to every other node: after ordering, `n - 1` leaves below one root.
+fn star(n: usize) -> (usize, Vec<(usize, usize)>) {
+    (n, (1..n).map(|i| (i, 0)).collect())
+}
+
+/// `||A x - b||_F <= C u n ||A||_F ||x||_F`.
+fn assert_solves<T: Sample>(what: &str, p: &Problem<T>, x: &Mat<T>, b: &Mat<T>) {
+    let mut r = b.clone();
+    sparse_dense_matmul(
+        r.as_mut(),
+        Accum::Add,
+        p.full.as_ref(),
+        x.as_ref(),
+        -T::one(),
+        Par::Seq,
+    );
+    let norm_a = sample::norm(p.full.to_dense().as_ref());
+    let n = p.full.nrows();
+    let bound = sample::backward_bound::<T>(n, norm_a) * sample::norm(x.as_ref());
+    let res = sample::norm(r.as_ref());
+    assert!(res <= bound, "{what}: ||A x - b|| = {res:e} > {bound:e}");
+}
+
+fn forced(yes: bool) -> Options {
+    let t = if yes {
+        ParThreshold::Fixed(0)
+    } else {
+        ParThreshold::Derived
+    };
+    Options::new().threshold(Family::SparseCholesky, t)
+}
+
+fn solves_everywhere<T: Sample>() {
+    for (n, edges) in [grid2(24), grid3(9), band(400, 3), star(300)] {
+        let p = problem::<T>(n, &edges, 0.5);
+        let symbolic = SymbolicCholesky::new(p.lower.symbolic(), Side::Lower).unwrap();
+        let b = sample::mat::<T>(n, 3, 0.7);
+        every_executor(|exec: &dyn Executor, force| {
+            let chol = SparseCholesky::new_with(&symbolic, p.lower.as_ref(), &exec, &forced(force))
+                .unwrap();
+            let x = chol.solve(&b, &exec).unwrap();
+            assert_solves(&format!("n {n}, forced {force}"), &p, &x, &b);
+        });
+    }
+}
+
+#[test]
+fn solves_within_the_backward_bound_on_every_executor() {
+    solves_everywhere::<f64>();
+    solves_everywhere::<c64>();
+}
+
+/// faer's own numeric factorization of `p` with `symbolic`'s analysis.
+fn faer_values<T: Sample>(symbolic: &SymbolicCholesky, p: &Problem<T>) -> Vec<T> {
+    let sym = symbolic.as_faer();
+    let mut values = vec![faer::traits::math_utils::zero::<T>(); sym.len_val()];
+    let mut mem =
+        MemBuffer::new(sym.factorize_numeric_llt_scratch::<T>(Par::Seq, Default::default()));
+    sym.factorize_numeric_llt(
+        &mut values,
+        p.lower.as_ref(),
+        Side::Lower,
+        Default::default(),
+        Par::Seq,
+        MemStack::new(&mut mem),
+        Default::default(),
+    )
+    .unwrap();
+    values
+}
+
+/// The factor in `values`: the strict upper triangle of each diagonal block, which holds
+/// whatever the dense kernel that factored the block left there, zeroed.
+fn factor_of<T: Sample>(symbolic: &SymbolicCholesky, values: &[T]) -> Vec<T> {
+    use faer::sparse::linalg::cholesky::SymbolicCholeskyRaw;
+    let SymbolicCholeskyRaw::Supernodal(s) = symbolic.as_faer().raw() else {
+        panic!("supernodal")
+    };
+    let cpv = s.col_ptr_for_val();
+    let mut out = values.to_vec();
+    for k in 0..s.n_supernodes() {
+        let cols = s.supernode_end()[k] - s.supernode_begin()[k];
+        let rows = cols + s.supernode(k).pattern().len();
+        for j in 0..cols {
+            for i in 0..j {
+                out[cpv[k] + j * rows + i] = faer::traits::math_utils::zero();
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn serial_is_faers_factor_and_one_width_gives_one_factor() {
+    let (n, edges) = grid3(10);
+    let p = problem::<f64>(n, &edges, 0.5);
+    let symbolic = SymbolicCholesky::new(p.lower.symbolic(), Side::Lower).unwrap();
+    let want = faer_values(&symbolic, &p);
+    let serial =
+        SparseCholesky::new_with_symbolic(&symbolic, p.lower.as_ref(), &Exec::serial()).unwrap();
+    assert!(serial.values() == &want[..], "serially: faer's bits");
+    // Width 3 on every team executor: the subtrees' supernodes as faer makes them, the top's
+    // chunks by the width alone. A plain token's helpers take more, smaller chunks of the
+    // dense kernels (`Executor::chunks`), which round differently: to rounding there.
+    let team = team(3);
+    let pool = Pool::builder().threads(3).build().unwrap();
+    let token = Exec::new(&pool, 3).unwrap();
+    let at3 = |exec: &dyn Executor| {
+        let chol =
+            SparseCholesky::new_with(&symbolic, p.lower.as_ref(), &exec, &forced(true)).unwrap();
+        factor_of(&symbolic, chol.values())
+    };
+    let on_team = factor_of(&symbolic, &at3(&team));
+    let want = factor_of(&symbolic, &want);
+    assert!(at3(&team.exec(3)) == on_team, "a team token");
+    team.exec(3)
+        .team(|t| assert!(at3(&t) == on_team, "a scoped team"))
+        .unwrap();
+    let top = want.iter().map(|x| x.abs()).fold(0.0, f64::max);
+    for (what, got) in [("team", &on_team), ("plain token", &at3(&token))] {
+        let off = got
+            .iter()
+            .zip(&want)
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0, f64::max);
+        assert!(
+            off <= 1e-12 * top,
+            "{what}, width 3: {off:e} from faer's factor"
+        );
+    }
+}
+
+#[test]
+fn widths_three_four_and_eight_agree_to_rounding() {
+    let (n, edges) = grid2(40);
+    let p = problem::<c64>(n, &edges, 0.1);
+    let symbolic = SymbolicCholesky::new(p.lower.symbolic(), Side::Lower).unwrap();
+    let want = factor_of(&symbolic, &faer_values(&symbolic, &p));
+    let top = want.iter().map(|x| x.norm()).fold(0.0, f64::max);
+    let b = sample::mat::<c64>(n, 2, 0.2);
+    for width in [2, 3, 4, 8] {
+        let team = team(width);
+        let chol =
+            SparseCholesky::new_with(&symbolic, p.lower.as_ref(), &team, &forced(true)).unwrap();
+        let off = factor_of(&symbolic, chol.values())
+            .iter()
+            .zip(&want)
+            .map(|(x, y)| (x - y).norm())
+            .fold(0.0, f64::max);
+        assert!(
+            off <= 1e-12 * top,
+            "width {width}: {off:e} from faer's factor"
+        );
+        let x = chol.solve(&b, &team).unwrap();
+        assert_solves(&format!("width {width}"), &p, &x, &b);
+    }
+}
+
+#[test]
+fn one_analysis_serves_new_values() {
+    let (n, edges) = grid2(20);
+    let symbolic = {
+        let p = problem::<f64>(n, &edges, 1.0);
+        SymbolicCholesky::new(p.lower.symbolic(), Side::Lower).unwrap()
+    };
+    let team = team(2);
+    for shift in [1.0, 0.01, 100.0] {
+        let p = problem::<f64>(n, &edges, shift);
+        let chol =
+            SparseCholesky::new_with(&symbolic, p.lower.as_ref(), &team, &forced(true)).unwrap();
+        let b = sample::mat::<f64>(n, 1, shift);
+        let mut x = b.clone();
+        chol.solve_in_place(x.as_mut(), &team).unwrap();
+        assert_solves(&format!("shift {shift}"), &p, &x, &b);
+        // The determinant against the dense one's.
+        let dense = linalg::Cholesky::new(&p.full.to_dense(), &Exec::serial()).unwrap();
+        let (want, got) = (dense.slogdet().unwrap().1, chol.slogdet().unwrap().1);
+        assert!((want - got).abs() <= 1e-10 * want.abs(), "{want} {got}");
+    }
+}
+
+#[test]
+fn many_right_hand_sides_spread_with_the_serial_bits() {
+    let (n, edges) = grid2(30);
+    let p = problem::<f64>(n, &edges, 0.5);
+    let b = sample::mat::<f64>(n, 40, 0.4);
+    let serial = SparseCholesky::new(p.lower.as_ref(), Side::Lower, &Exec::serial())
+        .unwrap()
+        .solve(&b, &Exec::serial())
+        .unwrap();
+    let team = team(3);
+    let symbolic = SymbolicCholesky::new(p.lower.symbolic(), Side::Lower).unwrap();
+    let chol = SparseCholesky::new_with(&symbolic, p.lower.as_ref(), &team, &forced(true)).unwrap();
+    let serial_chol =
+        SparseCholesky::new_with_symbolic(&symbolic, p.lower.as_ref(), &Exec::serial()).unwrap();
+    let spread = serial_chol.solve(&b, &team).unwrap();
+    assert!(
+        spread == serial,
+        "the columns' results do not depend on who solves them"
+    );
+    assert_solves("spread", &p, &chol.solve(&b, &team).unwrap(), &b);
+}
+
+#[test]
+fn an_indefinite_column_is_named_on_every_executor() {
+    let (n, edges) = grid2(20);
+    let p = problem::<f64>(n, &edges, 0.5);
+    let bad_col = 137;
+    let mut t: Vec<Triplet<usize, usize, f64>> = Vec::new();
+    for j in 0..n {
+        for (i, v) in p.lower.row_idx_of_col(j).zip(p.lower.val_of_col(j)) {
+            let v = if i == j && j == bad_col { -100.0 } else { *v };
+            t.push(Triplet::new(i, j, v));
+        }
+    }
+    let bad = SparseColMat::try_new_from_triplets(n, n, &t).unwrap();
+    let symbolic = SymbolicCholesky::new(bad.symbolic(), Side::Lower).unwrap();
+    every_executor(|exec: &dyn Executor, force| {
+        let e = SparseCholesky::new_with(&symbolic, bad.as_ref(), &exec, &forced(force));
+        assert_eq!(
+            e.unwrap_err(),
+            LinalgError::NotPositiveDefinite {
+                op: "SparseCholesky::new",
+                index: bad_col
+            }
+        );
+    });
+}
+
+#[test]
+fn refusals_name_the_input() {
+    let (n, edges) = grid2(6);
+    let p = problem::<f64>(n, &edges, 0.5);
+    let symbolic = SymbolicCholesky::new(p.lower.symbolic(), Side::Lower).unwrap();
+    let exec = Exec::serial();
+    // Not square.
+    let wide = SparseColMat::<usize, f64>::try_new_from_triplets(3, 4, &[Triplet::new(0, 0, 1.0)])
+        .unwrap();
+    assert!(matches!(
+        SymbolicCholesky::new(wide.symbolic(), Side::Lower),
+        Err(LinalgError::NotSquare {
+            rows: 3,
+            cols: 4,
+            ..
+        })
+    ));
+    assert!(matches!(
+        SparseCholesky::new_with_symbolic(&symbolic, wide.as_ref(), &exec),
+        Err(LinalgError::NotSquare { .. })
+    ));
+    // Another order.
+    let (m, e) = grid2(5);
+    let small = problem::<f64>(m, &e, 0.5);
+    assert!(matches!(
+        SparseCholesky::new_with_symbolic(&symbolic, small.lower.as_ref(), &exec),
+        Err(LinalgError::ShapeMismatch {
+            expected: 36,
+            found: 25,
+            ..
+        })
+    ));
+    // Another pattern: one more entry in column 2.
+    let mut t: Vec<Triplet<usize, usize, f64>> = Vec::new();
+    for j in 0..n {
+        for (i, v) in p.lower.row_idx_of_col(j).zip(p.lower.val_of_col(j)) {
+            t.push(Triplet::new(i, j, *v));
+        }
+    }
+    t.push(Triplet::new(30, 2, 0.01));
+    let other = SparseColMat::try_new_from_triplets(n, n, &t).unwrap();
+    assert_eq!(
+        SparseCholesky::new_with_symbolic(&symbolic, other.as_ref(), &exec).unwrap_err(),
+        LinalgError::PatternMismatch {
+            op: "SparseCholesky::new",
+            col: 2
+        }
+    );
+    // A non-finite value.
+    let mut nan = p.lower.clone();
+    let at = nan.as_ref().symbolic().col_ptr()[4];
+    nan.val_mut()[at] = f64::NAN;
+    assert!(matches!(
+        SparseCholesky::new_with_symbolic(&symbolic, nan.as_ref(), &exec),
+        Err(LinalgError::NotFinite { col: 4, .. })
+    ));
+    // A right-hand side of another height, and one with a NaN: `b` is kept.
+    let chol = SparseCholesky::new_with_symbolic(&symbolic, p.lower.as_ref(), &exec).unwrap();
+    assert!(matches!(
+        chol.solve(Mat::<f64>::ones(5, 1), &exec),
+        Err(LinalgError::ShapeMismatch {
+            expected: 36,
+            found: 5,
+            ..
+        })
+    ));
+    let mut b = Mat::<f64>::ones(n, 1);
+    b[(3, 0)] = f64::NAN;
+    let kept = b.clone();
+    assert!(matches!(
+        chol.solve_in_place(b.as_mut(), &exec),
+        Err(LinalgError::NotFinite { row: 3, .. })
+    ));
+    assert!(b[(0, 0)] == kept[(0, 0)] && b[(3, 0)].is_nan());
+    // Too little scratch.
+    let mut mem = MemBuffer::new(faer::dyn_stack::StackReq::new::<u8>(16));
+    assert!(matches!(
+        SparseCholesky::new_with_scratch(
+            &symbolic,
+            p.lower.as_ref(),
+            &exec,
+            &Options::new(),
+            MemStack::new(&mut mem)
+        ),
+        Err(LinalgError::ScratchTooSmall { .. })
+    ));
+    // The empty matrix.
+    let empty = SparseColMat::<usize, f64>::try_new_from_triplets(0, 0, &[]).unwrap();
+    let chol = SparseCholesky::new(empty.as_ref(), Side::Lower, &exec).unwrap();
+    assert_eq!(
+        chol.solve(Mat::<f64>::zeros(0, 2), &exec).unwrap().nrows(),
+        0
+    );
+    assert_eq!(chol.determinant().unwrap(), 1.0);
+}
+
+#[test]
+fn other_index_types_and_the_upper_triangle() {
+    let (n, edges) = grid2(12);
+    let p = problem::<f64>(n, &edges, 0.5);
+    let upper = p.lower.as_ref().adjoint().to_col_major().unwrap();
+    let mut t32 = Vec::new();
+    for j in 0..n {
+        for (i, v) in upper.row_idx_of_col(j).zip(upper.val_of_col(j)) {
+            t32.push(Triplet::new(i as u32, j as u32, *v));
+        }
+    }
+    let upper32 = SparseColMat::<u32, f64>::try_new_from_triplets(n, n, &t32).unwrap();
+    let team = team(2);
+    let chol = SparseCholesky::new(upper32.as_ref(), Side::Upper, &team).unwrap();
+    let b = sample::mat::<f64>(n, 1, 0.9);
+    assert_solves("u32, upper", &p, &chol.solve(&b, &team).unwrap(), &b);
+}
+
+/// The whole call asks the gate once: a 3D grid of 12^3 (about 1 ms serially, nothing gained
+/// two wide) stays serial, a 2D grid of 100^2 (about 5 ms) goes two wide unless the machine is
+/// loaded.
+#[test]
+fn the_gate_keeps_a_small_factorization_serial() {
+    use teamalg::gates::trace;
+    let team = team(2);
+    let decide = |n: usize, edges: &[(usize, usize)]| {
+        let p = problem::<f64>(n, edges, 0.5);
+        let symbolic = SymbolicCholesky::new(p.lower.symbolic(), Side::Lower).unwrap();
+        let (_, seen) = trace::collect(|| {
+            SparseCholesky::new_with_symbolic(&symbolic, p.lower.as_ref(), &team).unwrap()
+        });
+        seen.iter()
+            .find(|d| d.site == "sparse_cholesky")
+            .expect("a sparse_cholesky decision")
+            .clone()
+    };
+    let (n, edges) = grid3(12);
+    let small = decide(n, &edges);
+    assert_eq!(small.width, 1, "{small:?}");
+    let (n, edges) = grid2(100);
+    let large = decide(n, &edges);
+    let loaded = match large.reason {
+        trace::Reason::Late | trace::Reason::Occupied => true,
+        trace::Reason::WakeNotPaid => !large.late.is_zero(),
+        _ => false,
+    };
+    assert_eq!(large.width, if loaded { 1 } else { 2 }, "{large:?}");
+}
