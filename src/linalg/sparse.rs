@@ -90,7 +90,7 @@ where
 }
 
 /// The stored entries of `a` must be finite; a bad one is reported with its row and column.
-pub(crate) fn sparse_finite<I: Index, T: Field>(
+fn sparse_finite<I: Index, T: Field>(
     op: &'static str,
     operand: &'static str,
     a: SparseColMatRef<'_, I, T>,

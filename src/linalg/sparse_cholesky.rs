@@ -9,13 +9,12 @@ use faer::mat::{AsMatMut, AsMatRef};
 use faer::sparse::linalg::cholesky::LltRef;
 use faer::sparse::{FaerError, SparseColMatRef, SymbolicSparseColMat, SymbolicSparseColMatRef};
 use faer::traits::math_utils::{abs2, from_real};
-use faer::traits::{ComplexField, Index};
+use faer::traits::{ComplexField, Conjugate, Index};
 use faer::{Conj, Mat, MatMut, Side};
 use teamalg_gates::Family;
 use teamalg_kernels::par::Executor;
 use teamalg_kernels::sparse_cholesky::{self as kernel, Analysis, NotPositive, SparseLltParams};
 
-use super::sparse::sparse_finite;
 use super::{check, det, scratch};
 use super::{Dim, Field, LinalgError, Options};
 
@@ -209,6 +208,27 @@ impl SymbolicCholesky {
     }
 }
 
+/// The first non-finite stored value of `a`'s `side` triangle (the entries the factorization
+/// reads), as [`LinalgError::NotFinite`].
+fn finite_triangle<T: Field>(
+    op: &'static str,
+    a: SparseColMatRef<'_, usize, T>,
+    side: Side,
+) -> Result<(), LinalgError> {
+    for j in 0..a.ncols() {
+        for (i, v) in a.row_idx_of_col(j).zip(a.val_of_col(j)) {
+            let read = match side {
+                Side::Lower => i >= j,
+                Side::Upper => i <= j,
+            };
+            if read && !faer::traits::math_utils::is_finite(v) {
+                return Err(check::not_finite(op, "A", i, j));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The factorization `P A P^T = L L^H` of a sparse Hermitian positive definite matrix: faer's
 /// supernodal factor, made on the team. The independent subtrees of the elimination tree run
 /// on different participants (claimed heaviest first), and the large supernodes near the root
@@ -244,7 +264,10 @@ impl SymbolicCholesky {
 /// t2[0] = Triplet::new(0, 0, -4.0);
 /// let bad = SparseColMat::<usize, f64>::try_new_from_triplets(k * k, k * k, &t2).unwrap();
 /// let err = SparseCholesky::new(bad.as_ref(), Side::Lower, &exec).unwrap_err();
-/// assert!(matches!(err, linalg::LinalgError::NotPositiveDefinite { .. }));
+/// assert_eq!(
+///     err,
+///     linalg::LinalgError::NotPositiveDefinite { op: "SparseCholesky::new", index: 0 }
+/// );
 /// # Ok::<(), teamalg::linalg::LinalgError>(())
 /// ```
 #[derive(Debug)]
@@ -319,7 +342,7 @@ impl<T: Field> SparseCholesky<T> {
         let mut copy = Vec::new();
         let a = symbolic.matching(OP, a, &mut copy)?;
         if options.checks_finite() {
-            sparse_finite(OP, "A", a)?;
+            finite_triangle(OP, a, symbolic.inner.side)?;
         }
         let analysis = &symbolic.inner.analysis;
         let mut values = scratch::vec(OP, analysis.symbolic().len_val(), T::zero_impl())?;
@@ -351,7 +374,9 @@ impl<T: Field> SparseCholesky<T> {
         &self.symbolic
     }
 
-    /// The factor's values, in faer's supernodal layout.
+    /// The factor's values, in faer's supernodal layout: each supernode's block, column-major,
+    /// its diagonal block on top. The strict upper triangle of a diagonal block is not part of
+    /// the factor (it holds what the dense kernel that factored the block left there).
     pub fn values(&self) -> &[T] {
         &self.values
     }
@@ -373,41 +398,83 @@ impl<T: Field> SparseCholesky<T> {
         self.solve_conj("SparseCholesky::solve_in_place", Conj::No, b, exec)
     }
 
-    /// `A^-1 b` as a new matrix, on `exec`. Errors: those of
+    /// `A^-1 b` as a new matrix (`b` may be a conjugated view), on `exec`. Errors: those of
     /// [`SparseCholesky::solve_in_place`].
-    pub fn solve(
+    pub fn solve<B: Conjugate<Canonical = T>>(
         &self,
-        b: impl AsMatRef<T = T, Rows = usize, Cols = usize>,
+        b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
         exec: &(impl Executor + ?Sized),
     ) -> Result<Mat<T>, LinalgError> {
         const OP: &str = "SparseCholesky::solve";
-        let b = b.as_mat_ref();
-        let mut x = scratch::copy(OP, b)?;
+        let mut x = scratch::copy(OP, b.as_mat_ref())?;
         self.solve_conj(OP, Conj::No, x.as_mut(), exec)?;
         Ok(x)
     }
 
-    /// `A^-H b` as a new matrix: `A` is Hermitian, so this is [`SparseCholesky::solve`]; for
-    /// code written against every factorization's solves.
-    pub fn solve_adjoint(
+    /// Overwrites `b` with `A^-T b` (`conj(A)^-1 b`: `A` is Hermitian), on `exec`.
+    pub fn solve_transpose_in_place(
         &self,
-        b: impl AsMatRef<T = T, Rows = usize, Cols = usize>,
+        b: impl AsMatMut<T = T, Rows = usize, Cols = usize>,
         exec: &(impl Executor + ?Sized),
-    ) -> Result<Mat<T>, LinalgError> {
-        self.solve(b, exec)
-            .map_err(|e| e.named("SparseCholesky::solve_adjoint"))
+    ) -> Result<(), LinalgError> {
+        self.solve_conj("SparseCholesky::solve_transpose_in_place", Conj::Yes, b, exec)
     }
 
-    /// `A^-T b` as a new matrix (`conj(A)^-1 b`, `A` Hermitian).
-    pub fn solve_transpose(
+    /// `A^-T b` as a new matrix, on `exec`.
+    pub fn solve_transpose<B: Conjugate<Canonical = T>>(
         &self,
-        b: impl AsMatRef<T = T, Rows = usize, Cols = usize>,
+        b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
         exec: &(impl Executor + ?Sized),
     ) -> Result<Mat<T>, LinalgError> {
         const OP: &str = "SparseCholesky::solve_transpose";
-        let b = b.as_mat_ref();
-        let mut x = scratch::copy(OP, b)?;
+        let mut x = scratch::copy(OP, b.as_mat_ref())?;
         self.solve_conj(OP, Conj::Yes, x.as_mut(), exec)?;
+        Ok(x)
+    }
+
+    /// Overwrites `b` with `A^-H b`: `A` is Hermitian, so this is
+    /// [`SparseCholesky::solve_in_place`]; for code written against every factorization.
+    pub fn solve_adjoint_in_place(
+        &self,
+        b: impl AsMatMut<T = T, Rows = usize, Cols = usize>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<(), LinalgError> {
+        self.solve_conj("SparseCholesky::solve_adjoint_in_place", Conj::No, b, exec)
+    }
+
+    /// `A^-H b` as a new matrix (see [`SparseCholesky::solve_adjoint_in_place`]).
+    pub fn solve_adjoint<B: Conjugate<Canonical = T>>(
+        &self,
+        b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<Mat<T>, LinalgError> {
+        const OP: &str = "SparseCholesky::solve_adjoint";
+        let mut x = scratch::copy(OP, b.as_mat_ref())?;
+        self.solve_conj(OP, Conj::No, x.as_mut(), exec)?;
+        Ok(x)
+    }
+
+    /// Overwrites `b` with the solution `X` of `X A = B`, on `exec` (`X A = B` is
+    /// `A^T X^T = B^T`). Errors: those of [`SparseCholesky::solve_in_place`], about `B`'s
+    /// columns.
+    pub fn rsolve_in_place(
+        &self,
+        mut b: impl AsMatMut<T = T, Rows = usize, Cols = usize>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<(), LinalgError> {
+        let bt = b.as_mat_mut().transpose_mut();
+        self.solve_conj("SparseCholesky::rsolve_in_place", Conj::Yes, bt, exec)
+            .map_err(super::solves::as_passed)
+    }
+
+    /// The solution `X` of `X A = B` as a new matrix, on `exec`.
+    pub fn rsolve<B: Conjugate<Canonical = T>>(
+        &self,
+        b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<Mat<T>, LinalgError> {
+        let mut x = scratch::copy("SparseCholesky::rsolve", b.as_mat_ref())?;
+        self.rsolve_in_place(x.as_mut(), exec)?;
         Ok(x)
     }
 
@@ -445,6 +512,11 @@ impl<T: Field> SparseCholesky<T> {
         Ok(det::slogdet(self.diagonal_squares(), false))
     }
 
+    /// `ln|det(A)|`.
+    pub fn log_abs_det(&self) -> Result<T::Real, LinalgError> {
+        self.slogdet().map(|(_, l)| l)
+    }
+
     /// `|L_kk|^2` for every column `k`.
     fn diagonal_squares(&self) -> impl Iterator<Item = T> + '_ {
         let analysis = &self.symbolic.inner.analysis;
@@ -456,5 +528,44 @@ impl<T: Field> SparseCholesky<T> {
             let rows = end - start + s.supernode(k).pattern().len();
             (0..end - start).map(move |j| from_real(&abs2(&self.values[cpv[k] + j * rows + j])))
         })
+    }
+}
+
+impl<T: Field> faer::linalg::solvers::ShapeCore for SparseCholesky<T> {
+    fn nrows(&self) -> usize {
+        self.symbolic.nrows()
+    }
+    fn ncols(&self) -> usize {
+        self.symbolic.nrows()
+    }
+}
+
+/// faer's solver trait, so that code generic over faer's decompositions takes the factor: its
+/// contract has no error and no executor, so the solves run serially on the calling thread
+/// with no check but the shape (a mismatch panics, as faer's do).
+impl<T: Field> faer::linalg::solvers::SolveCore<T> for SparseCholesky<T> {
+    #[track_caller]
+    fn solve_in_place_with_conj(&self, conj: Conj, rhs: MatMut<'_, T>) {
+        assert_eq!(rhs.nrows(), self.symbolic.nrows(), "solve: shapes");
+        self.serial_solve(conj, rhs);
+    }
+
+    #[track_caller]
+    fn solve_transpose_in_place_with_conj(&self, conj: Conj, rhs: MatMut<'_, T>) {
+        assert_eq!(rhs.nrows(), self.symbolic.nrows(), "solve: shapes");
+        // A^T = conj(A) for a Hermitian A.
+        self.serial_solve(conj.compose(Conj::Yes), rhs);
+    }
+}
+
+impl<T: Field> SparseCholesky<T> {
+    /// The solve on the caller alone, for faer's traits.
+    fn serial_solve(&self, conj: Conj, rhs: MatMut<'_, T>) {
+        let analysis = &self.symbolic.inner.analysis;
+        let req = kernel::solve_in_place_scratch::<T>(analysis, rhs.ncols());
+        let mut mem = faer::dyn_stack::MemBuffer::new(req);
+        let seq = teamalg_kernels::par::Seq;
+        let params = SparseLltParams::default();
+        kernel::solve_in_place(analysis, &self.values, conj, rhs, &seq, params, MemStack::new(&mut mem));
     }
 }

@@ -84,6 +84,9 @@ mod self_adjoint_eigen;
 #[path = "../../examples/sparse_products.rs"]
 #[allow(dead_code, unreachable_pub, missing_docs)]
 mod sparse_products;
+#[path = "../../examples/sparse_solve.rs"]
+#[allow(dead_code, unreachable_pub, missing_docs)]
+mod sparse_solve;
 #[path = "../../examples/symmetric_indefinite.rs"]
 #[allow(dead_code, unreachable_pub, missing_docs)]
 mod symmetric_indefinite;
@@ -96,4 +99,5 @@ fn the_facade_examples_run() {
     sparse_products::main().unwrap();
     symmetric_indefinite::main().unwrap();
     general_eigen::main().unwrap();
+    sparse_solve::run(10).unwrap();
 }

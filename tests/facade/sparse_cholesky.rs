@@ -468,3 +468,109 @@ fn the_gate_keeps_a_small_factorization_serial() {
     };
     assert_eq!(large.width, if loaded { 1 } else { 2 }, "{large:?}");
 }
+
+/// With two columns that are not positive definite, the one named is the one a serial
+/// factorization meets first, on every executor: one in a subtree and one in the top, or both
+/// in subtrees.
+#[test]
+fn the_first_failure_in_elimination_order_is_named() {
+    let (n, edges) = grid2(30);
+    let p = problem::<f64>(n, &edges, 0.5);
+    let symbolic = SymbolicCholesky::new(p.lower.symbolic(), Side::Lower).unwrap();
+    let order = symbolic.perm().arrays().0.to_vec();
+    // Pairs of columns at spread positions of the elimination order: in one subtree, in two,
+    // in a subtree and the top (before it, or after it in the postorder), in the top.
+    let at = [
+        5,
+        n / 4,
+        n / 3,
+        n / 2,
+        2 * n / 3,
+        3 * n / 4,
+        n - 80,
+        n - 40,
+        n - 20,
+        n - 1,
+    ];
+    let pairs = at
+        .iter()
+        .flat_map(|&x| at.iter().map(move |&y| (x, y)))
+        .filter(|(x, y)| x < y)
+        .map(|(x, y)| (order[x], order[y]));
+    for (first, second) in pairs {
+        let mut t: Vec<Triplet<usize, usize, f64>> = Vec::new();
+        for j in 0..n {
+            for (i, v) in p.lower.row_idx_of_col(j).zip(p.lower.val_of_col(j)) {
+                let bad = i == j && (j == first || j == second);
+                t.push(Triplet::new(i, j, if bad { -100.0 } else { *v }));
+            }
+        }
+        let bad = SparseColMat::try_new_from_triplets(n, n, &t).unwrap();
+        let want = SparseCholesky::new_with_symbolic(&symbolic, bad.as_ref(), &Exec::serial())
+            .unwrap_err();
+        every_executor(|exec: &dyn Executor, force| {
+            let got = SparseCholesky::new_with(&symbolic, bad.as_ref(), &exec, &forced(force));
+            assert_eq!(
+                got.unwrap_err(),
+                want,
+                "columns {first} and {second}, forced {force}"
+            );
+        });
+    }
+}
+
+/// Input faer allows besides a compressed triangle: both triangles stored (the other one is
+/// ignored), and a matrix with room left in its columns (`col_nnz`).
+#[test]
+fn both_triangles_and_uncompressed_columns() {
+    let (n, edges) = grid2(15);
+    let p = problem::<c64>(n, &edges, 0.5);
+    let team = team(2);
+    let b = sample::mat::<c64>(n, 2, 0.6);
+    // The whole matrix, read through its lower triangle; a NaN above the diagonal is not
+    // read, so not refused.
+    let mut full = p.full.clone();
+    let (col_ptr, row_idx) = (
+        full.symbolic().col_ptr().to_vec(),
+        full.symbolic().row_idx().to_vec(),
+    );
+    let above = (col_ptr[7]..col_ptr[8]).find(|&k| row_idx[k] < 7).unwrap();
+    full.val_mut()[above] = c64::new(f64::NAN, 0.0);
+    let chol = SparseCholesky::new(full.as_ref(), Side::Lower, &team).unwrap();
+    assert_solves("both triangles", &p, &chol.solve(&b, &team).unwrap(), &b);
+    // The lower triangle with two spare slots after each column.
+    let lower = p.lower.as_ref();
+    let (mut ptr, mut idx, mut val, mut nnz) = (vec![0usize], Vec::new(), Vec::new(), Vec::new());
+    for j in 0..n {
+        idx.extend(lower.row_idx_of_col(j));
+        val.extend(lower.val_of_col(j).iter().copied());
+        nnz.push(lower.row_idx_of_col_raw(j).len());
+        idx.extend([0, 0]);
+        val.extend([c64::new(9.0, 9.0); 2]);
+        ptr.push(idx.len());
+    }
+    let sym = faer::sparse::SymbolicSparseColMat::new_checked(n, n, ptr, Some(nnz), idx);
+    let spare = SparseColMat::new(sym, val);
+    let symbolic = SymbolicCholesky::new(spare.symbolic(), Side::Lower).unwrap();
+    let chol = SparseCholesky::new_with(&symbolic, spare.as_ref(), &team, &forced(true)).unwrap();
+    assert_solves("spare slots", &p, &chol.solve(&b, &team).unwrap(), &b);
+    // The transpose solve: conj(A) x = b.
+    let xt = chol.solve_transpose(&b, &team).unwrap();
+    let conj_p = Problem {
+        lower: p.lower.clone(),
+        full: SparseColMat::new(
+            p.full.symbolic().to_owned().unwrap(),
+            p.full.val().iter().map(|v| v.conj()).collect(),
+        ),
+    };
+    assert_solves("transpose", &conj_p, &xt, &b);
+    // The determinant of a Hermitian matrix is real and positive: against the dense one's.
+    let dense = linalg::Cholesky::new(&p.full.to_dense(), &Exec::serial()).unwrap();
+    let (want, got) = (dense.log_abs_det().unwrap(), chol.log_abs_det().unwrap());
+    assert!((want - got).abs() <= 1e-10 * want.abs(), "{want} {got}");
+    // faer's solver trait on the factor.
+    use faer::linalg::solvers::SolveCore;
+    let mut x = b.clone();
+    chol.solve_in_place_with_conj(faer::Conj::No, x.as_mut());
+    assert_solves("faer's trait", &p, &x, &b);
+}

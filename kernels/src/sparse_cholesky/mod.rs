@@ -121,8 +121,13 @@ where
         scope: Scope::Call,
         call_units: units,
     };
-    let call = gate::call::<T>(exec, region, params.threshold);
-    if call.width() <= 1 {
+    // A tree with nothing to run at once (a chain of small supernodes) asks nothing.
+    let call = plan::cut(analysis, exec.width().max(1))
+        .pays(analysis)
+        .then(|| gate::call::<T>(exec, region, params.threshold));
+    let width = call.as_ref().map_or(1, |c| c.width());
+    let cut = plan::cut(analysis, width);
+    if width <= 1 || !cut.pays(analysis) {
         return match sym.factorize_numeric_llt(
             values,
             a,
@@ -136,7 +141,6 @@ where
             Err(LltError::NonPositivePivot { index }) => Err(NotPositive { column: index }),
         };
     }
-    let cut = plan::cut(analysis, call.width());
     // A's lower triangle in the analysis's order, as faer's own step makes it.
     let nnz = a.compute_nnz();
     let (mut val, stack) = stack.make_with(nnz, |_| T::zero_impl());
@@ -153,12 +157,20 @@ where
         stack,
     );
     let lower = lower.into_const();
-    subtrees(analysis, &cut, lower, values, exec, params, stack)?;
+    let failed = subtrees(analysis, &cut, lower, values, exec, params, stack).err();
+    // After a failure in the subtrees, the top supernodes before its column still run: a
+    // serial factorization meets a failure among them first.
+    let before = failed.map_or(usize::MAX, |e| e.column);
+    let sym = analysis.supernodal();
     let (mut map, stack) = stack.make_with(n, |_| usize::MAX);
-    for &s in &cut.top {
+    for &s in cut
+        .top
+        .iter()
+        .filter(|&&s| sym.supernode_begin()[s] < before)
+    {
         top(analysis, s, lower, values, &mut map, exec, params, stack)?;
     }
-    Ok(())
+    failed.map_or(Ok(()), Err)
 }
 
 /// The subtrees' section: the participants claim the subtrees heaviest first, one at a time,

@@ -26,8 +26,26 @@ pub struct Cut {
     pub heaviest: f64,
 }
 
-/// The cut of `analysis`'s tree for `width` participants. A width of 1 (or a tree too small
-/// to divide) gives the roots' subtrees and an empty top.
+/// A supernode narrower than this runs its dense work on one participant: the dense kernels'
+/// panels are 32 columns wide, and their gate keeps a block of fewer than two panels serial.
+pub const WIDE: usize = 64;
+
+impl Cut {
+    /// Whether the cut has anything to run at once: two subtrees, or a top supernode wide
+    /// enough for the team. Otherwise (a chain of small supernodes) the factorization is
+    /// serial whatever the width.
+    pub fn pays(&self, analysis: &Analysis) -> bool {
+        let s = analysis.supernodal();
+        self.subtrees.len() >= 2
+            || self
+                .top
+                .iter()
+                .any(|&k| s.supernode_end()[k] - s.supernode_begin()[k] >= WIDE)
+    }
+}
+
+/// The cut of `analysis`'s tree for `width` participants. A width of 1 gives the roots'
+/// subtrees and an empty top; a chain gives no subtree to share, its supernodes in the top.
 pub fn cut(analysis: &Analysis, width: usize) -> Cut {
     let mut roots: Vec<usize> = analysis.roots().collect();
     let mut top = Vec::new();
@@ -39,10 +57,12 @@ pub fn cut(analysis: &Analysis, width: usize) -> Cut {
                 .total_cmp(&analysis.subtree_work(*b.1))
         }) {
             let heavy = analysis.subtree_work(h);
-            let leaf = analysis.subtree(h).len() == 1;
-            if leaf || heavy <= SHARE * total / width as f64 {
+            if heavy <= SHARE * total / width as f64 {
                 break;
             }
+            // Too heavy for a share: its children become subtrees, and it joins the top,
+            // where its dense work runs on the team (a leaf too: a dense matrix's one
+            // supernode).
             roots.swap_remove(at);
             top.push(h);
             total -= analysis.work(h);
@@ -125,5 +145,27 @@ mod tests {
         }
         let one = cut(&analysis, 1);
         assert!(one.top.is_empty() && one.subtrees.len() == 1);
+    }
+
+    #[test]
+    fn a_chain_has_nothing_to_share() {
+        // A band of 3 below the diagonal: one chain of small supernodes.
+        let n = 600;
+        let mut t = Vec::new();
+        for j in 0..n {
+            t.push(Triplet::new(j, j, 8.0));
+            for i in j + 1..(j + 4).min(n) {
+                t.push(Triplet::new(i, j, -1.0));
+            }
+        }
+        let a = SparseColMat::<usize, f64>::try_new_from_triplets(n, n, &t).unwrap();
+        let analysis = Analysis::new(a.symbolic(), Side::Lower).unwrap();
+        let cut = cut(&analysis, 2);
+        covers(&analysis, &cut);
+        assert!(!cut.pays(&analysis), "{} subtrees", cut.subtrees.len());
+        assert!(
+            super::cut(&Analysis::new(grid(40).symbolic(), Side::Lower).unwrap(), 2)
+                .pays(&Analysis::new(grid(40).symbolic(), Side::Lower).unwrap())
+        );
     }
 }

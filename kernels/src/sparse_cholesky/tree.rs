@@ -184,7 +184,8 @@ fn postorder(
 ) -> Result<(Vec<usize>, Vec<usize>), FaerError> {
     let n = pattern.nrows();
     let nnz = pattern.compute_nnz();
-    let values = vec![0.0f64; nnz];
+    // One value per stored index, compressed or not.
+    let values = vec![0.0f64; pattern.row_idx().len()];
     let a = SparseColMatRef::new(pattern, &values);
     let (mut val, mut col_ptr, mut row_idx) =
         (vec![0.0f64; nnz], vec![0usize; n + 1], vec![0usize; nnz]);
