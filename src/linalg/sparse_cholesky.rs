@@ -65,6 +65,8 @@ struct Symbolic {
     /// analysis must have exactly this pattern.
     pattern: SymbolicSparseColMat<usize>,
     side: Side,
+    /// Each scalar type's scratch requirement, once sized ([`sparse_cholesky_scratch`]).
+    scratch: std::sync::Mutex<Vec<(std::any::TypeId, StackReq)>>,
 }
 
 /// The refusal of faer's analysis as the facade's error.
@@ -113,6 +115,7 @@ impl SymbolicCholesky {
                 analysis,
                 pattern,
                 side,
+                scratch: Default::default(),
             }),
         })
     }
@@ -278,8 +281,17 @@ pub struct SparseCholesky<T> {
 }
 
 /// The scratch [`SparseCholesky::new_with_scratch`] needs for an analysis.
-pub fn sparse_cholesky_scratch<T: ComplexField>(symbolic: &SymbolicCholesky) -> StackReq {
-    kernel::llt_in_place_scratch::<T>(&symbolic.inner.analysis)
+pub fn sparse_cholesky_scratch<T: ComplexField + 'static>(symbolic: &SymbolicCholesky) -> StackReq {
+    // Sizing it walks every supernode twice (faer's and teamalg's requirements), as long as a
+    // small factorization's tenth: each scalar type's is kept with the analysis.
+    let key = std::any::TypeId::of::<T>();
+    let mut kept = symbolic.inner.scratch.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(&(_, req)) = kept.iter().find(|(k, _)| *k == key) {
+        return req;
+    }
+    let req = kernel::llt_in_place_scratch::<T>(&symbolic.inner.analysis);
+    kept.push((key, req));
+    req
 }
 
 impl<T: Field> SparseCholesky<T> {
@@ -321,9 +333,8 @@ impl<T: Field> SparseCholesky<T> {
         const OP: &str = "SparseCholesky::new";
         let req = sparse_cholesky_scratch::<T>(symbolic);
         scratch::with(OP, req, |stack| {
-            SparseCholesky::new_with_scratch(symbolic, a, exec, options, stack)
+            SparseCholesky::factor(OP, symbolic, a, exec, options, stack)
         })?
-        .map_err(|e| e.named(OP))
     }
 
     /// [`SparseCholesky::new_with`] taking its scratch from `stack` (at least
@@ -339,13 +350,25 @@ impl<T: Field> SparseCholesky<T> {
     ) -> Result<SparseCholesky<T>, LinalgError> {
         const OP: &str = "SparseCholesky::new_with_scratch";
         check::scratch(OP, stack, sparse_cholesky_scratch::<T>(symbolic))?;
+        SparseCholesky::factor(OP, symbolic, a, exec, options, stack)
+    }
+
+    /// The checks and the factorization with scratch that holds enough.
+    fn factor<I: Index>(
+        op: &'static str,
+        symbolic: &SymbolicCholesky,
+        a: SparseColMatRef<'_, I, T>,
+        exec: &(impl Executor + ?Sized),
+        options: &Options,
+        stack: &mut MemStack,
+    ) -> Result<SparseCholesky<T>, LinalgError> {
         let mut copy = Vec::new();
-        let a = symbolic.matching(OP, a, &mut copy)?;
+        let a = symbolic.matching(op, a, &mut copy)?;
         if options.checks_finite() {
-            finite_triangle(OP, a, symbolic.inner.side)?;
+            finite_triangle(op, a, symbolic.inner.side)?;
         }
         let analysis = &symbolic.inner.analysis;
-        let mut values = scratch::vec(OP, analysis.symbolic().len_val(), T::zero_impl())?;
+        let mut values = scratch::vec(op, analysis.symbolic().len_val(), T::zero_impl())?;
         let params = SparseLltParams {
             threshold: options.get(Family::SparseCholesky),
         };
@@ -359,7 +382,7 @@ impl<T: Field> SparseCholesky<T> {
             stack,
         )
         .map_err(|NotPositive { column }| LinalgError::NotPositiveDefinite {
-            op: OP,
+            op,
             index: symbolic.perm().arrays().0[column],
         })?;
         Ok(SparseCholesky {
