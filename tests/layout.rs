@@ -117,18 +117,21 @@ fn the_checker_sees_the_layers() {
 
 /// The kernels are one folder per decomposition, and a decomposition's folder imports only the
 /// layers every kernel uses (`exec/`, `drive/`, `spectral/`) and the decompositions it is built
-/// from (the SVD and the EVD apply QR's block reflectors and GEMM): a new decomposition adds a
+/// from (the SVD and the EVD apply QR's block reflectors and GEMM; the sparse Cholesky's top
+/// runs the dense Cholesky and triangular solve): a new decomposition adds a
 /// folder and touches no other one (`docs/adding-a-decomposition.md`). The family list
 /// (`families.rs`) reads every decomposition's rows, and only the serial executor reads it
 /// back (`Seq::model`, the host's built-in model).
 #[test]
 fn a_decomposition_imports_only_the_shared_layers() {
     const SHARED: [&str; 3] = ["exec", "drive", "spectral"];
-    const BUILT_FROM: [(&str, &str); 5] = [
+    const BUILT_FROM: [(&str, &str); 7] = [
         ("svd", "gemm"),
         ("svd", "qr"),
         ("evd", "gemm"),
         ("evd", "qr"),
+        ("sparse_cholesky", "cholesky"),
+        ("sparse_cholesky", "triangular"),
         ("exec", "families"),
     ];
     let folder = |m: &str| m.split("::").next().unwrap_or(m).to_string();

@@ -39,6 +39,10 @@ use crate::par::Executor;
 use crate::triangular::{solve_in_place as dense_solve, Diag, SolveParams, SolveSide, Triangle};
 
 pub use numeric::NotPositive;
+
+/// The columns of an update a top chunk forms at once: its temporary is the update's rows
+/// times this (a chunk of a root's 2 000 columns would otherwise hold 8 MB per participant).
+const GATHER_BLOCK: usize = 64;
 pub use tree::Analysis;
 
 /// Parameters of [`llt_in_place`].
@@ -305,7 +309,7 @@ where
     };
     let width = gate::width::<T>(exec, region, params.threshold).min(ncols);
     if width <= 1 {
-        numeric::gather(analysis, s, head, 0, ls.rb_mut(), 0, map, stack);
+        numeric::gather(analysis, s, head, 0, ls.rb_mut(), 0, usize::MAX, map, stack);
     } else {
         // Chunks by the width alone, so that every executor of one width rounds alike.
         let chunks = (2 * width).min(ncols);
@@ -316,8 +320,10 @@ where
             // SAFETY: chunk `c` owns columns `c0..c1` of the block; the chunks partition the
             // columns, and the executor runs each chunk once.
             let cols = unsafe { tiles.tile(0, nrows, c0, c1) };
-            let mut mem = MemBuffer::new(numeric::gather_scratch::<T>(analysis, s, c1 - c0));
-            numeric::gather(analysis, s, head, 0, cols, c0, map, MemStack::new(&mut mem));
+            let block = GATHER_BLOCK.min(c1 - c0);
+            let mut mem = MemBuffer::new(numeric::gather_scratch::<T>(analysis, s, block));
+            let stack = MemStack::new(&mut mem);
+            numeric::gather(analysis, s, head, 0, cols, c0, block, map, stack);
         });
     }
     numeric::unmark(analysis, s, map);

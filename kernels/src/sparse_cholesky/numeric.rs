@@ -83,7 +83,17 @@ pub fn factor<T: ComplexField>(
         ls.fill(T::zero_impl());
         mark(analysis, s, &mut map);
         scatter(analysis, s, a_lower, ls.rb_mut(), &map);
-        gather(analysis, s, head, base, ls.rb_mut(), 0, &map, stack);
+        gather(
+            analysis,
+            s,
+            head,
+            base,
+            ls.rb_mut(),
+            0,
+            usize::MAX,
+            &map,
+            stack,
+        );
         finish(analysis, s, ls, stack)?;
         unmark(analysis, s, &mut map);
     }
@@ -156,7 +166,9 @@ pub(crate) fn gather_scratch<T: ComplexField>(
 /// `s`'s block (`cols`: those columns, every row). `head` holds the values before `s`'s block
 /// from offset `base`; `map` is [`mark`]'s. The whole block (`c0 = 0`) takes each update in
 /// one product, as faer's step does; a part of the block takes the part of each update that
-/// lands in its columns, so parts of one block can be gathered at once.
+/// lands in its columns, so parts of one block can be gathered at once. Each update is formed
+/// `block` columns at a time (`usize::MAX`: whole, as faer forms it), which bounds the
+/// temporary ([`gather_scratch`]).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn gather<T: ComplexField>(
     analysis: &Analysis,
@@ -165,6 +177,7 @@ pub(crate) fn gather<T: ComplexField>(
     base: usize,
     mut cols: MatMut<'_, T>,
     c0: usize,
+    block: usize,
     map: &[usize],
     stack: &mut MemStack,
 ) {
@@ -172,6 +185,7 @@ pub(crate) fn gather<T: ComplexField>(
     let cpv = sym.col_ptr_for_val();
     let (start, end) = (sym.supernode_begin()[s], sym.supernode_end()[s]);
     let (lo, hi) = (start + c0, start + c0 + cols.ncols());
+    let block = block.max(1);
     for &d in analysis.descendants(s) {
         let (d_start, d_end) = (sym.supernode_begin()[d], sym.supernode_end()[d]);
         let d_ncols = d_end - d_start;
@@ -184,58 +198,61 @@ pub(crate) fn gather<T: ComplexField>(
         let p0 = d_pattern.partition_point(|&i| i < start);
         let mid = d_pattern[p0..].partition_point(|&i| i < end);
         // The update's columns that land in `lo..hi`, and the rows from the first of them.
-        let j0 = d_pattern[p0..p0 + mid].partition_point(|&i| i < lo);
-        let j1 = d_pattern[p0..p0 + mid].partition_point(|&i| i < hi);
-        if j0 == j1 {
-            continue;
-        }
-        // The update's rows, from the first column's down, and where each lands in the block.
-        let nb = d_pattern.len() - p0 - j0;
-        let nc = j1 - j0;
-        let below = ld.subrows(d_ncols + p0 + j0, nb);
-        let here = below.subrows(0, nc);
-        let (rows, stack) = stack.make_with(nb, |k| {
-            let r = d_pattern[p0 + j0 + k];
-            if j0 + k < mid {
-                r - start
-            } else {
-                map[r]
+        let first = d_pattern[p0..p0 + mid].partition_point(|&i| i < lo);
+        let last = d_pattern[p0..p0 + mid].partition_point(|&i| i < hi);
+        // At most `block` of them at a time: the temporary is the rows times `block`.
+        let mut j0 = first;
+        while j0 < last {
+            let j1 = (j0 + block).min(last);
+            // The update's rows, from the first column's down, and where each lands in the block.
+            let nb = d_pattern.len() - p0 - j0;
+            let nc = j1 - j0;
+            let below = ld.subrows(d_ncols + p0 + j0, nb);
+            let here = below.subrows(0, nc);
+            let (rows, stack) = stack.make_with(nb, |k| {
+                let r = d_pattern[p0 + j0 + k];
+                if j0 + k < mid {
+                    r - start
+                } else {
+                    map[r]
+                }
+            });
+            let (mut update, _) = temp_mat_zeroed::<T, _, _>(nb, nc, stack);
+            let mut update = update.as_mat_mut();
+            // The square part's lower triangle (the block's own columns), then the rows below it.
+            let (square, rest) = update.rb_mut().split_at_row_mut(nc);
+            triangular::matmul(
+                square,
+                BlockStructure::TriangularLower,
+                Accum::Replace,
+                here,
+                BlockStructure::Rectangular,
+                here.adjoint(),
+                BlockStructure::Rectangular,
+                T::one_impl(),
+                Par::Seq,
+            );
+            matmul(
+                rest,
+                Accum::Replace,
+                below.subrows(nc, nb - nc),
+                here.adjoint(),
+                T::one_impl(),
+                Par::Seq,
+            );
+            for jj in 0..nc {
+                let col = d_pattern[p0 + j0 + jj] - lo;
+                let target = cols.rb_mut().col_mut(col).try_as_col_major_mut();
+                let target = target
+                    .expect("a block's column is contiguous")
+                    .as_slice_mut();
+                let u = update.rb().col(jj).try_as_col_major();
+                let u = u.expect("a temporary's column is contiguous").as_slice();
+                for (k, &row) in rows.iter().enumerate().skip(jj) {
+                    target[row] = sub(&target[row], &u[k]);
+                }
             }
-        });
-        let (mut update, _) = temp_mat_zeroed::<T, _, _>(nb, nc, stack);
-        let mut update = update.as_mat_mut();
-        // The square part's lower triangle (the block's own columns), then the rows below it.
-        let (square, rest) = update.rb_mut().split_at_row_mut(nc);
-        triangular::matmul(
-            square,
-            BlockStructure::TriangularLower,
-            Accum::Replace,
-            here,
-            BlockStructure::Rectangular,
-            here.adjoint(),
-            BlockStructure::Rectangular,
-            T::one_impl(),
-            Par::Seq,
-        );
-        matmul(
-            rest,
-            Accum::Replace,
-            below.subrows(nc, nb - nc),
-            here.adjoint(),
-            T::one_impl(),
-            Par::Seq,
-        );
-        for jj in 0..nc {
-            let col = d_pattern[p0 + j0 + jj] - lo;
-            let target = cols.rb_mut().col_mut(col).try_as_col_major_mut();
-            let target = target
-                .expect("a block's column is contiguous")
-                .as_slice_mut();
-            let u = update.rb().col(jj).try_as_col_major();
-            let u = u.expect("a temporary's column is contiguous").as_slice();
-            for (k, &row) in rows.iter().enumerate().skip(jj) {
-                target[row] = sub(&target[row], &u[k]);
-            }
+            j0 = j1;
         }
     }
 }
@@ -551,9 +568,23 @@ mod tests {
             0..ns,
             MemStack::new(&mut mem),
         );
-        assert!(
-            matches!(e, Err(NotPositive { column }) if column < 100),
-            "{e:?}"
+        // faer's step names the same column.
+        let sym = analysis.symbolic();
+        let mut faer_values = vec![0.0; sym.len_val()];
+        let mut mem =
+            MemBuffer::new(sym.factorize_numeric_llt_scratch::<f64>(Par::Seq, Default::default()));
+        let want = sym.factorize_numeric_llt(
+            &mut faer_values,
+            a.as_ref(),
+            Side::Lower,
+            Default::default(),
+            Par::Seq,
+            MemStack::new(&mut mem),
+            Default::default(),
         );
+        let Err(LltError::NonPositivePivot { index }) = want else {
+            panic!("faer factored an indefinite matrix")
+        };
+        assert_eq!(e, Err(NotPositive { column: index }));
     }
 }

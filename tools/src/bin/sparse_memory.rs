@@ -1,0 +1,101 @@
+//! The sparse Cholesky's peak memory beside faer's: one numeric factorization per process (an
+//! arm, the grid), after the matrix and its analysis are made, and the process's high water
+//! mark (`VmHWM` of `/proc/self/status`) before and after it. Run each arm in its own process:
+//!
+//! ```text
+//! sparse_memory faer 3 32; sparse_memory team 3 32; sparse_memory owned 3 32
+//! ```
+//!
+//! `faer`: faer's `factorize_numeric_llt` with its values and scratch allocated for the call;
+//! `team`: teamalg's kernel on a held team of 2, its values and scratch allocated for the call;
+//! `owned`: the facade's `SparseCholesky::new_with_symbolic` on the team.
+
+use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::sparse::{SparseColMat, Triplet};
+use faer::{Par, Side};
+use teamalg::kernels::sparse_cholesky::{llt_in_place, llt_in_place_scratch, Analysis};
+use teamalg::linalg::{SparseCholesky, SymbolicCholesky};
+
+/// The high water mark of this process's resident memory, in KiB.
+fn high_water() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// The lower triangle of the `dim`-dimensional Laplacian of a grid of side `n`.
+fn laplacian(n: usize, dim: u32) -> SparseColMat<usize, f64> {
+    let size = n.pow(dim);
+    let mut t = Vec::new();
+    for i in 0..size {
+        t.push(Triplet::new(i, i, 2.0 * dim as f64 + 0.01));
+        let mut stride = 1;
+        for _ in 0..dim {
+            if (i / stride) % n + 1 < n {
+                t.push(Triplet::new(i + stride, i, -1.0));
+            }
+            stride *= n;
+        }
+    }
+    SparseColMat::try_new_from_triplets(size, size, &t).expect("a valid matrix")
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let arm = args.get(1).map_or("faer", String::as_str).to_string();
+    let dim: u32 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(3);
+    let side: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(32);
+    let a = laplacian(side, dim);
+    let symbolic = SymbolicCholesky::new(a.symbolic(), Side::Lower).expect("an analysis");
+    let analysis = Analysis::new(a.symbolic(), Side::Lower).expect("an analysis");
+    let team = teamalg::Pool::builder()
+        .threads(2)
+        .build()
+        .expect("a pool")
+        .into_team(2)
+        .expect("a team");
+    let before = high_water();
+    let sym = analysis.symbolic();
+    match arm.as_str() {
+        "faer" => {
+            let mut values = vec![0.0f64; sym.len_val()];
+            let req = sym.factorize_numeric_llt_scratch::<f64>(Par::Seq, Default::default());
+            let mut mem = MemBuffer::new(req);
+            let stack = MemStack::new(&mut mem);
+            let a = a.as_ref();
+            let r = sym.factorize_numeric_llt(
+                &mut values,
+                a,
+                Side::Lower,
+                Default::default(),
+                Par::Seq,
+                stack,
+                Default::default(),
+            );
+            r.expect("positive definite");
+            std::hint::black_box(&values);
+        }
+        "team" => {
+            let mut values = vec![0.0f64; sym.len_val()];
+            let mut mem = MemBuffer::new(llt_in_place_scratch::<f64>(&analysis));
+            let stack = MemStack::new(&mut mem);
+            let p = Default::default();
+            let a = a.as_ref();
+            llt_in_place(&analysis, a, Side::Lower, &mut values, &team, p, stack)
+                .expect("positive definite");
+            std::hint::black_box(&values);
+        }
+        _ => {
+            let chol = SparseCholesky::new_with_symbolic(&symbolic, a.as_ref(), &team);
+            std::hint::black_box(chol.expect("positive definite"));
+        }
+    }
+    let after = high_water();
+    println!(
+        "{arm} {dim}D {side}: high water {before} KiB before, {after} KiB after, {} KiB for the factorization",
+        after.saturating_sub(before)
+    );
+}
