@@ -114,6 +114,7 @@ mod self_adjoint_eigen;
 mod solves;
 mod sparse;
 mod sparse_cholesky;
+mod sparse_ldlt;
 mod store;
 mod svd;
 mod triangular;
@@ -143,6 +144,7 @@ pub use sparse::{
     sparse_dense_matmul, sparse_dense_matmul_with, sparse_sparse_matmul, sparse_sparse_matmul_with,
 };
 pub use sparse_cholesky::{sparse_cholesky_scratch, SparseCholesky, SymbolicCholesky};
+pub use sparse_ldlt::SparseLdlt;
 pub use svd::{
     singular_values, singular_values_with, svd_into, svd_into_with_scratch, svd_scratch, RealOf, Svd, SvdVectors,
 };

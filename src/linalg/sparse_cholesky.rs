@@ -13,7 +13,7 @@ use faer::traits::{ComplexField, Conjugate, Index};
 use faer::{Conj, Mat, MatMut, Side};
 use teamalg_gates::Family;
 use teamalg_kernels::par::Executor;
-use teamalg_kernels::sparse_cholesky::{self as kernel, Analysis, NotPositive, SparseLltParams};
+use teamalg_kernels::sparse_cholesky::{self as kernel, Analysis, PivotFailure, SparseLltParams};
 
 use super::{check, det, scratch};
 use super::{Dim, Field, LinalgError, Options};
@@ -54,17 +54,17 @@ use super::{Dim, Field, LinalgError, Options};
 /// ```
 #[derive(Debug, Clone)]
 pub struct SymbolicCholesky {
-    inner: Arc<Symbolic>,
+    pub(super) inner: Arc<Symbolic>,
 }
 
 /// What a [`SymbolicCholesky`] shares.
 #[derive(Debug)]
-struct Symbolic {
-    analysis: Analysis,
+pub(super) struct Symbolic {
+    pub(super) analysis: Analysis,
     /// The analysed pattern, compressed, with `usize` indices: a matrix factored with the
     /// analysis must have exactly this pattern.
     pattern: SymbolicSparseColMat<usize>,
-    side: Side,
+    pub(super) side: Side,
     /// Each scalar type's scratch requirement, once sized ([`sparse_cholesky_scratch`]).
     scratch: std::sync::Mutex<Vec<(std::any::TypeId, StackReq)>>,
 }
@@ -164,7 +164,7 @@ impl SymbolicCholesky {
     /// `copy` when `a` does not hold them in the analysed order. Errors: `NotSquare`,
     /// `ShapeMismatch` (another order) and `PatternMismatch` (the first column whose row
     /// indices differ).
-    fn matching<'a, I: Index, T: Field>(
+    pub(super) fn matching<'a, I: Index, T: Field>(
         &'a self,
         op: &'static str,
         a: SparseColMatRef<'a, I, T>,
@@ -213,7 +213,7 @@ impl SymbolicCholesky {
 
 /// The first non-finite stored value of `a`'s `side` triangle (the entries the factorization
 /// reads), as [`LinalgError::NotFinite`].
-fn finite_triangle<T: Field>(
+pub(super) fn finite_triangle<T: Field>(
     op: &'static str,
     a: SparseColMatRef<'_, usize, T>,
     side: Side,
@@ -381,7 +381,7 @@ impl<T: Field> SparseCholesky<T> {
             params,
             stack,
         )
-        .map_err(|NotPositive { column }| LinalgError::NotPositiveDefinite {
+        .map_err(|PivotFailure { column }| LinalgError::NotPositiveDefinite {
             op,
             index: symbolic.perm().arrays().0[column],
         })?;
@@ -520,7 +520,16 @@ impl<T: Field> SparseCholesky<T> {
         };
         let req = kernel::solve_in_place_scratch::<T>(analysis, b.ncols());
         scratch::with(op, req, |stack| {
-            kernel::solve_in_place(analysis, &self.values, conj, b, exec, params, stack)
+            kernel::solve_in_place(
+                analysis,
+                kernel::Kind::Llt,
+                &self.values,
+                conj,
+                b,
+                exec,
+                params,
+                stack,
+            )
         })
     }
 
@@ -589,6 +598,6 @@ impl<T: Field> SparseCholesky<T> {
         let mut mem = faer::dyn_stack::MemBuffer::new(req);
         let seq = teamalg_kernels::par::Seq;
         let params = SparseLltParams::default();
-        kernel::solve_in_place(analysis, &self.values, conj, rhs, &seq, params, MemStack::new(&mut mem));
+        kernel::solve_in_place(analysis, kernel::Kind::Llt, &self.values, conj, rhs, &seq, params, MemStack::new(&mut mem));
     }
 }

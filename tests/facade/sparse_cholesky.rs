@@ -1,7 +1,8 @@
 //! The sparse Cholesky (`teamalg::linalg::SparseCholesky`): backward error on every executor
 //! and scalar type, faer's bits serially, the same factor on every executor of one width and
 //! to rounding across widths, the analysis reused, trees that are one chain and one with many
-//! leaves, and every refusal.
+//! leaves, and every refusal; and the sparse `LDL^H` on the same analysis
+//! (`teamalg::linalg::SparseLdlt`) of indefinite matrices.
 
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::sparse::linalg::matmul::sparse_dense_matmul;
@@ -9,7 +10,7 @@ use faer::sparse::{SparseColMat, Triplet};
 use faer::{c64, Accum, Mat, Par, Side};
 use teamalg::gates::{Family, ParThreshold};
 use teamalg::kernels::par::Executor;
-use teamalg::linalg::{self, LinalgError, Options, SparseCholesky, SymbolicCholesky};
+use teamalg::linalg::{self, LinalgError, Options, SparseCholesky, SparseLdlt, SymbolicCholesky};
 use teamalg::{Exec, Pool};
 
 use super::sample::{self, every_executor, team, Sample};
@@ -25,6 +26,18 @@ struct Problem<T> {
 /// `Sample`, the diagonal the sum of the row's magnitudes plus `shift` (positive definite for
 /// `shift > 0`).
 fn problem<T: Sample>(n: usize, edges: &[(usize, usize)], shift: f64) -> Problem<T> {
+    signed(n, edges, shift, |_| false)
+}
+
+/// [`problem`] with the diagonal entries of the rows where `negative` holds negated: strictly
+/// diagonally dominant, so its `LDL^H` without pivoting exists, and its inertia is the
+/// diagonal's signs.
+fn signed<T: Sample>(
+    n: usize,
+    edges: &[(usize, usize)],
+    shift: f64,
+    negative: impl Fn(usize) -> bool,
+) -> Problem<T> {
     let mut diag = vec![shift; n];
     let (mut lower, mut full) = (Vec::new(), Vec::new());
     for (k, &(i, j)) in edges.iter().enumerate() {
@@ -37,7 +50,7 @@ fn problem<T: Sample>(n: usize, edges: &[(usize, usize)], shift: f64) -> Problem
         full.push(Triplet::new(j, i, faer::traits::math_utils::conj(&v)));
     }
     for (i, &d) in diag.iter().enumerate() {
-        let d: T = faer::traits::math_utils::from_f64(d);
+        let d: T = faer::traits::math_utils::from_f64(if negative(i) { -d } else { d });
         lower.push(Triplet::new(i, i, d));
         full.push(Triplet::new(i, i, d));
     }
@@ -202,19 +215,30 @@ fn serial_is_faers_factor_and_one_width_gives_one_factor() {
     let team = team(3);
     let pool = Pool::builder().threads(3).build().unwrap();
     let token = Exec::new(&pool, 3).unwrap();
+    // A factor at width 3, and whether a region of it gave up (a loaded machine: the rest of
+    // that call ran serially, which rounds differently).
     let at3 = |exec: &dyn Executor| {
-        let chol =
-            SparseCholesky::new_with(&symbolic, p.lower.as_ref(), &exec, &forced(true)).unwrap();
-        factor_of(&symbolic, chol.values())
+        let (chol, seen) = teamalg::gates::trace::collect(|| {
+            SparseCholesky::new_with(&symbolic, p.lower.as_ref(), &exec, &forced(true)).unwrap()
+        });
+        let gave_up = seen
+            .iter()
+            .any(|d| d.reason == teamalg::gates::trace::Reason::GaveUp);
+        (factor_of(&symbolic, chol.values()), gave_up)
     };
-    let on_team = factor_of(&symbolic, &at3(&team));
+    let (on_team, team_gave_up) = at3(&team);
     let want = factor_of(&symbolic, &want);
-    assert!(at3(&team.exec(3)) == on_team, "a team token");
+    let same = |what: &str, (got, gave_up): (Vec<f64>, bool)| {
+        if !gave_up && !team_gave_up {
+            assert!(got == on_team, "{what}: not the team's bits");
+        }
+    };
+    same("a team token", at3(&team.exec(3)));
     team.exec(3)
-        .team(|t| assert!(at3(&t) == on_team, "a scoped team"))
+        .team(|t| same("a scoped team", at3(&t)))
         .unwrap();
     let top = want.iter().map(|x| x.abs()).fold(0.0, f64::max);
-    for (what, got) in [("team", &on_team), ("plain token", &at3(&token))] {
+    for (what, got) in [("team", &on_team), ("plain token", &at3(&token).0)] {
         let off = got
             .iter()
             .zip(&want)
@@ -573,4 +597,110 @@ fn both_triangles_and_uncompressed_columns() {
     let mut x = b.clone();
     chol.solve_in_place_with_conj(faer::Conj::No, x.as_mut());
     assert_solves("faer's trait", &p, &x, &b);
+}
+
+fn ldlt_solves_everywhere<T: Sample>() {
+    for (n, edges) in [grid2(24), grid3(9), band(300, 3)] {
+        let p = signed::<T>(n, &edges, 0.5, |i| i % 3 == 0);
+        let symbolic = SymbolicCholesky::new(p.lower.symbolic(), Side::Lower).unwrap();
+        let b = sample::mat::<T>(n, 3, 0.8);
+        every_executor(|exec: &dyn Executor, force| {
+            let ldlt =
+                SparseLdlt::new_with(&symbolic, p.lower.as_ref(), &exec, &forced(force)).unwrap();
+            let x = ldlt.solve(&b, &exec).unwrap();
+            assert_solves(&format!("LDL^H, n {n}, forced {force}"), &p, &x, &b);
+            let inertia = ldlt.inertia();
+            assert_eq!(
+                (inertia.negative, inertia.positive, inertia.zero),
+                (n.div_ceil(3), n - n.div_ceil(3), 0),
+                "n {n}"
+            );
+        });
+    }
+}
+
+#[test]
+fn ldlt_solves_an_indefinite_matrix_on_every_executor() {
+    ldlt_solves_everywhere::<f64>();
+    ldlt_solves_everywhere::<c64>();
+}
+
+#[test]
+fn ldlt_is_faers_serially_and_agrees_across_widths() {
+    let (n, edges) = grid2(40);
+    let p = signed::<c64>(n, &edges, 0.2, |i| i % 5 == 1);
+    let symbolic = SymbolicCholesky::new(p.lower.symbolic(), Side::Lower).unwrap();
+    let sym = symbolic.as_faer();
+    let mut want = vec![c64::new(0.0, 0.0); sym.len_val()];
+    let mut mem =
+        MemBuffer::new(sym.factorize_numeric_ldlt_scratch::<c64>(Par::Seq, Default::default()));
+    sym.factorize_numeric_ldlt(
+        &mut want,
+        p.lower.as_ref(),
+        Side::Lower,
+        Default::default(),
+        Par::Seq,
+        MemStack::new(&mut mem),
+        Default::default(),
+    )
+    .unwrap();
+    let serial =
+        SparseLdlt::new_with_symbolic(&symbolic, p.lower.as_ref(), &Exec::serial()).unwrap();
+    assert!(serial.values() == &want[..], "serially: faer's bits");
+    let top = want.iter().map(|x| x.norm()).fold(0.0, f64::max);
+    let dense = linalg::Ldlt::new(&p.full.to_dense(), &Exec::serial()).unwrap();
+    for width in [2, 3, 8] {
+        let team = team(width);
+        let ldlt = SparseLdlt::new_with(&symbolic, p.lower.as_ref(), &team, &forced(true)).unwrap();
+        let off = ldlt
+            .values()
+            .iter()
+            .zip(&want)
+            .map(|(x, y)| (x - y).norm())
+            .fold(0.0, f64::max);
+        assert!(
+            off <= 1e-12 * top,
+            "width {width}: {off:e} from faer's factor"
+        );
+        let (want_det, got_det) = (dense.slogdet().unwrap(), ldlt.slogdet().unwrap());
+        assert!((want_det.1 - got_det.1).abs() <= 1e-10 * want_det.1.abs());
+        assert!(
+            (want_det.0 - got_det.0).norm() < 1e-12,
+            "the determinant's sign"
+        );
+    }
+}
+
+#[test]
+fn ldlt_names_a_zero_pivot_on_every_executor() {
+    // A grid with one node cut off and its diagonal zero: the pivot of its column is zero.
+    let (n, edges) = grid2(20);
+    let cut = 77;
+    let edges: Vec<_> = edges
+        .into_iter()
+        .filter(|&(i, j)| i != cut && j != cut)
+        .collect();
+    let p = signed::<f64>(n, &edges, 0.5, |i| i % 2 == 0);
+    let mut t: Vec<Triplet<usize, usize, f64>> = Vec::new();
+    for j in 0..n {
+        for (i, v) in p.lower.row_idx_of_col(j).zip(p.lower.val_of_col(j)) {
+            t.push(Triplet::new(
+                i,
+                j,
+                if i == cut && j == cut { 0.0 } else { *v },
+            ));
+        }
+    }
+    let bad = SparseColMat::try_new_from_triplets(n, n, &t).unwrap();
+    let symbolic = SymbolicCholesky::new(bad.symbolic(), Side::Lower).unwrap();
+    every_executor(|exec: &dyn Executor, force| {
+        let e = SparseLdlt::new_with(&symbolic, bad.as_ref(), &exec, &forced(force));
+        assert_eq!(
+            e.unwrap_err(),
+            LinalgError::Singular {
+                op: "SparseLdlt::new",
+                index: cut
+            }
+        );
+    });
 }

@@ -17,15 +17,19 @@ pub mod tree;
 use std::sync::Mutex;
 
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
+use faer::linalg::cholesky::ldlt::factor::LdltError;
 use faer::linalg::cholesky::llt::factor::LltError;
 use faer::reborrow::{IntoConst, Reborrow, ReborrowMut};
-use faer::sparse::linalg::cholesky::LltRef;
+use faer::sparse::linalg::cholesky::{LdltRef, LltRef};
 use faer::sparse::utils::{permute_self_adjoint_scratch, permute_self_adjoint_to_unsorted};
 use faer::sparse::SparseColMatRef;
 use faer::traits::ComplexField;
 use faer::{Conj, MatMut, Par, Side};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
+use crate::cholesky::ldlt::{
+    ldlt_in_place as dense_ldlt, ldlt_in_place_scratch as dense_ldlt_scratch, LdltParams,
+};
 use crate::cholesky::llt::{
     cholesky_in_place as dense_llt, cholesky_in_place_scratch, CholeskyParams,
 };
@@ -38,7 +42,7 @@ use crate::gate::{self, Region, Scope};
 use crate::par::Executor;
 use crate::triangular::{solve_in_place as dense_solve, Diag, SolveParams, SolveSide, Triangle};
 
-pub use numeric::NotPositive;
+pub use numeric::{Kind, PivotFailure};
 
 /// The columns of an update a top chunk forms at once: its temporary is the update's rows
 /// times this (a chunk of a root's 2 000 columns would otherwise hold 8 MB per participant).
@@ -53,8 +57,8 @@ pub struct SparseLltParams {
     pub threshold: Option<ParThreshold>,
 }
 
-/// The scratch [`llt_in_place`] needs for `analysis`, on the caller (each other participant
-/// takes its own buffer).
+/// The scratch [`llt_in_place`] and [`ldlt_in_place`] need for `analysis`, on the caller
+/// (each other participant takes its own buffer).
 pub fn llt_in_place_scratch<T: ComplexField>(analysis: &Analysis) -> StackReq {
     if analysis.nrows() == 0 {
         return StackReq::EMPTY;
@@ -73,21 +77,46 @@ pub fn llt_in_place_scratch<T: ComplexField>(analysis: &Analysis) -> StackReq {
     ]);
     StackReq::any_of(&[
         sym.factorize_numeric_llt_scratch::<T>(Par::Seq, Default::default()),
+        sym.factorize_numeric_ldlt_scratch::<T>(Par::Seq, Default::default()),
         StackReq::all_of(&[
             lower,
             StackReq::any_of(&[
                 permute_self_adjoint_scratch::<usize>(n),
                 numeric::factor_scratch::<T>(analysis),
                 cholesky_in_place_scratch::<T>(top_cols),
+                dense_ldlt_scratch::<T>(top_cols),
             ]),
             StackReq::new::<usize>(n),
         ]),
     ])
 }
 
+/// The scratch [`ldlt_in_place`] needs: [`llt_in_place_scratch`]'s.
+pub fn ldlt_in_place_scratch<T: ComplexField>(analysis: &Analysis) -> StackReq {
+    llt_in_place_scratch::<T>(analysis)
+}
+
+/// Factors the self-adjoint `A` as `P A P^T = L D L^H` without pivoting (`L` unit lower, `D`
+/// real, on the diagonal of each supernode's diagonal block, faer's layout), as
+/// [`llt_in_place`] factors `L L^H`; a zero pivot is the `PivotFailure`.
+pub fn ldlt_in_place<T>(
+    analysis: &Analysis,
+    a: SparseColMatRef<'_, usize, T>,
+    side: Side,
+    values: &mut [T],
+    exec: &(impl Executor + ?Sized),
+    params: SparseLltParams,
+    stack: &mut MemStack,
+) -> Result<(), PivotFailure>
+where
+    T: ComplexField + Scalar + Send + Sync,
+{
+    factor_in_place(Kind::Ldlt, analysis, a, side, values, exec, params, stack)
+}
+
 /// Factors the self-adjoint `A` (its `side` triangle; the pattern `analysis` was made from) as
 /// `P A P^T = L L^H` into `values` (faer's supernodal layout, `symbolic().len_val()` entries),
-/// on `exec`. On error (`NotPositive`, its column in the analysis's order) `values` holds a
+/// on `exec`. On error (`PivotFailure`, its column in the analysis's order) `values` holds a
 /// partial factor.
 ///
 /// # Panics
@@ -101,7 +130,25 @@ pub fn llt_in_place<T>(
     exec: &(impl Executor + ?Sized),
     params: SparseLltParams,
     stack: &mut MemStack,
-) -> Result<(), NotPositive>
+) -> Result<(), PivotFailure>
+where
+    T: ComplexField + Scalar + Send + Sync,
+{
+    factor_in_place(Kind::Llt, analysis, a, side, values, exec, params, stack)
+}
+
+/// [`llt_in_place`] or [`ldlt_in_place`].
+#[allow(clippy::too_many_arguments)]
+fn factor_in_place<T>(
+    kind: Kind,
+    analysis: &Analysis,
+    a: SparseColMatRef<'_, usize, T>,
+    side: Side,
+    values: &mut [T],
+    exec: &(impl Executor + ?Sized),
+    params: SparseLltParams,
+    stack: &mut MemStack,
+) -> Result<(), PivotFailure>
 where
     T: ComplexField + Scalar + Send + Sync,
 {
@@ -132,18 +179,33 @@ where
     let width = call.as_ref().map_or(1, |c| c.width());
     let cut = plan::cut(analysis, width);
     if width <= 1 || !cut.pays(analysis) {
-        return match sym.factorize_numeric_llt(
-            values,
-            a,
-            side,
-            Default::default(),
-            Par::Seq,
-            stack,
-            Default::default(),
-        ) {
-            Ok(_) => Ok(()),
-            Err(LltError::NonPositivePivot { index }) => Err(NotPositive { column: index }),
+        let failed = match kind {
+            Kind::Llt => sym
+                .factorize_numeric_llt(
+                    values,
+                    a,
+                    side,
+                    Default::default(),
+                    Par::Seq,
+                    stack,
+                    Default::default(),
+                )
+                .err()
+                .map(|LltError::NonPositivePivot { index }| index),
+            Kind::Ldlt => sym
+                .factorize_numeric_ldlt(
+                    values,
+                    a,
+                    side,
+                    Default::default(),
+                    Par::Seq,
+                    stack,
+                    Default::default(),
+                )
+                .err()
+                .map(|LdltError::ZeroPivot { index }| index),
         };
+        return failed.map_or(Ok(()), |column| Err(PivotFailure { column }));
     }
     // A's lower triangle in the analysis's order, as faer's own step makes it.
     let nnz = a.compute_nnz();
@@ -161,7 +223,7 @@ where
         stack,
     );
     let lower = lower.into_const();
-    let failed = subtrees(analysis, &cut, lower, values, exec, params, stack).err();
+    let failed = subtrees(kind, analysis, &cut, lower, values, exec, params, stack).err();
     // After a failure in the subtrees, the top supernodes before its column still run: a
     // serial factorization meets a failure among them first.
     let before = failed.map_or(usize::MAX, |e| e.column);
@@ -172,7 +234,9 @@ where
         .iter()
         .filter(|&&s| sym.supernode_begin()[s] < before)
     {
-        top(analysis, s, lower, values, &mut map, exec, params, stack)?;
+        top(
+            kind, analysis, s, lower, values, &mut map, exec, params, stack,
+        )?;
     }
     failed.map_or(Ok(()), Err)
 }
@@ -181,7 +245,9 @@ where
 /// each factoring its subtree on its own slice of the values with its own scratch. Every
 /// subtree runs to its end or its first failed pivot; the failure in the lowest column is the
 /// one a serial factorization would meet first.
+#[allow(clippy::too_many_arguments)]
 fn subtrees<T>(
+    kind: Kind,
     analysis: &Analysis,
     cut: &plan::Cut,
     lower: SparseColMatRef<'_, usize, T>,
@@ -189,7 +255,7 @@ fn subtrees<T>(
     exec: &(impl Executor + ?Sized),
     params: SparseLltParams,
     stack: &mut MemStack,
-) -> Result<(), NotPositive>
+) -> Result<(), PivotFailure>
 where
     T: ComplexField + Scalar + Send + Sync,
 {
@@ -224,8 +290,8 @@ where
     }
     slices.sort_by_key(|(i, _)| *i);
     let mut slices: Vec<&mut [T]> = slices.into_iter().map(|(_, s)| s).collect();
-    let failed: Mutex<Option<NotPositive>> = Mutex::new(None);
-    let fail = |e: NotPositive| {
+    let failed: Mutex<Option<PivotFailure>> = Mutex::new(None);
+    let fail = |e: PivotFailure| {
         let mut f = failed.lock().unwrap_or_else(|p| p.into_inner());
         if f.map_or(true, |f| e.column < f.column) {
             *f = Some(e);
@@ -234,7 +300,8 @@ where
     if width <= 1 {
         for (i, range) in cut.subtrees.iter().enumerate() {
             let base = numeric::values_of(analysis, range.clone()).start;
-            if let Err(e) = numeric::factor(analysis, lower, slices[i], base, range.clone(), stack)
+            if let Err(e) =
+                numeric::factor(analysis, kind, lower, slices[i], base, range.clone(), stack)
             {
                 fail(e);
             }
@@ -253,9 +320,15 @@ where
                     let range = cut.subtrees[i].clone();
                     let base = numeric::values_of(analysis, range.clone()).start;
                     let mem = mem.get_or_insert_with(|| MemBuffer::new(scratch));
-                    if let Err(e) =
-                        numeric::factor(analysis, lower, slice, base, range, MemStack::new(mem))
-                    {
+                    if let Err(e) = numeric::factor(
+                        analysis,
+                        kind,
+                        lower,
+                        slice,
+                        base,
+                        range,
+                        MemStack::new(mem),
+                    ) {
                         fail(e);
                     }
                 }
@@ -273,6 +346,7 @@ where
 /// Cholesky and triangular solve, each asking the gate as every dense region does.
 #[allow(clippy::too_many_arguments)]
 fn top<T>(
+    kind: Kind,
     analysis: &Analysis,
     s: usize,
     lower: SparseColMatRef<'_, usize, T>,
@@ -281,7 +355,7 @@ fn top<T>(
     exec: &(impl Executor + ?Sized),
     params: SparseLltParams,
     stack: &mut MemStack,
-) -> Result<(), NotPositive>
+) -> Result<(), PivotFailure>
 where
     T: ComplexField + Scalar + Send + Sync,
 {
@@ -309,7 +383,18 @@ where
     };
     let width = gate::width::<T>(exec, region, params.threshold).min(ncols);
     if width <= 1 {
-        numeric::gather(analysis, s, head, 0, ls.rb_mut(), 0, usize::MAX, map, stack);
+        numeric::gather(
+            analysis,
+            kind,
+            s,
+            head,
+            0,
+            ls.rb_mut(),
+            0,
+            usize::MAX,
+            map,
+            stack,
+        );
     } else {
         // Chunks by the width alone, so that every executor of one width rounds alike.
         let chunks = (2 * width).min(ncols);
@@ -323,36 +408,66 @@ where
             let block = GATHER_BLOCK.min(c1 - c0);
             let mut mem = MemBuffer::new(numeric::gather_scratch::<T>(analysis, s, block));
             let stack = MemStack::new(&mut mem);
-            numeric::gather(analysis, s, head, 0, cols, c0, block, map, stack);
+            numeric::gather(analysis, kind, s, head, 0, cols, c0, block, map, stack);
         });
     }
     numeric::unmark(analysis, s, map);
     let (mut diag, mut panel) = ls.split_at_row_mut(ncols);
     // The call's own threshold, where it set one, governs its dense regions too.
-    let dense = CholeskyParams {
-        threshold: params.threshold,
-        ..CholeskyParams::default()
+    let threshold = params.threshold;
+    let failed = match kind {
+        Kind::Llt => {
+            let dense = CholeskyParams {
+                threshold,
+                ..CholeskyParams::default()
+            };
+            dense_llt(diag.rb_mut(), exec, dense, stack)
+                .err()
+                .map(|e| e.index)
+        }
+        Kind::Ldlt => {
+            let dense = LdltParams {
+                threshold,
+                ..LdltParams::default()
+            };
+            let failed = dense_ldlt(diag.rb_mut(), exec, dense, stack)
+                .err()
+                .map(|e| e.index);
+            // Nothing above the diagonal, as faer's step leaves it.
+            for j in 1..ncols {
+                diag.rb_mut()
+                    .col_mut(j)
+                    .subrows_mut(0, j)
+                    .fill(T::zero_impl());
+            }
+            failed
+        }
     };
-    if let Err(e) = dense_llt(diag.rb_mut(), exec, dense, stack) {
-        return Err(NotPositive {
-            column: start + e.index,
+    if let Some(index) = failed {
+        return Err(PivotFailure {
+            column: start + index,
         });
     }
     // The panel `P` becomes `P L^-H`: `L Y = P^H`, then `P = Y^H`. The solve takes `P^H` as
     // the transposed view of `P` with its entries conjugated, in place.
+    let unit = match kind {
+        Kind::Llt => Diag::NonUnit,
+        Kind::Ldlt => Diag::Unit,
+    };
     conjugate(panel.rb_mut());
     dense_solve(
         diag.rb(),
         panel.rb_mut().transpose_mut(),
         SolveSide::Left,
         Triangle::Lower,
-        Diag::NonUnit,
+        unit,
         exec,
-        SolveParams {
-            threshold: params.threshold,
-        },
+        SolveParams { threshold },
     );
-    conjugate(panel);
+    conjugate(panel.rb_mut());
+    if kind == Kind::Ldlt {
+        numeric::scale_by_inverse_diagonal(diag.rb(), panel);
+    }
     Ok(())
 }
 
@@ -383,8 +498,10 @@ pub fn solve_in_place_scratch<T: ComplexField>(analysis: &Analysis, k: usize) ->
 /// # Panics
 /// When `rhs` does not have the analysis's rows, `values` its length, or the stack is smaller
 /// than [`solve_in_place_scratch`].
+#[allow(clippy::too_many_arguments)]
 pub fn solve_in_place<T>(
     analysis: &Analysis,
+    kind: Kind,
     values: &[T],
     conj: Conj,
     rhs: MatMut<'_, T>,
@@ -399,7 +516,20 @@ pub fn solve_in_place<T>(
     if n == 0 {
         return;
     }
-    let factor = LltRef::new(analysis.symbolic(), values);
+    let solve = |conj: Conj, rhs: MatMut<'_, T>, stack: &mut MemStack| match kind {
+        Kind::Llt => LltRef::new(analysis.symbolic(), values).solve_in_place_with_conj(
+            conj,
+            rhs,
+            Par::Seq,
+            stack,
+        ),
+        Kind::Ldlt => LdltRef::new(analysis.symbolic(), values).solve_in_place_with_conj(
+            conj,
+            rhs,
+            Par::Seq,
+            stack,
+        ),
+    };
     let units = cost::solve(values.len(), k);
     let region = Region {
         site: "sparse_cholesky/solve",
@@ -413,7 +543,7 @@ pub fn solve_in_place<T>(
     let call = gate::call::<T>(exec, region, params.threshold);
     let width = call.width().min(k);
     if width <= 1 {
-        factor.solve_in_place_with_conj(conj, rhs, Par::Seq, stack);
+        solve(conj, rhs, stack);
         return;
     }
     let tiles = Tiles::new(rhs);
@@ -423,6 +553,6 @@ pub fn solve_in_place<T>(
         // executor runs each chunk once.
         let cols = unsafe { tiles.tile(0, n, c0, c1) };
         let mut mem = MemBuffer::new(solve_in_place_scratch::<T>(analysis, c1 - c0));
-        factor.solve_in_place_with_conj(conj, cols, Par::Seq, MemStack::new(&mut mem));
+        solve(conj, cols, MemStack::new(&mut mem));
     });
 }

@@ -8,26 +8,42 @@
 use std::ops::Range;
 
 use faer::dyn_stack::{MemStack, StackReq};
+use faer::linalg::cholesky::ldlt::factor::{
+    cholesky_in_place as ldlt_in_place, cholesky_in_place_scratch as ldlt_in_place_scratch,
+    LdltError, LdltRegularization,
+};
 use faer::linalg::cholesky::llt::factor::{
     cholesky_in_place, cholesky_in_place_scratch, LltError, LltRegularization,
 };
 use faer::linalg::matmul::matmul;
 use faer::linalg::matmul::triangular::{self, BlockStructure};
-use faer::linalg::triangular_solve::solve_lower_triangular_in_place;
+use faer::linalg::triangular_solve::{
+    solve_lower_triangular_in_place, solve_unit_lower_triangular_in_place,
+};
 use faer::linalg::{temp_mat_scratch, temp_mat_zeroed};
 use faer::mat::AsMatMut;
 use faer::reborrow::{Reborrow, ReborrowMut};
 use faer::sparse::SparseColMatRef;
-use faer::traits::math_utils::{add, sub};
+use faer::traits::math_utils::{add, mul_real, real, recip, sub};
 use faer::traits::ComplexField;
 use faer::{Accum, MatMut, MatRef, Par};
 
 use super::tree::Analysis;
 
-/// A diagonal block that is not positive definite: the factorization stopped at `column` (in
-/// the analysis's order).
+/// Which factorization the step makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct NotPositive {
+pub enum Kind {
+    /// `L L^H`, `L` lower triangular.
+    Llt,
+    /// `L D L^H` without pivoting, `L` unit lower triangular and `D` real, stored on the
+    /// diagonal of each supernode's diagonal block.
+    Ldlt,
+}
+
+/// A pivot that failed: not positive (`L L^H`) or zero (`L D L^H`); the factorization stopped
+/// at `column` (in the analysis's order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PivotFailure {
     /// The column, in the permuted order.
     pub column: usize,
 }
@@ -45,9 +61,11 @@ pub fn factor_scratch<T: ComplexField>(analysis: &Analysis) -> StackReq {
         StackReq::any_of(&[
             StackReq::all_of(&[
                 StackReq::new::<usize>(rows),
+                temp_mat_scratch::<T>(cols, cols),
                 temp_mat_scratch::<T>(rows, cols),
             ]),
             cholesky_in_place_scratch::<T>(cols, Par::Seq, Default::default()),
+            ldlt_in_place_scratch::<T>(cols, Par::Seq, Default::default()),
         ]),
     ])
 }
@@ -60,12 +78,13 @@ pub fn factor_scratch<T: ComplexField>(analysis: &Analysis) -> StackReq {
 /// when its step starts (as faer's step does, while it is in cache).
 pub fn factor<T: ComplexField>(
     analysis: &Analysis,
+    kind: Kind,
     a_lower: SparseColMatRef<'_, usize, T>,
     values: &mut [T],
     base: usize,
     supernodes: impl IntoIterator<Item = usize>,
     stack: &mut MemStack,
-) -> Result<(), NotPositive> {
+) -> Result<(), PivotFailure> {
     let sym = analysis.supernodal();
     let cpv = sym.col_ptr_for_val();
     let n = sym.nrows();
@@ -85,6 +104,7 @@ pub fn factor<T: ComplexField>(
         scatter(analysis, s, a_lower, ls.rb_mut(), &map);
         gather(
             analysis,
+            kind,
             s,
             head,
             base,
@@ -94,7 +114,7 @@ pub fn factor<T: ComplexField>(
             &map,
             stack,
         );
-        finish(analysis, s, ls, stack)?;
+        finish(analysis, kind, s, ls, stack)?;
         unmark(analysis, s, &mut map);
     }
     Ok(())
@@ -147,17 +167,16 @@ pub(crate) fn gather_scratch<T: ComplexField>(
 ) -> StackReq {
     let sym = analysis.supernodal();
     let start = sym.supernode_begin()[s];
-    let rows = analysis
-        .descendants(s)
-        .iter()
-        .map(|&d| {
-            let pattern = sym.supernode(d).pattern();
-            pattern.len() - pattern.partition_point(|&i| i < start)
-        })
-        .max()
-        .unwrap_or(0);
+    // The descendants' longest rows below `s`'s first column, and their widest block.
+    let (mut rows, mut width) = (0, 0);
+    for &d in analysis.descendants(s) {
+        let pattern = sym.supernode(d).pattern();
+        rows = rows.max(pattern.len() - pattern.partition_point(|&i| i < start));
+        width = width.max(sym.supernode_end()[d] - sym.supernode_begin()[d]);
+    }
     StackReq::all_of(&[
         StackReq::new::<usize>(rows),
+        temp_mat_scratch::<T>(cols, width),
         temp_mat_scratch::<T>(rows, cols),
     ])
 }
@@ -172,6 +191,7 @@ pub(crate) fn gather_scratch<T: ComplexField>(
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn gather<T: ComplexField>(
     analysis: &Analysis,
+    kind: Kind,
     s: usize,
     head: &[T],
     base: usize,
@@ -217,6 +237,22 @@ pub(crate) fn gather<T: ComplexField>(
                     map[r]
                 }
             });
+            // `L D L^H`'s update is `X D Y^H`: the product's right side is `Y D` (`D` real).
+            let ldlt = kind == Kind::Ldlt;
+            let (mut scaled, stack) =
+                temp_mat_zeroed::<T, _, _>(if ldlt { nc } else { 0 }, d_ncols, stack);
+            let mut scaled = scaled.as_mat_mut();
+            let right = if ldlt {
+                for j in 0..d_ncols {
+                    let dj = real(&ld[(j, j)]);
+                    for i in 0..nc {
+                        scaled[(i, j)] = mul_real(&here[(i, j)], &dj);
+                    }
+                }
+                scaled.rb()
+            } else {
+                here
+            };
             let (mut update, _) = temp_mat_zeroed::<T, _, _>(nb, nc, stack);
             let mut update = update.as_mat_mut();
             // The square part's lower triangle (the block's own columns), then the rows below it.
@@ -227,7 +263,7 @@ pub(crate) fn gather<T: ComplexField>(
                 Accum::Replace,
                 here,
                 BlockStructure::Rectangular,
-                here.adjoint(),
+                right.adjoint(),
                 BlockStructure::Rectangular,
                 T::one_impl(),
                 Par::Seq,
@@ -236,7 +272,7 @@ pub(crate) fn gather<T: ComplexField>(
                 rest,
                 Accum::Replace,
                 below.subrows(nc, nb - nc),
-                here.adjoint(),
+                right.adjoint(),
                 T::one_impl(),
                 Par::Seq,
             );
@@ -260,31 +296,76 @@ pub(crate) fn gather<T: ComplexField>(
 /// Factors supernode `s`'s diagonal block and solves the panel below it, serially.
 pub(crate) fn finish<T: ComplexField>(
     analysis: &Analysis,
+    kind: Kind,
     s: usize,
     ls: MatMut<'_, T>,
     stack: &mut MemStack,
-) -> Result<(), NotPositive> {
+) -> Result<(), PivotFailure> {
     let start = analysis.supernodal().supernode_begin()[s];
     let ncols = ls.ncols();
     let (mut top, mut bottom) = ls.split_at_row_mut(ncols);
-    let factored = cholesky_in_place(
-        top.rb_mut(),
-        LltRegularization::default(),
-        Par::Seq,
-        stack,
-        Default::default(),
-    );
-    if let Err(LltError::NonPositivePivot { index }) = factored {
-        return Err(NotPositive {
+    let failed = match kind {
+        Kind::Llt => cholesky_in_place(
+            top.rb_mut(),
+            LltRegularization::default(),
+            Par::Seq,
+            stack,
+            Default::default(),
+        )
+        .err()
+        .map(|LltError::NonPositivePivot { index }| index),
+        Kind::Ldlt => ldlt_in_place(
+            top.rb_mut(),
+            LdltRegularization::default(),
+            Par::Seq,
+            stack,
+            Default::default(),
+        )
+        .err()
+        .map(|LdltError::ZeroPivot { index }| index),
+    };
+    if let Some(index) = failed {
+        return Err(PivotFailure {
             column: start + index,
         });
     }
-    solve_lower_triangular_in_place(
-        top.rb().conjugate(),
-        bottom.rb_mut().transpose_mut(),
-        Par::Seq,
-    );
+    match kind {
+        Kind::Llt => solve_lower_triangular_in_place(
+            top.rb().conjugate(),
+            bottom.rb_mut().transpose_mut(),
+            Par::Seq,
+        ),
+        Kind::Ldlt => {
+            // As faer's step: nothing above the diagonal, then `P L^-H D^-1`.
+            for j in 1..ncols {
+                top.rb_mut()
+                    .col_mut(j)
+                    .subrows_mut(0, j)
+                    .fill(T::zero_impl());
+            }
+            solve_unit_lower_triangular_in_place(
+                top.rb().conjugate(),
+                bottom.rb_mut().transpose_mut(),
+                Par::Seq,
+            );
+            scale_by_inverse_diagonal(top.rb(), bottom);
+        }
+    }
     Ok(())
+}
+
+/// Scales column `j` of `panel` by `1 / D_j`, `D` the real diagonal of `diag`.
+pub(crate) fn scale_by_inverse_diagonal<T: ComplexField>(
+    diag: MatRef<'_, T>,
+    mut panel: MatMut<'_, T>,
+) {
+    for j in 0..diag.ncols() {
+        let d = recip(&real(&diag[(j, j)]));
+        for i in 0..panel.nrows() {
+            let x = &mut panel[(i, j)];
+            *x = mul_real(&*x, &d);
+        }
+    }
 }
 
 /// The values of `analysis`'s supernodes `range` (a union of whole subtrees): their offsets in
@@ -453,6 +534,7 @@ mod tests {
                         let mut mem = MemBuffer::new(factor_scratch::<T>(analysis));
                         factor(
                             analysis,
+                            Kind::Llt,
                             lower.as_ref(),
                             mine,
                             base,
@@ -468,6 +550,7 @@ mod tests {
         let mut mem = MemBuffer::new(factor_scratch::<T>(analysis));
         factor(
             analysis,
+            Kind::Llt,
             lower.as_ref(),
             &mut values,
             0,
@@ -490,6 +573,7 @@ mod tests {
         let mut mem = MemBuffer::new(factor_scratch::<T>(&analysis));
         factor(
             &analysis,
+            Kind::Llt,
             lower.as_ref(),
             &mut serial,
             0,
@@ -562,6 +646,7 @@ mod tests {
         let ns = analysis.supernodes();
         let e = factor(
             &analysis,
+            Kind::Llt,
             lower.as_ref(),
             &mut values,
             0,
@@ -585,6 +670,6 @@ mod tests {
         let Err(LltError::NonPositivePivot { index }) = want else {
             panic!("faer factored an indefinite matrix")
         };
-        assert_eq!(e, Err(NotPositive { column: index }));
+        assert_eq!(e, Err(PivotFailure { column: index }));
     }
 }

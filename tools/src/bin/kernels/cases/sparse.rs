@@ -54,6 +54,10 @@ pub(crate) fn rows<'a>(kernel: &str, s: &'a Settings) -> Option<Vec<Row<'a>>> {
             Row::new("spchol 3d c64", vec![20], move |n| {
                 Box::new(SparseLlt::<c64>::laplacian(n, 3, owned))
             }),
+            // LDL^H of the 3D vector problem: 3 unknowns per node of an n^3 grid.
+            Row::new("spldlt vec3d f64", vec![12, 20], move |n| {
+                Box::new(SparseLlt::<f64>::new(vector3(n), true, owned))
+            }),
         ],
         _ => return None,
     })
@@ -83,6 +87,68 @@ pub(crate) fn laplacian<T: ComplexField>(
     faer::sparse::SparseColMat::try_new_from_triplets(size, size, &t).expect("a valid matrix")
 }
 
+/// The lower triangle of a 3D vector problem on a grid of side `n` with 3 unknowns per node
+/// (elasticity-like): each pair of neighbours coupled by minus a 3 x 3 positive definite block
+/// that leans on the pair's axis, each node's diagonal block the sum of its couplings plus a
+/// small shift. Symmetric positive definite, with dense 3 x 3 blocks.
+#[allow(clippy::needless_range_loop)] // 3 x 3 blocks by row and column
+pub(crate) fn vector3<T: ComplexField>(n: usize) -> faer::sparse::SparseColMat<usize, T> {
+    let size = n * n * n;
+    let at = |x: usize, y: usize, z: usize| (x * n + y) * n + z;
+    let block = |axis: usize, r: usize, c: usize| -> f64 {
+        let base = if r == c { 1.0 } else { 0.2 };
+        if r == axis && c == axis {
+            2.0
+        } else {
+            base
+        }
+    };
+    let mut diag = vec![[[0.0f64; 3]; 3]; size];
+    let mut t = Vec::new();
+    for x in 0..n {
+        for y in 0..n {
+            for z in 0..n {
+                let i = at(x, y, z);
+                let next = [
+                    (x + 1 < n).then(|| at(x + 1, y, z)),
+                    (y + 1 < n).then(|| at(x, y + 1, z)),
+                    (z + 1 < n).then(|| at(x, y, z + 1)),
+                ];
+                for (axis, j) in next.into_iter().enumerate() {
+                    let Some(j) = j else { continue };
+                    for r in 0..3 {
+                        for c in 0..3 {
+                            let v = block(axis, r, c);
+                            diag[i][r][c] += v;
+                            diag[j][r][c] += v;
+                            // The lower triangle: row 3j + r > column 3i + c.
+                            t.push(faer::sparse::Triplet::new(
+                                3 * j + r,
+                                3 * i + c,
+                                faer::traits::math_utils::from_f64::<T>(-v),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for (i, d) in diag.iter().enumerate() {
+        for r in 0..3 {
+            for c in 0..=r {
+                let v = d[r][c] + if r == c { 0.01 } else { 0.0 };
+                t.push(faer::sparse::Triplet::new(
+                    3 * i + r,
+                    3 * i + c,
+                    faer::traits::math_utils::from_f64::<T>(v),
+                ));
+            }
+        }
+    }
+    faer::sparse::SparseColMat::try_new_from_triplets(3 * size, 3 * size, &t)
+        .expect("a valid matrix")
+}
+
 /// The sparse Cholesky's numeric factorization, its pattern analysed once (untimed). The
 /// scratch form times teamalg's kernel into the case's values, faer's `factorize_numeric_llt`
 /// with the same analysis into its own; `--owned` times the facade's
@@ -96,20 +162,31 @@ struct SparseLlt<T> {
     mem: faer::dyn_stack::MemBuffer,
     faer_mem: faer::dyn_stack::MemBuffer,
     owned: bool,
+    /// `LDL^H` (faer's `factorize_numeric_ldlt`, teamalg's `ldlt_in_place` and `SparseLdlt`)
+    /// instead of `LL^H`.
+    ldlt: bool,
 }
 
 impl<T: Field + Copy> SparseLlt<T> {
     fn laplacian(n: usize, dim: u32, owned: bool) -> Self {
+        Self::new(laplacian::<T>(n, dim), false, owned)
+    }
+
+    fn new(a: faer::sparse::SparseColMat<usize, T>, ldlt: bool, owned: bool) -> Self {
         use teamalg::kernels::sparse_cholesky::{llt_in_place_scratch, Analysis};
-        let a = laplacian::<T>(n, dim);
         let symbolic =
             linalg::SymbolicCholesky::new(a.symbolic(), faer::Side::Lower).expect("an analysis");
         let analysis = Analysis::new(a.symbolic(), faer::Side::Lower).expect("an analysis");
         let len = analysis.symbolic().len_val();
         let req = llt_in_place_scratch::<T>(&analysis);
-        let faer_req = analysis
-            .symbolic()
-            .factorize_numeric_llt_scratch::<T>(Par::rayon(0), Default::default());
+        let faer_req = faer::dyn_stack::StackReq::any_of(&[
+            analysis
+                .symbolic()
+                .factorize_numeric_llt_scratch::<T>(Par::rayon(0), Default::default()),
+            analysis
+                .symbolic()
+                .factorize_numeric_ldlt_scratch::<T>(Par::rayon(0), Default::default()),
+        ]);
         SparseLlt {
             a,
             symbolic,
@@ -118,6 +195,7 @@ impl<T: Field + Copy> SparseLlt<T> {
             mem: faer::dyn_stack::MemBuffer::new(req),
             faer_mem: faer::dyn_stack::MemBuffer::new(faer_req),
             owned,
+            ldlt,
         }
     }
 }
@@ -127,57 +205,55 @@ impl<T: Field + Copy> Case for SparseLlt<T> {
         use faer::dyn_stack::{MemBuffer, MemStack};
         let sym = self.analysis.symbolic();
         let a = self.a.as_ref();
-        let side = faer::Side::Lower;
+        let ldlt = self.ldlt;
+        let factor = |values: &mut [T], stack: &mut MemStack| {
+            let side = faer::Side::Lower;
+            if ldlt {
+                let (reg, spec) = (Default::default(), Default::default());
+                let r = sym.factorize_numeric_ldlt(values, a, side, reg, par, stack, spec);
+                r.expect("no zero pivot");
+            } else {
+                let (reg, spec) = (Default::default(), Default::default());
+                let r = sym.factorize_numeric_llt(values, a, side, reg, par, stack, spec);
+                r.expect("positive definite");
+            }
+        };
         if self.owned {
+            // faer's values and scratch allocated for the call, as the owned forms do.
             let mut values = vec![T::zero_impl(); sym.len_val()];
-            let req = sym.factorize_numeric_llt_scratch::<T>(par, Default::default());
-            let mut mem = MemBuffer::new(req);
-            let stack = MemStack::new(&mut mem);
-            let r = sym.factorize_numeric_llt(
-                &mut values,
-                a,
-                side,
-                Default::default(),
-                par,
-                stack,
-                Default::default(),
-            );
-            r.expect("positive definite");
+            let mut mem = MemBuffer::new(if ldlt {
+                sym.factorize_numeric_ldlt_scratch::<T>(par, Default::default())
+            } else {
+                sym.factorize_numeric_llt_scratch::<T>(par, Default::default())
+            });
+            factor(&mut values, MemStack::new(&mut mem));
             std::hint::black_box(values);
-            return;
+        } else {
+            factor(&mut self.values, MemStack::new(&mut self.faer_mem));
         }
-        let stack = MemStack::new(&mut self.faer_mem);
-        sym.factorize_numeric_llt(
-            &mut self.values,
-            a,
-            side,
-            Default::default(),
-            par,
-            stack,
-            Default::default(),
-        )
-        .expect("positive definite");
     }
     fn teamalg(&mut self, exec: &dyn Executor) {
-        use teamalg::kernels::sparse_cholesky::{llt_in_place, SparseLltParams};
+        use teamalg::kernels::sparse_cholesky::{ldlt_in_place, llt_in_place, SparseLltParams};
         let a = self.a.as_ref();
         if self.owned {
-            let chol = linalg::SparseCholesky::new_with_symbolic(&self.symbolic, a, exec);
-            std::hint::black_box(chol.expect("positive definite"));
+            if self.ldlt {
+                let f = linalg::SparseLdlt::new_with_symbolic(&self.symbolic, a, exec);
+                std::hint::black_box(f.expect("no zero pivot"));
+            } else {
+                let f = linalg::SparseCholesky::new_with_symbolic(&self.symbolic, a, exec);
+                std::hint::black_box(f.expect("positive definite"));
+            }
             return;
         }
         let stack = faer::dyn_stack::MemStack::new(&mut self.mem);
         let p = SparseLltParams::default();
-        llt_in_place(
-            &self.analysis,
-            a,
-            faer::Side::Lower,
-            &mut self.values,
-            &exec,
-            p,
-            stack,
-        )
-        .expect("positive definite");
+        let side = faer::Side::Lower;
+        let r = if self.ldlt {
+            ldlt_in_place(&self.analysis, a, side, &mut self.values, &exec, p, stack)
+        } else {
+            llt_in_place(&self.analysis, a, side, &mut self.values, &exec, p, stack)
+        };
+        r.expect("a factorization");
     }
 }
 
