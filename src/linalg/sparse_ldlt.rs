@@ -45,8 +45,8 @@ use super::{Dim, Field, Inertia, LinalgError, Options};
 /// let ldlt = SparseLdlt::new_with_symbolic(&symbolic, a.as_ref(), &Exec::serial())?;
 /// let inertia = ldlt.inertia();
 /// assert_eq!((inertia.positive, inertia.negative, inertia.zero), (2, 1, 0));
-/// let x = ldlt.solve(Mat::<f64>::from_fn(3, 1, |i, _| [3.0, 3.0, 0.0][i]), &Exec::serial())?;
-/// // 2 x0 + x2 = 3, 2 x1 + x2 = 3, x0 + x1 - x2 = 0: x = (1, 1, 2).
+/// let x = ldlt.solve(Mat::<f64>::from_fn(3, 1, |i, _| [4.0, 4.0, 0.0][i]), &Exec::serial())?;
+/// // 2 x0 + x2 = 4, 2 x1 + x2 = 4, x0 + x1 - x2 = 0: x = (1, 1, 2).
 /// assert!((x[(0, 0)] - 1.0).abs() < 1e-12 && (x[(2, 0)] - 2.0).abs() < 1e-12);
 /// # Ok::<(), teamalg::linalg::LinalgError>(())
 /// ```
