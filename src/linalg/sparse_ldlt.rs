@@ -23,7 +23,8 @@ use super::{Dim, Field, Inertia, LinalgError, Options};
 
 /// The factorization `P A P^T = L D L^H` of a sparse self-adjoint matrix, without pivoting:
 /// `L` unit lower triangular, `D` real diagonal (on the diagonal of each supernode's diagonal
-/// block, faer's layout). A zero pivot is [`LinalgError::Singular`], naming the column of `A`;
+/// block, faer's layout). A zero pivot is [`LinalgError::Singular`], naming the column of `A`,
+/// and so is a pivot that grew past the largest finite number (faer's step stops at either);
 /// no pivoting means a tiny pivot is not refused but grows the factor (use the dense
 /// [`Lblt`](super::Lblt) for an indefinite matrix that needs pivoting).
 ///
@@ -147,7 +148,8 @@ impl<T: Field> SparseLdlt<T> {
         })
     }
 
-    /// The inertia of `A` (Sylvester's law: the signs of `D`).
+    /// The inertia of `A` (Sylvester's law: the signs of `D`, all finite and nonzero after a
+    /// factorization that succeeded).
     pub fn inertia(&self) -> Inertia {
         let zero = faer::traits::math_utils::zero::<T::Real>();
         Inertia::of_signs(
@@ -164,6 +166,32 @@ impl<T: Field> SparseLdlt<T> {
     /// `(sign, ln|det(A)|)`.
     pub fn slogdet(&self) -> Result<(T, T::Real), LinalgError> {
         Ok(det::slogdet(self.pivots().map(|d| from_real(&d)), false))
+    }
+
+    /// `ln|det(A)|`.
+    pub fn log_abs_det(&self) -> Result<T::Real, LinalgError> {
+        self.slogdet().map(|(_, l)| l)
+    }
+
+    /// Overwrites `b` with `A^-T b` (`conj(A)^-1 b`), on `exec`.
+    pub fn solve_transpose_in_place(
+        &self,
+        b: impl AsMatMut<T = T, Rows = usize, Cols = usize>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<(), LinalgError> {
+        self.solve_conj("SparseLdlt::solve_transpose_in_place", Conj::Yes, b, exec)
+    }
+
+    /// `A^-H b` as a new matrix: `A` is self-adjoint, so this is [`SparseLdlt::solve`].
+    pub fn solve_adjoint<B: Conjugate<Canonical = T>>(
+        &self,
+        b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<Mat<T>, LinalgError> {
+        const OP: &str = "SparseLdlt::solve_adjoint";
+        let mut x = scratch::copy(OP, b.as_mat_ref())?;
+        self.solve_conj(OP, Conj::No, x.as_mut(), exec)?;
+        Ok(x)
     }
 
     /// Overwrites `b` with `A^-1 b`, on `exec` (the columns spread over the team when that

@@ -226,7 +226,11 @@ fn serial_is_faers_factor_and_one_width_gives_one_factor() {
             .any(|d| d.reason == teamalg::gates::trace::Reason::GaveUp);
         (factor_of(&symbolic, chol.values()), gave_up)
     };
-    let (on_team, team_gave_up) = at3(&team);
+    // The reference call again when it gave up (a loaded machine), so that the comparisons run.
+    let (on_team, team_gave_up) = (0..5)
+        .map(|_| at3(&team))
+        .find(|(_, gave_up)| !gave_up)
+        .unwrap_or_else(|| at3(&team));
     let want = factor_of(&symbolic, &want);
     let same = |what: &str, (got, gave_up): (Vec<f64>, bool)| {
         if !gave_up && !team_gave_up {

@@ -153,10 +153,14 @@ where
     T: ComplexField + Scalar + Send + Sync,
 {
     let sym = analysis.symbolic();
-    assert_eq!(values.len(), sym.len_val(), "llt_in_place: values' length");
+    assert_eq!(
+        values.len(),
+        sym.len_val(),
+        "sparse factorization: values' length"
+    );
     assert!(
         a.nrows() == analysis.nrows() && a.ncols() == analysis.nrows(),
-        "llt_in_place: A is not the analysis's order"
+        "sparse factorization: A is not the analysis's order"
     );
     if analysis.nrows() == 0 {
         return Ok(());
@@ -489,8 +493,8 @@ pub fn solve_in_place_scratch<T: ComplexField>(analysis: &Analysis, k: usize) ->
     analysis.symbolic().solve_in_place_scratch::<T>(k, Par::Seq)
 }
 
-/// Overwrites `rhs` with `A^-1 rhs` (or `conj(A)^-1 rhs`), `A`'s factor in `values`
-/// ([`llt_in_place`]), on `exec`: the columns of `rhs` are solved apart, by faer's serial
+/// Overwrites `rhs` with `A^-1 rhs` (or `conj(A)^-1 rhs`), `A`'s factor of `kind` in `values`
+/// ([`llt_in_place`], [`ldlt_in_place`]), on `exec`: the columns of `rhs` are solved apart, by faer's serial
 /// supernodal solve, in chunks on the participants when the gate finds that it pays (family
 /// [`Family::SparseCholesky`], [`cost::solve`] multiply-adds). A column's result does not
 /// depend on who solves it.

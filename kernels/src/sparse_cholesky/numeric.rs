@@ -636,6 +636,50 @@ mod tests {
         factors_as_faer(random::<c64>(1500, 3));
     }
 
+    /// The `LDL^H` step against faer's `factorize_numeric_ldlt`: to `1e-13` of the largest
+    /// entry (the update is formed as `X (Y D)^H`, faer's kernel scales inside its product).
+    #[test]
+    fn the_ldlt_step_is_faers_to_rounding() {
+        let a = grid::<c64>(30, 0.3);
+        let analysis = Analysis::new(a.symbolic(), Side::Lower).unwrap();
+        let sym = analysis.symbolic();
+        let mut want = vec![c64::new(0.0, 0.0); sym.len_val()];
+        let req = sym.factorize_numeric_ldlt_scratch::<c64>(Par::Seq, Default::default());
+        let mut mem = MemBuffer::new(req);
+        sym.factorize_numeric_ldlt(
+            &mut want,
+            a.as_ref(),
+            Side::Lower,
+            Default::default(),
+            Par::Seq,
+            MemStack::new(&mut mem),
+            Default::default(),
+        )
+        .unwrap();
+        let lower = permuted(&analysis, &a);
+        let mut got = vec![c64::new(0.0, 0.0); sym.len_val()];
+        let mut mem = MemBuffer::new(factor_scratch::<c64>(&analysis));
+        let ns = analysis.supernodes();
+        let stack = MemStack::new(&mut mem);
+        factor(
+            &analysis,
+            Kind::Ldlt,
+            lower.as_ref(),
+            &mut got,
+            0,
+            0..ns,
+            stack,
+        )
+        .unwrap();
+        let top = want.iter().map(|x| x.norm()).fold(0.0, f64::max);
+        let off = got
+            .iter()
+            .zip(&want)
+            .map(|(x, y)| (x - y).norm())
+            .fold(0.0, f64::max);
+        assert!(off <= 1e-13 * top, "{off:e} from faer's factor");
+    }
+
     #[test]
     fn an_indefinite_matrix_names_its_column() {
         let a = grid::<f64>(10, -4.5);
