@@ -72,32 +72,41 @@ fn with_team_nests_inside_a_team_section_and_from_threads() {
     });
 }
 
-#[path = "../../examples/general_eigen.rs"]
-#[allow(dead_code, unreachable_pub, missing_docs)]
-mod general_eigen;
-#[path = "../../examples/least_squares.rs"]
-#[allow(dead_code, unreachable_pub, missing_docs)]
-mod least_squares;
-#[path = "../../examples/self_adjoint_eigen.rs"]
-#[allow(dead_code, unreachable_pub, missing_docs)]
-mod self_adjoint_eigen;
-#[path = "../../examples/sparse_products.rs"]
-#[allow(dead_code, unreachable_pub, missing_docs)]
-mod sparse_products;
-#[path = "../../examples/sparse_solve.rs"]
-#[allow(dead_code, unreachable_pub, missing_docs)]
-mod sparse_solve;
-#[path = "../../examples/symmetric_indefinite.rs"]
-#[allow(dead_code, unreachable_pub, missing_docs)]
-mod symmetric_indefinite;
+/// An example's binary, which `cargo test` builds beside the test binaries (in `examples/`
+/// next to the tests' `deps/`): running it, rather than compiling its source into this binary
+/// again, keeps the test build from compiling each example twice.
+fn example(name: &str) -> std::path::PathBuf {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let dir = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("target/<profile>/deps");
+    dir.join("examples")
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
+}
 
-/// The facade's examples run to the end: each checks its own results.
+/// The facade's examples run to the end: each checks its own results (and exits with an error
+/// when a check fails).
 #[test]
 fn the_facade_examples_run() {
-    least_squares::main().unwrap();
-    self_adjoint_eigen::main().unwrap();
-    sparse_products::main().unwrap();
-    symmetric_indefinite::main().unwrap();
-    general_eigen::main().unwrap();
-    sparse_solve::run(10).unwrap();
+    for (name, args) in [
+        ("least_squares", &[][..]),
+        ("self_adjoint_eigen", &[]),
+        ("sparse_products", &[]),
+        ("symmetric_indefinite", &[]),
+        ("general_eigen", &[]),
+        ("sparse_solve", &["--side", "10"]),
+    ] {
+        let path = example(name);
+        let out = std::process::Command::new(&path)
+            .args(args)
+            .output()
+            .unwrap_or_else(|e| panic!("{}: {e} (cargo test builds the examples)", path.display()));
+        assert!(
+            out.status.success(),
+            "{name}: {}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }
