@@ -13,7 +13,7 @@ use faer::traits::{ComplexField, Conjugate, Index};
 use faer::{Conj, Mat, MatMut, Side};
 use teamalg_gates::Family;
 use teamalg_kernels::par::Executor;
-use teamalg_kernels::sparse_cholesky::{self as kernel, Analysis, PivotFailure, SparseLltParams};
+use teamalg_kernels::sparse_cholesky::{self as kernel, Analysis, Kind, PivotFailure, SparseLltParams};
 
 use super::{check, det, scratch};
 use super::{Dim, Field, LinalgError, Options};
@@ -160,6 +160,91 @@ impl SymbolicCholesky {
         self.inner.side
     }
 
+    /// The checks and the numeric factorization of `kind` of `a` (scratch from `stack`, which
+    /// holds [`sparse_cholesky_scratch`]): the factor's values. A failed pivot is
+    /// `NotPositiveDefinite` (`L L^H`) or `Singular` (`L D L^H`), naming the column of `A`.
+    pub(super) fn factor<I: Index, T: Field>(
+        &self,
+        op: &'static str,
+        kind: Kind,
+        a: SparseColMatRef<'_, I, T>,
+        exec: &(impl Executor + ?Sized),
+        options: &Options,
+        stack: &mut MemStack,
+    ) -> Result<Vec<T>, LinalgError> {
+        let mut copy = Vec::new();
+        let a = self.matching(op, a, &mut copy)?;
+        if options.checks_finite() {
+            finite_triangle(op, a, self.inner.side)?;
+        }
+        let analysis = &self.inner.analysis;
+        let mut values = scratch::vec(op, analysis.symbolic().len_val(), T::zero_impl())?;
+        let params = SparseLltParams {
+            threshold: options.get(Family::SparseCholesky),
+        };
+        let side = self.inner.side;
+        let factored = match kind {
+            Kind::Llt => kernel::llt_in_place(analysis, a, side, &mut values, exec, params, stack),
+            Kind::Ldlt => kernel::ldlt_in_place(analysis, a, side, &mut values, exec, params, stack),
+        };
+        factored.map_err(|PivotFailure { column }| {
+            let index = self.perm().arrays().0[column];
+            match kind {
+                Kind::Llt => LinalgError::NotPositiveDefinite { op, index },
+                Kind::Ldlt => LinalgError::Singular { op, index },
+            }
+        })?;
+        Ok(values)
+    }
+
+    /// Overwrites `b` with `A^-1 b` (`conj(A)^-1 b` for `Conj::Yes`), `A`'s factor of `kind`
+    /// in `values`, on `exec`, after the checks of `b` (its rows; its finiteness when `options`
+    /// ask).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn solve<T: Field>(
+        &self,
+        op: &'static str,
+        kind: Kind,
+        values: &[T],
+        options: &Options,
+        conj: Conj,
+        b: MatMut<'_, T>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<(), LinalgError> {
+        check::dim(op, "B", Dim::Rows, self.nrows(), b.nrows())?;
+        if options.checks_finite() {
+            check::finite(op, "B", b.as_ref(), check::Stored::All)?;
+        }
+        let analysis = &self.inner.analysis;
+        let params = SparseLltParams {
+            threshold: options.get(Family::SparseCholesky),
+        };
+        let req = kernel::solve_in_place_scratch::<T>(analysis, b.ncols());
+        scratch::with(op, req, |stack| {
+            kernel::solve_in_place(analysis, kind, values, conj, b, exec, params, stack)
+        })
+    }
+
+    /// The solve for faer's `SolveCore`: on the caller alone, no check but the shape (a
+    /// mismatch panics, as faer's solves do).
+    #[track_caller]
+    pub(super) fn serial_solve<T: Field>(
+        &self,
+        kind: Kind,
+        values: &[T],
+        conj: Conj,
+        rhs: MatMut<'_, T>,
+    ) {
+        assert_eq!(rhs.nrows(), self.nrows(), "solve: shapes");
+        let analysis = &self.inner.analysis;
+        let req = kernel::solve_in_place_scratch::<T>(analysis, rhs.ncols());
+        let mut mem = faer::dyn_stack::MemBuffer::new(req);
+        let stack = MemStack::new(&mut mem);
+        let params = SparseLltParams::default();
+        let seq = teamalg_kernels::par::Seq;
+        kernel::solve_in_place(analysis, kind, values, conj, rhs, &seq, params, stack);
+    }
+
     /// `a` with this analysis's pattern and `usize` indices, its values compressed into
     /// `copy` when `a` does not hold them in the analysed order. Errors: `NotSquare`,
     /// `ShapeMismatch` (another order) and `PatternMismatch` (the first column whose row
@@ -213,7 +298,7 @@ impl SymbolicCholesky {
 
 /// The first non-finite stored value of `a`'s `side` triangle (the entries the factorization
 /// reads), as [`LinalgError::NotFinite`].
-pub(super) fn finite_triangle<T: Field>(
+fn finite_triangle<T: Field>(
     op: &'static str,
     a: SparseColMatRef<'_, usize, T>,
     side: Side,
@@ -362,32 +447,9 @@ impl<T: Field> SparseCholesky<T> {
         options: &Options,
         stack: &mut MemStack,
     ) -> Result<SparseCholesky<T>, LinalgError> {
-        let mut copy = Vec::new();
-        let a = symbolic.matching(op, a, &mut copy)?;
-        if options.checks_finite() {
-            finite_triangle(op, a, symbolic.inner.side)?;
-        }
-        let analysis = &symbolic.inner.analysis;
-        let mut values = scratch::vec(op, analysis.symbolic().len_val(), T::zero_impl())?;
-        let params = SparseLltParams {
-            threshold: options.get(Family::SparseCholesky),
-        };
-        kernel::llt_in_place(
-            analysis,
-            a,
-            symbolic.inner.side,
-            &mut values,
-            exec,
-            params,
-            stack,
-        )
-        .map_err(|PivotFailure { column }| LinalgError::NotPositiveDefinite {
-            op,
-            index: symbolic.perm().arrays().0[column],
-        })?;
         Ok(SparseCholesky {
+            values: symbolic.factor(op, Kind::Llt, a, exec, options, stack)?,
             symbolic: symbolic.clone(),
-            values,
             options: *options,
         })
     }
@@ -508,29 +570,10 @@ impl<T: Field> SparseCholesky<T> {
         mut b: impl AsMatMut<T = T, Rows = usize, Cols = usize>,
         exec: &(impl Executor + ?Sized),
     ) -> Result<(), LinalgError> {
-        let b: MatMut<'_, T> = b.as_mat_mut();
-        let n = self.symbolic.nrows();
-        check::dim(op, "B", Dim::Rows, n, b.nrows())?;
-        if self.options.checks_finite() {
-            check::finite(op, "B", b.as_ref(), check::Stored::All)?;
-        }
-        let analysis = &self.symbolic.inner.analysis;
-        let params = SparseLltParams {
-            threshold: self.options.get(Family::SparseCholesky),
-        };
-        let req = kernel::solve_in_place_scratch::<T>(analysis, b.ncols());
-        scratch::with(op, req, |stack| {
-            kernel::solve_in_place(
-                analysis,
-                kernel::Kind::Llt,
-                &self.values,
-                conj,
-                b,
-                exec,
-                params,
-                stack,
-            )
-        })
+        let b = b.as_mat_mut();
+        let (values, options) = (&self.values, &self.options);
+        self.symbolic
+            .solve(op, Kind::Llt, values, options, conj, b, exec)
     }
 
     /// `det(A)`, the product of the squared diagonal of `L` (it may overflow or underflow:
@@ -578,26 +621,13 @@ impl<T: Field> faer::linalg::solvers::ShapeCore for SparseCholesky<T> {
 impl<T: Field> faer::linalg::solvers::SolveCore<T> for SparseCholesky<T> {
     #[track_caller]
     fn solve_in_place_with_conj(&self, conj: Conj, rhs: MatMut<'_, T>) {
-        assert_eq!(rhs.nrows(), self.symbolic.nrows(), "solve: shapes");
-        self.serial_solve(conj, rhs);
+        self.symbolic.serial_solve(Kind::Llt, &self.values, conj, rhs);
     }
 
     #[track_caller]
     fn solve_transpose_in_place_with_conj(&self, conj: Conj, rhs: MatMut<'_, T>) {
-        assert_eq!(rhs.nrows(), self.symbolic.nrows(), "solve: shapes");
         // A^T = conj(A) for a Hermitian A.
-        self.serial_solve(conj.compose(Conj::Yes), rhs);
-    }
-}
-
-impl<T: Field> SparseCholesky<T> {
-    /// The solve on the caller alone, for faer's traits.
-    fn serial_solve(&self, conj: Conj, rhs: MatMut<'_, T>) {
-        let analysis = &self.symbolic.inner.analysis;
-        let req = kernel::solve_in_place_scratch::<T>(analysis, rhs.ncols());
-        let mut mem = faer::dyn_stack::MemBuffer::new(req);
-        let seq = teamalg_kernels::par::Seq;
-        let params = SparseLltParams::default();
-        kernel::solve_in_place(analysis, kernel::Kind::Llt, &self.values, conj, rhs, &seq, params, MemStack::new(&mut mem));
+        let conj = conj.compose(Conj::Yes);
+        self.symbolic.serial_solve(Kind::Llt, &self.values, conj, rhs);
     }
 }

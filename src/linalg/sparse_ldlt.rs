@@ -6,20 +6,18 @@
 
 use std::cmp::Ordering;
 
-use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::mat::{AsMatMut, AsMatRef};
 use faer::sparse::linalg::cholesky::LdltRef;
 use faer::sparse::SparseColMatRef;
 use faer::traits::math_utils::{from_real, real};
 use faer::traits::{Conjugate, Index};
 use faer::{Conj, Mat, MatMut, Side};
-use teamalg_gates::Family;
-use teamalg_kernels::par::{Executor, Seq};
-use teamalg_kernels::sparse_cholesky::{self as kernel, Kind, PivotFailure, SparseLltParams};
+use teamalg_kernels::par::Executor;
+use teamalg_kernels::sparse_cholesky::Kind;
 
-use super::sparse_cholesky::{finite_triangle, sparse_cholesky_scratch, SymbolicCholesky};
-use super::{check, det, scratch};
-use super::{Dim, Field, Inertia, LinalgError, Options};
+use super::sparse_cholesky::{sparse_cholesky_scratch, SymbolicCholesky};
+use super::{det, scratch};
+use super::{Field, Inertia, LinalgError, Options};
 
 /// The factorization `P A P^T = L D L^H` of a sparse self-adjoint matrix, without pivoting:
 /// `L` unit lower triangular, `D` real diagonal (on the diagonal of each supernode's diagonal
@@ -94,30 +92,14 @@ impl<T: Field> SparseLdlt<T> {
     ) -> Result<SparseLdlt<T>, LinalgError> {
         const OP: &str = "SparseLdlt::new";
         let req = sparse_cholesky_scratch::<T>(symbolic);
-        scratch::with(OP, req, |stack| {
-            let mut copy = Vec::new();
-            let a = symbolic.matching(OP, a, &mut copy)?;
-            if options.checks_finite() {
-                finite_triangle(OP, a, symbolic.side())?;
-            }
-            let analysis = &symbolic.inner.analysis;
-            let mut values = scratch::vec(OP, analysis.symbolic().len_val(), T::zero_impl())?;
-            let params = SparseLltParams {
-                threshold: options.get(Family::SparseCholesky),
-            };
-            let side = symbolic.side();
-            kernel::ldlt_in_place(analysis, a, side, &mut values, exec, params, stack).map_err(
-                |PivotFailure { column }| LinalgError::Singular {
-                    op: OP,
-                    index: symbolic.perm().arrays().0[column],
-                },
-            )?;
-            Ok(SparseLdlt {
-                symbolic: symbolic.clone(),
-                values,
-                options: *options,
-            })
-        })?
+        let values = scratch::with(OP, req, |stack| {
+            symbolic.factor(OP, Kind::Ldlt, a, exec, options, stack)
+        })??;
+        Ok(SparseLdlt {
+            symbolic: symbolic.clone(),
+            values,
+            options: *options,
+        })
     }
 
     /// The analysis the factor was made with.
@@ -236,21 +218,10 @@ impl<T: Field> SparseLdlt<T> {
         mut b: impl AsMatMut<T = T, Rows = usize, Cols = usize>,
         exec: &(impl Executor + ?Sized),
     ) -> Result<(), LinalgError> {
-        let b: MatMut<'_, T> = b.as_mat_mut();
-        let n = self.symbolic.nrows();
-        check::dim(op, "B", Dim::Rows, n, b.nrows())?;
-        if self.options.checks_finite() {
-            check::finite(op, "B", b.as_ref(), check::Stored::All)?;
-        }
-        let analysis = &self.symbolic.inner.analysis;
-        let params = SparseLltParams {
-            threshold: self.options.get(Family::SparseCholesky),
-        };
-        let req = kernel::solve_in_place_scratch::<T>(analysis, b.ncols());
-        let values = &self.values;
-        scratch::with(op, req, |stack| {
-            kernel::solve_in_place(analysis, Kind::Ldlt, values, conj, b, exec, params, stack)
-        })
+        let b = b.as_mat_mut();
+        let (values, options) = (&self.values, &self.options);
+        self.symbolic
+            .solve(op, Kind::Ldlt, values, options, conj, b, exec)
     }
 }
 
@@ -267,24 +238,12 @@ impl<T: Field> faer::linalg::solvers::ShapeCore for SparseLdlt<T> {
 impl<T: Field> faer::linalg::solvers::SolveCore<T> for SparseLdlt<T> {
     #[track_caller]
     fn solve_in_place_with_conj(&self, conj: Conj, rhs: MatMut<'_, T>) {
-        assert_eq!(rhs.nrows(), self.symbolic.nrows(), "solve: shapes");
-        self.serial_solve(conj, rhs);
+        self.symbolic.serial_solve(Kind::Ldlt, &self.values, conj, rhs);
     }
 
     #[track_caller]
     fn solve_transpose_in_place_with_conj(&self, conj: Conj, rhs: MatMut<'_, T>) {
-        assert_eq!(rhs.nrows(), self.symbolic.nrows(), "solve: shapes");
-        self.serial_solve(conj.compose(Conj::Yes), rhs);
-    }
-}
-
-impl<T: Field> SparseLdlt<T> {
-    fn serial_solve(&self, conj: Conj, rhs: MatMut<'_, T>) {
-        let analysis = &self.symbolic.inner.analysis;
-        let req = kernel::solve_in_place_scratch::<T>(analysis, rhs.ncols());
-        let mut mem = MemBuffer::new(req);
-        let stack = MemStack::new(&mut mem);
-        let params = SparseLltParams::default();
-        kernel::solve_in_place(analysis, Kind::Ldlt, &self.values, conj, rhs, &Seq, params, stack);
+        let conj = conj.compose(Conj::Yes);
+        self.symbolic.serial_solve(Kind::Ldlt, &self.values, conj, rhs);
     }
 }

@@ -177,11 +177,18 @@ where
         call_units: units,
     };
     // A tree with nothing to run at once (a chain of small supernodes) asks nothing.
-    let call = plan::cut(analysis, exec.width().max(1))
+    let full = exec.width().max(1);
+    let at_full = plan::cut(analysis, full);
+    let call = at_full
         .pays(analysis)
         .then(|| gate::call::<T>(exec, region, params.threshold));
     let width = call.as_ref().map_or(1, |c| c.width());
-    let cut = plan::cut(analysis, width);
+    // The cut again only when the gate chose another width.
+    let cut = if width == full {
+        at_full
+    } else {
+        plan::cut(analysis, width)
+    };
     if width <= 1 || !cut.pays(analysis) {
         let failed = match kind {
             Kind::Llt => sym
