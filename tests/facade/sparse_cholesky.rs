@@ -708,3 +708,36 @@ fn ldlt_names_a_zero_pivot_on_every_executor() {
         );
     });
 }
+
+/// One analysis shared by threads that factor at once, each on its own team, and the factors
+/// moved to other threads to be solved with: the analysis is reference-counted and `Sync`.
+#[test]
+fn one_analysis_shared_by_threads() {
+    let (n, edges) = grid2(20);
+    let p = problem::<f64>(n, &edges, 0.5);
+    let symbolic = SymbolicCholesky::new(p.lower.symbolic(), Side::Lower).unwrap();
+    let b = sample::mat::<f64>(n, 1, 0.3);
+    let factors: Vec<SparseCholesky<f64>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..3)
+            .map(|_| {
+                let symbolic = symbolic.clone();
+                let lower = p.lower.as_ref();
+                s.spawn(move || {
+                    let team = team(2);
+                    SparseCholesky::new_with(&symbolic, lower, &team, &forced(true)).unwrap()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    drop(symbolic);
+    std::thread::scope(|s| {
+        for chol in &factors {
+            let (p, b) = (&p, &b);
+            s.spawn(move || {
+                let x = chol.solve(b, &Exec::serial()).unwrap();
+                assert_solves("shared analysis", p, &x, b);
+            });
+        }
+    });
+}
