@@ -125,13 +125,16 @@ fn the_checker_sees_the_layers() {
 #[test]
 fn a_decomposition_imports_only_the_shared_layers() {
     const SHARED: [&str; 3] = ["exec", "drive", "spectral"];
-    const BUILT_FROM: [(&str, &str); 7] = [
+    const BUILT_FROM: [(&str, &str); 10] = [
         ("svd", "gemm"),
         ("svd", "qr"),
         ("evd", "gemm"),
         ("evd", "qr"),
         ("sparse_cholesky", "cholesky"),
         ("sparse_cholesky", "triangular"),
+        ("sparse_lu", "lu"),
+        ("sparse_lu", "gemm"),
+        ("sparse_lu", "triangular"),
         ("exec", "families"),
     ];
     let folder = |m: &str| m.split("::").next().unwrap_or(m).to_string();

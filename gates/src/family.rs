@@ -42,10 +42,13 @@ pub enum Family {
     /// Sparse Cholesky, numeric phase (supernodal, left-looking); unit: multiply-add of the
     /// supernodes' updates, diagonal blocks and panels.
     SparseCholesky,
+    /// Sparse LU with partial pivoting, numeric phase (multifrontal over the column tree);
+    /// unit: multiply-add of the fronts' panels, solves and updates.
+    SparseLu,
 }
 
 /// How many families there are.
-pub const FAMILIES: usize = 16;
+pub const FAMILIES: usize = 17;
 
 impl Family {
     /// Every family.
@@ -66,6 +69,7 @@ impl Family {
         Family::TridiagEvdDc,
         Family::SparseProduct,
         Family::SparseCholesky,
+        Family::SparseLu,
     ];
 
     /// The family's position in [`Family::ALL`].
@@ -92,6 +96,7 @@ impl Family {
             Family::TridiagEvdDc => "tridiag_evd_dc",
             Family::SparseProduct => "sparse_product",
             Family::SparseCholesky => "sparse_cholesky",
+            Family::SparseLu => "sparse_lu",
         }
     }
 

@@ -7,7 +7,9 @@ use std::sync::OnceLock;
 
 use teamalg_gates::{Catalogue, Family, HostClass, Model, Rows};
 
-use crate::{cholesky, evd, gemm, lu, qr, sparse, sparse_cholesky, spectral, svd, triangular};
+use crate::{
+    cholesky, evd, gemm, lu, qr, sparse, sparse_cholesky, sparse_lu, spectral, svd, triangular,
+};
 
 /// The built-in rows of `family`, from its decomposition's `cost.rs`.
 pub fn rows(family: Family) -> Rows {
@@ -28,6 +30,7 @@ pub fn rows(family: Family) -> Rows {
         Family::HouseholderRank1 => spectral::cost::HOUSEHOLDER_RANK1_ROWS,
         Family::SparseProduct => sparse::cost::PRODUCT_ROWS,
         Family::SparseCholesky => sparse_cholesky::cost::ROWS,
+        Family::SparseLu => sparse_lu::cost::ROWS,
         // `Family` is non-exhaustive: a family added to the gates before its rows is refused
         // here, when a model is first built.
         _ => panic!("no built-in rows for family {}", family.name()),

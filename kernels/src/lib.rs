@@ -28,6 +28,7 @@ pub mod lu;
 pub mod qr;
 pub mod sparse;
 pub mod sparse_cholesky;
+pub mod sparse_lu;
 pub mod spectral;
 pub mod svd;
 pub mod triangular;

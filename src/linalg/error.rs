@@ -215,6 +215,16 @@ pub enum LinalgError {
         /// The first column that differs.
         col: usize,
     },
+    /// A sparse matrix whose pattern no values can make nonsingular (`SymbolicLu::new`): in
+    /// the analysis's column order, column `index` of `A` is the first that no remaining row
+    /// can pivot, as when rows without entries, or more columns than rows meeting a set of
+    /// rows, leave a column uncovered. A numerical zero pivot is [`LinalgError::Singular`].
+    StructurallySingular {
+        /// The operation.
+        op: &'static str,
+        /// `A`'s column.
+        index: usize,
+    },
     /// A batch's slices do not hold one entry per problem (`linalg::batch`): the operand
     /// slice has `found` entries where the batch has `expected` problems.
     BatchLength {
@@ -263,6 +273,7 @@ impl LinalgError {
             | LinalgError::IndexOverflow { op }
             | LinalgError::OutOfMemory { op }
             | LinalgError::PatternMismatch { op, .. }
+            | LinalgError::StructurallySingular { op, .. }
             | LinalgError::BatchLength { op, .. } => op,
         }
     }
@@ -336,6 +347,10 @@ impl fmt::Display for LinalgError {
             LinalgError::PatternMismatch { op, col } => write!(
                 f,
                 "{op}: column {col} of A has another pattern than the analysis was made for (analyse the new pattern)"
+            ),
+            LinalgError::StructurallySingular { op, index } => write!(
+                f,
+                "{op}: the pattern is structurally singular (no row can pivot column {index})"
             ),
             LinalgError::BatchLength {
                 op,

@@ -114,6 +114,8 @@ mod self_adjoint_eigen;
 mod solves;
 mod sparse;
 mod sparse_cholesky;
+mod sparse_lu;
+mod sparse_pattern;
 mod sparse_ldlt;
 mod store;
 mod svd;
@@ -145,6 +147,7 @@ pub use sparse::{
 };
 pub use sparse_cholesky::{sparse_cholesky_scratch, SparseCholesky, SymbolicCholesky};
 pub use sparse_ldlt::SparseLdlt;
+pub use sparse_lu::{sparse_lu_scratch, SparseLu, SymbolicLu};
 pub use svd::{
     singular_values, singular_values_with, svd_into, svd_into_with_scratch, svd_scratch, RealOf, Svd, SvdVectors,
 };

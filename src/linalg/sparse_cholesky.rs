@@ -7,7 +7,7 @@ use std::sync::Arc;
 use faer::dyn_stack::{MemStack, StackReq};
 use faer::mat::{AsMatMut, AsMatRef};
 use faer::sparse::linalg::cholesky::LltRef;
-use faer::sparse::{FaerError, SparseColMatRef, SymbolicSparseColMat, SymbolicSparseColMatRef};
+use faer::sparse::{FaerError, SparseColMatRef, SymbolicSparseColMatRef};
 use faer::traits::math_utils::{abs2, from_real};
 use faer::traits::{ComplexField, Conjugate, Index};
 use faer::{Conj, Mat, MatMut, Side};
@@ -15,6 +15,7 @@ use teamalg_gates::Family;
 use teamalg_kernels::par::Executor;
 use teamalg_kernels::sparse_cholesky::{self as kernel, Analysis, Kind, PivotFailure, SparseLltParams};
 
+use super::sparse_pattern::Pattern;
 use super::{check, det, scratch};
 use super::{Dim, Field, LinalgError, Options};
 
@@ -61,16 +62,15 @@ pub struct SymbolicCholesky {
 #[derive(Debug)]
 pub(super) struct Symbolic {
     pub(super) analysis: Analysis,
-    /// The analysed pattern, compressed, with `usize` indices: a matrix factored with the
-    /// analysis must have exactly this pattern.
-    pattern: SymbolicSparseColMat<usize>,
+    /// The analysed pattern: a matrix factored with the analysis must have exactly it.
+    pattern: Pattern,
     pub(super) side: Side,
     /// Each scalar type's scratch requirement, once sized ([`sparse_cholesky_scratch`]).
     scratch: std::sync::Mutex<Vec<(std::any::TypeId, StackReq)>>,
 }
 
 /// The refusal of faer's analysis as the facade's error.
-fn analysis_error(op: &'static str, e: FaerError) -> LinalgError {
+pub(super) fn analysis_error(op: &'static str, e: FaerError) -> LinalgError {
     match e {
         FaerError::IndexOverflow => LinalgError::IndexOverflow { op },
         _ => LinalgError::OutOfMemory { op },
@@ -96,18 +96,7 @@ impl SymbolicCholesky {
                 cols: m,
             });
         }
-        let nnz = pattern.compute_nnz();
-        let mut col_ptr = scratch::vec(OP, n + 1, 0usize)?;
-        let mut row_idx = scratch::vec(OP, nnz, 0usize)?;
-        for j in 0..n {
-            let rows = pattern.row_idx_of_col_raw(j);
-            let at = col_ptr[j];
-            for (k, &i) in rows.iter().enumerate() {
-                row_idx[at + k] = i.zx();
-            }
-            col_ptr[j + 1] = at + rows.len();
-        }
-        let pattern = SymbolicSparseColMat::new_unsorted_checked(n, n, col_ptr, None, row_idx);
+        let pattern = Pattern::copy(OP, pattern)?;
         let analysis =
             Analysis::new(pattern.as_ref(), side).map_err(|e| analysis_error(OP, e))?;
         Ok(SymbolicCholesky {
@@ -245,54 +234,14 @@ impl SymbolicCholesky {
         kernel::solve_in_place(analysis, kind, values, conj, rhs, &seq, params, stack);
     }
 
-    /// `a` with this analysis's pattern and `usize` indices, its values compressed into
-    /// `copy` when `a` does not hold them in the analysed order. Errors: `NotSquare`,
-    /// `ShapeMismatch` (another order) and `PatternMismatch` (the first column whose row
-    /// indices differ).
+    /// `a` with this analysis's pattern ([`Pattern::matching`]).
     pub(super) fn matching<'a, I: Index, T: Field>(
         &'a self,
         op: &'static str,
         a: SparseColMatRef<'a, I, T>,
         copy: &'a mut Vec<T>,
     ) -> Result<SparseColMatRef<'a, usize, T>, LinalgError> {
-        let n = self.nrows();
-        if a.nrows() != a.ncols() {
-            return Err(LinalgError::NotSquare {
-                op,
-                operand: "A",
-                rows: a.nrows(),
-                cols: a.ncols(),
-            });
-        }
-        if a.nrows() != n {
-            return Err(LinalgError::ShapeMismatch {
-                op,
-                operand: "A",
-                dim: Dim::Rows,
-                expected: n,
-                found: a.nrows(),
-            });
-        }
-        let pattern = self.inner.pattern.as_ref();
-        for j in 0..n {
-            let (ours, theirs) = (pattern.row_idx_of_col_raw(j), a.row_idx_of_col_raw(j));
-            if ours.len() != theirs.len() || ours.iter().zip(theirs).any(|(&x, y)| x != y.zx()) {
-                return Err(LinalgError::PatternMismatch { op, col: j });
-            }
-        }
-        let compact = a.symbolic().col_nnz().is_none() && a.val().len() == pattern.row_idx().len();
-        let values: &[T] = if compact {
-            a.val()
-        } else {
-            *copy = scratch::vec(op, pattern.row_idx().len(), T::zero_impl())?;
-            for j in 0..n {
-                let at = pattern.col_ptr()[j];
-                let vals = a.val_of_col(j);
-                copy[at..at + vals.len()].clone_from_slice(vals);
-            }
-            copy
-        };
-        Ok(SparseColMatRef::new(pattern, values))
+        self.inner.pattern.matching(op, a, copy)
     }
 }
 

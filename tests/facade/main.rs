@@ -18,6 +18,7 @@ mod linalg_qr;
 mod linalg_spectral;
 mod refusals;
 mod sparse_cholesky;
+mod sparse_lu;
 mod sweep;
 mod symmetric;
 mod vectors;

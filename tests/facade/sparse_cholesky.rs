@@ -61,7 +61,7 @@ fn signed<T: Sample>(
 }
 
 /// The edges of a `k x k` grid's 5-point stencil.
-fn grid2(k: usize) -> (usize, Vec<(usize, usize)>) {
+pub(crate) fn grid2(k: usize) -> (usize, Vec<(usize, usize)>) {
     let mut e = Vec::new();
     for x in 0..k {
         for y in 0..k {
@@ -78,7 +78,7 @@ fn grid2(k: usize) -> (usize, Vec<(usize, usize)>) {
 }
 
 /// The edges of a `k^3` grid's 7-point stencil.
-fn grid3(k: usize) -> (usize, Vec<(usize, usize)>) {
+pub(crate) fn grid3(k: usize) -> (usize, Vec<(usize, usize)>) {
     let mut e = Vec::new();
     let at = |x: usize, y: usize, z: usize| (x * k + y) * k + z;
     for x in 0..k {
@@ -101,7 +101,7 @@ fn grid3(k: usize) -> (usize, Vec<(usize, usize)>) {
 }
 
 /// A band of `width` below the diagonal: its tree is one chain.
-fn band(n: usize, width: usize) -> (usize, Vec<(usize, usize)>) {
+pub(crate) fn band(n: usize, width: usize) -> (usize, Vec<(usize, usize)>) {
     let e = (0..n)
         .flat_map(|j| (j + 1..(j + 1 + width).min(n)).map(move |i| (i, j)))
         .collect();
@@ -109,7 +109,7 @@ fn band(n: usize, width: usize) -> (usize, Vec<(usize, usize)>) {
 }
 
 /// Node 0 coupled to every other node: after ordering, `n - 1` leaves below one root.
-fn star(n: usize) -> (usize, Vec<(usize, usize)>) {
+pub(crate) fn star(n: usize) -> (usize, Vec<(usize, usize)>) {
     (n, (1..n).map(|i| (i, 0)).collect())
 }
 

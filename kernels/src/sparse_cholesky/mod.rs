@@ -2,7 +2,7 @@
 //! independent subtrees as the unit of parallel work (`docs/sparse-cholesky.md`).
 //!
 //! [`tree`] is the analysis (faer's symbolic analysis in a postorder of its tree, and the tree
-//! beside it), [`plan`] the cut into subtrees and a top, [`numeric`] the left-looking step, and
+//! beside it), [`crate::drive::forest`] the cut into subtrees and a top, [`numeric`] the left-looking step, and
 //! [`llt_in_place`] the factorization: the whole call asks the gate once; serial, it is faer's
 //! own numeric factorization (its bits); parallel, the participants claim the subtrees
 //! heaviest first, each on its own slice of the values, and the top's supernodes follow on the
@@ -11,7 +11,6 @@
 
 pub mod cost;
 pub mod numeric;
-pub mod plan;
 pub mod tree;
 
 use std::sync::Mutex;
@@ -34,6 +33,7 @@ use crate::cholesky::llt::{
     cholesky_in_place as dense_llt, cholesky_in_place_scratch, CholeskyParams,
 };
 use crate::drive::batch::Claims;
+use crate::drive::forest;
 use crate::drive::slots::Slots;
 use crate::exec::call;
 use crate::exec::par::part_start;
@@ -178,18 +178,18 @@ where
     };
     // A tree with nothing to run at once (a chain of small supernodes) asks nothing.
     let full = exec.width().max(1);
-    let at_full = plan::cut(analysis, full);
+    let at_full = forest::cut(analysis.forest(), full);
     let call = at_full
-        .pays(analysis)
+        .pays(analysis.forest())
         .then(|| gate::call::<T>(exec, region, params.threshold));
     let width = call.as_ref().map_or(1, |c| c.width());
     // The cut again only when the gate chose another width.
     let cut = if width == full {
         at_full
     } else {
-        plan::cut(analysis, width)
+        forest::cut(analysis.forest(), width)
     };
-    if width <= 1 || !cut.pays(analysis) {
+    if width <= 1 || !cut.pays(analysis.forest()) {
         let failed = match kind {
             Kind::Llt => sym
                 .factorize_numeric_llt(
@@ -260,7 +260,7 @@ where
 fn subtrees<T>(
     kind: Kind,
     analysis: &Analysis,
-    cut: &plan::Cut,
+    cut: &forest::Cut,
     lower: SparseColMatRef<'_, usize, T>,
     values: &mut [T],
     exec: &(impl Executor + ?Sized),

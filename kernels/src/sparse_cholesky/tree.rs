@@ -1,8 +1,8 @@
 //! The analysis of a pattern: faer's supernodal symbolic Cholesky, ordered by AMD and then by a
 //! postorder of the elimination tree (so that every subtree is a contiguous range of
 //! supernodes, and its values one contiguous slice), and the supernodal tree faer computes but
-//! keeps private: each supernode's parent, the first supernode of its subtree, and the
-//! descendants whose rows update it.
+//! keeps private: the supernodal [`Forest`] and the descendants whose rows update each
+//! supernode.
 
 use std::ops::Range;
 
@@ -20,25 +20,19 @@ use faer::sparse::{FaerError, SparseColMatRef, SymbolicSparseColMatRef};
 use faer::Side;
 
 use super::cost;
+use crate::drive::forest::Forest;
 
 /// A pattern's analysis, made once and shared by every factorization of that pattern.
 #[derive(Debug)]
 pub struct Analysis {
     symbolic: SymbolicCholesky<usize>,
-    /// Each supernode's parent (`None`: a root).
-    parent: Vec<Option<usize>>,
-    /// The first supernode of each supernode's subtree (a postorder: the subtree of `s` is
-    /// `first[s]..=s`).
-    first: Vec<usize>,
+    /// The supernodal tree, each supernode's work ([`super::cost::supernode`]) and columns.
+    forest: Forest,
     /// The descendants that update each supernode, ascending: `idx[ptr[s]..ptr[s + 1]]`.
     desc_ptr: Vec<usize>,
     desc_idx: Vec<usize>,
     /// The entries of the analysed pattern.
     a_nnz: usize,
-    /// Each supernode's step, in multiply-adds ([`super::cost::supernode`]).
-    work: Vec<f64>,
-    /// Each supernode's subtree's work, in multiply-adds.
-    subtree_work: Vec<f64>,
 }
 
 impl Analysis {
@@ -64,7 +58,7 @@ impl Analysis {
         // An explicit permutation: faer's identity ordering reads only the upper triangle.
         let symbolic =
             factorize_symbolic_cholesky(pattern, side, SymmetricOrdering::Custom(perm), params)?;
-        let (parent, first, desc_ptr, desc_idx) = match symbolic.raw() {
+        let (parent, desc_ptr, desc_idx) = match symbolic.raw() {
             SymbolicCholeskyRaw::Supernodal(s) => tree(s),
             // faer keeps an empty matrix simplicial whatever it is asked.
             SymbolicCholeskyRaw::Simplicial(_) if n == 0 => Default::default(),
@@ -72,25 +66,22 @@ impl Analysis {
         };
         let mut analysis = Analysis {
             symbolic,
-            parent,
-            first,
+            forest: Forest::default(),
             desc_ptr,
             desc_idx,
             a_nnz: pattern.compute_nnz(),
-            work: Vec::new(),
-            subtree_work: Vec::new(),
         };
-        let work: Vec<f64> = (0..analysis.supernodes())
+        let count = parent.len();
+        let work: Vec<f64> = (0..count)
             .map(|s| cost::supernode(analysis.supernodal(), s, analysis.descendants(s)))
             .collect();
-        let mut subtree_work = work.clone();
-        for s in 0..analysis.supernodes() {
-            if let Some(p) = analysis.parent[s] {
-                subtree_work[p] += subtree_work[s];
-            }
-        }
-        analysis.work = work;
-        analysis.subtree_work = subtree_work;
+        let cols: Vec<usize> = (0..count)
+            .map(|s| {
+                let sym = analysis.supernodal();
+                sym.supernode_end()[s] - sym.supernode_begin()[s]
+            })
+            .collect();
+        analysis.forest = Forest::new(parent, work, cols);
         Ok(analysis)
     }
 
@@ -108,19 +99,24 @@ impl Analysis {
         }
     }
 
+    /// The supernodal tree, with each supernode's work and columns.
+    pub fn forest(&self) -> &Forest {
+        &self.forest
+    }
+
     /// How many supernodes.
     pub fn supernodes(&self) -> usize {
-        self.parent.len()
+        self.forest.len()
     }
 
     /// Supernode `s`'s parent (`None`: a root).
     pub fn parent(&self, s: usize) -> Option<usize> {
-        self.parent[s]
+        self.forest.parent(s)
     }
 
     /// The supernodes of `s`'s subtree, `s` last.
     pub fn subtree(&self, s: usize) -> Range<usize> {
-        self.first[s]..s + 1
+        self.forest.subtree(s)
     }
 
     /// The supernodes whose rows update `s`, ascending (all in its subtree).
@@ -130,37 +126,12 @@ impl Analysis {
 
     /// Supernode `s`'s step, in multiply-adds ([`cost::supernode`]).
     pub fn work(&self, s: usize) -> f64 {
-        self.work[s]
-    }
-
-    /// The work of `s`'s subtree (`s` and every supernode below it), in multiply-adds.
-    pub fn subtree_work(&self, s: usize) -> f64 {
-        self.subtree_work[s]
+        self.forest.work(s)
     }
 
     /// The whole factorization's work, in multiply-adds.
     pub fn total_work(&self) -> f64 {
-        self.work.iter().sum()
-    }
-
-    /// The roots of the supernodal tree (a forest when the matrix is reducible), ascending.
-    pub fn roots(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.supernodes()).filter(|&s| self.parent[s].is_none())
-    }
-
-    /// The children of `s`, last first: in a postorder, `s`'s last child is `s - 1`, and each
-    /// child's previous sibling ends just before the child's subtree starts.
-    pub fn children(&self, s: usize) -> impl Iterator<Item = usize> + '_ {
-        let first = self.first[s];
-        let mut next = s;
-        std::iter::from_fn(move || {
-            if next <= first {
-                return None;
-            }
-            let child = next - 1;
-            next = self.first[child];
-            Some(child)
-        })
+        self.forest.total_work()
     }
 
     /// The entries of the analysed pattern (both triangles where it holds both).
@@ -226,11 +197,8 @@ fn postorder(
     Ok((fwd, inv))
 }
 
-/// The supernodal tree of `s`: parents, subtree starts, and descendant lists (CSR).
-#[allow(clippy::type_complexity)]
-fn tree(
-    s: &SymbolicSupernodalCholesky<usize>,
-) -> (Vec<Option<usize>>, Vec<usize>, Vec<usize>, Vec<usize>) {
+/// The supernodal tree of `s`: parents and descendant lists (CSR).
+fn tree(s: &SymbolicSupernodalCholesky<usize>) -> (Vec<Option<usize>>, Vec<usize>, Vec<usize>) {
     let (ns, n) = (s.n_supernodes(), s.nrows());
     let mut owner = vec![0usize; n];
     for k in 0..ns {
@@ -241,13 +209,6 @@ fn tree(
     let parent: Vec<Option<usize>> = (0..ns)
         .map(|k| s.supernode(k).pattern().first().map(|&r| owner[r]))
         .collect();
-    let mut first: Vec<usize> = (0..ns).collect();
-    for k in 0..ns {
-        if let Some(p) = parent[k] {
-            debug_assert!(p > k, "a parent follows its children");
-            first[p] = first[p].min(first[k]);
-        }
-    }
     // Supernode `d` updates every supernode that owns a row of its pattern (sorted, so each
     // appears in one run).
     let mut count = vec![0usize; ns + 1];
@@ -275,5 +236,94 @@ fn tree(
             }
         }
     }
-    (parent, first, count, idx)
+    (parent, count, idx)
+}
+
+#[cfg(test)]
+mod tests {
+    use faer::sparse::{SparseColMat, Triplet};
+    use faer::Side;
+
+    use super::*;
+    use crate::drive::forest::{cut, Cut, TEST_SHARE as SHARE};
+
+    fn grid(k: usize) -> SparseColMat<usize, f64> {
+        let mut t = Vec::new();
+        for x in 0..k {
+            for y in 0..k {
+                let i = x * k + y;
+                t.push(Triplet::new(i, i, 4.5));
+                if x + 1 < k {
+                    t.push(Triplet::new(i + k, i, -1.0));
+                }
+                if y + 1 < k {
+                    t.push(Triplet::new(i + 1, i, -1.0));
+                }
+            }
+        }
+        SparseColMat::try_new_from_triplets(k * k, k * k, &t).unwrap()
+    }
+
+    /// Every supernode is in exactly one subtree or in the top, and the top's supernodes are
+    /// ancestors of subtrees only.
+    fn covers(analysis: &Analysis, cut: &Cut) {
+        let mut seen = vec![0u32; analysis.supernodes()];
+        for r in &cut.subtrees {
+            r.clone().for_each(|s| seen[s] += 1);
+        }
+        cut.top.iter().for_each(|&s| seen[s] += 1);
+        assert!(seen.iter().all(|&c| c == 1), "each supernode once");
+        for r in &cut.subtrees {
+            let root = r.end - 1;
+            assert_eq!(analysis.subtree(root), *r);
+            if let Some(p) = analysis.parent(root) {
+                assert!(
+                    cut.top.binary_search(&p).is_ok(),
+                    "a subtree's parent is top"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_grid_cuts_into_balanced_subtrees() {
+        let a = grid(60);
+        let analysis = Analysis::new(a.symbolic(), Side::Lower).unwrap();
+        for width in [2, 3, 4, 8] {
+            let cut = cut(analysis.forest(), width);
+            covers(&analysis, &cut);
+            assert!(cut.subtrees.len() >= width, "{width}: {cut:?}");
+            assert!(cut.heaviest <= SHARE * cut.subtree_work / width as f64);
+            assert!(
+                cut.subtree_work >= 0.5 * analysis.total_work(),
+                "most of the work is below the cut"
+            );
+        }
+        let one = cut(analysis.forest(), 1);
+        assert!(one.top.is_empty() && one.subtrees.len() == 1);
+    }
+
+    #[test]
+    fn a_chain_has_nothing_to_share() {
+        // A band of 3 below the diagonal: one chain of small supernodes.
+        let n = 600;
+        let mut t = Vec::new();
+        for j in 0..n {
+            t.push(Triplet::new(j, j, 8.0));
+            for i in j + 1..(j + 4).min(n) {
+                t.push(Triplet::new(i, j, -1.0));
+            }
+        }
+        let a = SparseColMat::<usize, f64>::try_new_from_triplets(n, n, &t).unwrap();
+        let analysis = Analysis::new(a.symbolic(), Side::Lower).unwrap();
+        let cut = cut(analysis.forest(), 2);
+        covers(&analysis, &cut);
+        assert!(
+            !cut.pays(analysis.forest()),
+            "{} subtrees",
+            cut.subtrees.len()
+        );
+        let grid = Analysis::new(grid(40).symbolic(), Side::Lower).unwrap();
+        assert!(crate::drive::forest::cut(grid.forest(), 2).pays(grid.forest()));
+    }
 }

@@ -304,7 +304,7 @@ fn parse_aspect(s: &str) -> Result<f64, String> {
 }
 
 /// Every family of the facade, in the matrix's order.
-const FACADE: [&str; 15] = [
+const FACADE: [&str; 16] = [
     "gemm",
     "trsm",
     "lu",
@@ -320,6 +320,7 @@ const FACADE: [&str; 15] = [
     "sparse",
     "sparse_sparse",
     "sparse_cholesky",
+    "sparse_lu",
 ];
 
 fn main() {

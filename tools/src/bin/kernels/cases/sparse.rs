@@ -59,8 +59,137 @@ pub(crate) fn rows<'a>(kernel: &str, s: &'a Settings) -> Option<Vec<Row<'a>>> {
                 Box::new(SparseLlt::<f64>::new(vector3(n), true, owned))
             }),
         ],
+        // LU of the convection-diffusion operator of an n x n (2D) or n^3 (3D) grid, each
+        // analysed once.
+        "sparse_lu" => vec![
+            Row::new("splu cd2d f64", vec![100, 300], move |n| {
+                Box::new(SparseLuCase::<f64>::new(convection(n, 2), owned))
+            }),
+            Row::new("splu cd3d f64", vec![12, 20, 30], move |n| {
+                Box::new(SparseLuCase::<f64>::new(convection(n, 3), owned))
+            }),
+            Row::new("splu cd3d c64", vec![20], move |n| {
+                Box::new(SparseLuCase::<c64>::new(convection(n, 3), owned))
+            }),
+        ],
         _ => return None,
     })
+}
+
+/// The convection-diffusion operator of a grid of side `n` in `dim` dimensions: the
+/// `2 dim + 1`-point Laplacian plus central differences of a wind `(0.4, 0.3, 0.2)` along the
+/// axes, unsymmetric and weakly diagonally dominant (`2 dim` on the diagonal plus a small
+/// shift).
+pub(crate) fn convection<T: ComplexField>(
+    n: usize,
+    dim: u32,
+) -> faer::sparse::SparseColMat<usize, T> {
+    use faer::traits::math_utils::from_f64;
+    let size = n.pow(dim);
+    let wind = [0.4, 0.3, 0.2];
+    let mut t = Vec::with_capacity((2 * dim as usize + 1) * size);
+    for i in 0..size {
+        t.push(faer::sparse::Triplet::new(
+            i,
+            i,
+            from_f64::<T>(2.0 * dim as f64 + 0.01),
+        ));
+        let mut stride = 1;
+        for w in wind.iter().take(dim as usize) {
+            if (i / stride) % n + 1 < n {
+                // Row i + stride reads i upwind, row i reads i + stride downwind.
+                t.push(faer::sparse::Triplet::new(
+                    i + stride,
+                    i,
+                    from_f64::<T>(-1.0 - w),
+                ));
+                t.push(faer::sparse::Triplet::new(
+                    i,
+                    i + stride,
+                    from_f64::<T>(-1.0 + w),
+                ));
+            }
+            stride *= n;
+        }
+    }
+    faer::sparse::SparseColMat::try_new_from_triplets(size, size, &t).expect("a valid matrix")
+}
+
+/// The sparse LU's numeric factorization, its pattern analysed once (untimed). The scratch
+/// form times teamalg's kernel (the fronts allocated per call: the factor's storage) beside
+/// faer's `factorize_numeric_lu` into a factor and scratch kept by the case; `--owned` times
+/// the facade's `SparseLu::new_with_symbolic` (checks, pattern match) beside faer's call with
+/// its factor and scratch allocated per call.
+struct SparseLuCase<T> {
+    a: faer::sparse::SparseColMat<usize, T>,
+    symbolic: linalg::SymbolicLu,
+    analysis: teamalg::kernels::sparse_lu::Analysis,
+    faer_symbolic: faer::sparse::linalg::lu::SymbolicLu<usize>,
+    faer_numeric: faer::sparse::linalg::lu::NumericLu<usize, T>,
+    mem: faer::dyn_stack::MemBuffer,
+    faer_mem: faer::dyn_stack::MemBuffer,
+    owned: bool,
+}
+
+impl<T: Field + Copy> SparseLuCase<T> {
+    fn new(a: faer::sparse::SparseColMat<usize, T>, owned: bool) -> Self {
+        use teamalg::kernels::sparse_lu::{factor_scratch, Analysis};
+        let symbolic = linalg::SymbolicLu::new(a.symbolic()).expect("an analysis");
+        let analysis = Analysis::new(a.symbolic()).expect("an analysis");
+        let faer_symbolic =
+            faer::sparse::linalg::lu::factorize_symbolic_lu(a.symbolic(), Default::default())
+                .expect("faer's analysis");
+        let faer_req =
+            faer_symbolic.factorize_numeric_lu_scratch::<T>(Par::rayon(0), Default::default());
+        SparseLuCase {
+            mem: faer::dyn_stack::MemBuffer::new(factor_scratch::<T>(&analysis)),
+            faer_mem: faer::dyn_stack::MemBuffer::new(faer_req),
+            a,
+            symbolic,
+            analysis,
+            faer_symbolic,
+            faer_numeric: faer::sparse::linalg::lu::NumericLu::new(),
+            owned,
+        }
+    }
+}
+
+impl<T: Field + Copy> Case for SparseLuCase<T> {
+    fn faer(&mut self, par: Par) {
+        use faer::dyn_stack::{MemBuffer, MemStack};
+        let (sym, a) = (&self.faer_symbolic, self.a.as_ref());
+        if self.owned {
+            let mut numeric = faer::sparse::linalg::lu::NumericLu::new();
+            let mut mem =
+                MemBuffer::new(sym.factorize_numeric_lu_scratch::<T>(par, Default::default()));
+            let lu = sym.factorize_numeric_lu(
+                &mut numeric,
+                a,
+                par,
+                MemStack::new(&mut mem),
+                Default::default(),
+            );
+            lu.expect("nonsingular");
+            std::hint::black_box(numeric);
+        } else {
+            let stack = MemStack::new(&mut self.faer_mem);
+            let lu =
+                sym.factorize_numeric_lu(&mut self.faer_numeric, a, par, stack, Default::default());
+            lu.expect("nonsingular");
+        }
+    }
+    fn teamalg(&mut self, exec: &dyn Executor) {
+        let a = self.a.as_ref();
+        if self.owned {
+            let f = linalg::SparseLu::new_with_symbolic(&self.symbolic, a, exec);
+            std::hint::black_box(f.expect("nonsingular"));
+            return;
+        }
+        let stack = faer::dyn_stack::MemStack::new(&mut self.mem);
+        let p = teamalg::kernels::sparse_lu::SparseLuParams::default();
+        let f = teamalg::kernels::sparse_lu::factor(&self.analysis, a.val(), &exec, p, stack);
+        std::hint::black_box(f.expect("nonsingular"));
+    }
 }
 
 /// The lower triangle of the `dim`-dimensional Laplacian of a grid of side `n` (the

@@ -1,0 +1,261 @@
+//! One front of the multifrontal LU: assemble `A`'s assigned rows and the children's updates
+//! into a dense block, factor its pivot columns with partial pivoting over all its rows (every
+//! row that can pivot them is there: George and Ng's row merge), solve its block of `U`, and
+//! form the update of its unpivoted rows that its parent assembles. A front reads only its
+//! children's updates and writes only its own factor, so disjoint subtrees run at once
+//! (`docs/sparse-lu.md`).
+
+use faer::dyn_stack::{MemStack, StackReq};
+use faer::reborrow::{Reborrow, ReborrowMut};
+use faer::traits::math_utils::{add, one};
+use faer::traits::ComplexField;
+use faer::{Accum, Mat, MatMut};
+use teamalg_gates::{Family, ParThreshold, Scalar};
+
+use super::cost;
+use super::tree::Analysis;
+use crate::exec::call;
+use crate::exec::par::part_start;
+use crate::exec::tiles::Tiles;
+use crate::gate::{self, Region, Scope};
+use crate::gemm::{matmul, GemmParams};
+use crate::lu::partial::{apply_swaps, lu_in_place, lu_in_place_scratch, LuParams};
+use crate::par::Executor;
+use crate::triangular::{solve_in_place, Diag, SolveParams, SolveSide, Triangle};
+
+/// The update entries below which a front's extend-add stays on the caller (a quarter of a
+/// million entries: about 2 ms of adds).
+const MIN_SHARED: usize = 1 << 18;
+
+/// A front's share of the factor.
+#[derive(Debug, Clone)]
+pub struct Front<T> {
+    /// `A`'s rows of the front, its pivot rows first (row `k` pivots the front's column `k`).
+    pub rows: Vec<usize>,
+    /// `rows x cols`: `L` below the diagonal (unit), `U`'s diagonal block on and above it.
+    pub lu: Mat<T>,
+    /// `cols x pattern`: `U`'s block in the front's other columns.
+    pub u: Mat<T>,
+}
+
+/// What a front leaves to its parent: its unpivoted rows, in its other columns.
+#[derive(Debug)]
+pub struct Update<T> {
+    /// The front that left it.
+    pub front: usize,
+    /// `A`'s rows.
+    pub rows: Vec<usize>,
+    /// The front's other columns, all its rows: the update is below the first `skip` (those
+    /// of `U`, copied into the factor), so it is handed on without a copy.
+    pub block: Mat<T>,
+    /// The rows of `block` above the update.
+    pub skip: usize,
+}
+
+/// A front whose pivot columns found no nonzero pivot: the factorization stopped at `column`
+/// (in the analysis's order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PivotFailure {
+    /// The column, in the analysis's order.
+    pub column: usize,
+}
+
+/// The scratch one participant's fronts need (the largest front's).
+pub fn step_scratch<T: ComplexField>(analysis: &Analysis) -> StackReq {
+    let (r, cols) = analysis.max_front();
+    StackReq::all_of(&[StackReq::new::<usize>(r), lu_in_place_scratch::<T>(r, cols)])
+}
+
+/// Front `s`: assembled from `A`'s `values` (in the analysed pattern's order) and its
+/// children's `updates` (ascending), factored on `exec` (the dense kernels ask the gate, as
+/// every dense region does). `pos` is the participant's column map (`n` entries, any
+/// content).
+#[allow(clippy::too_many_arguments)]
+pub fn step<T>(
+    analysis: &Analysis,
+    s: usize,
+    values: &[T],
+    updates: Vec<Update<T>>,
+    pos: &mut [usize],
+    exec: &(impl Executor + ?Sized),
+    threshold: Option<ParThreshold>,
+    stack: &mut MemStack,
+) -> Result<(Front<T>, Update<T>), PivotFailure>
+where
+    T: ComplexField + Scalar + Send + Sync,
+{
+    let cols = analysis.columns(s);
+    let pattern = analysis.pattern(s);
+    let (c, p, r) = (cols.len(), pattern.len(), analysis.rows(s));
+    for (k, j) in cols.clone().enumerate() {
+        pos[j] = k;
+    }
+    for (k, &j) in pattern.iter().enumerate() {
+        pos[j] = c + k;
+    }
+    // The pivot columns and the others apart: the first is `L` and `U`'s diagonal block as
+    // they are, the second `U`'s block above the update.
+    let mut lu = Mat::<T>::zeros(r, c);
+    let mut right = Mat::<T>::zeros(r, p);
+    let mut rows = Vec::with_capacity(r);
+    for &i in analysis.assigned(s) {
+        let q = rows.len();
+        let (at, src) = analysis.row(i);
+        for (&j, &k) in at.iter().zip(src) {
+            let t = pos[j];
+            match t < c {
+                true => lu[(q, t)] = values[k].clone(),
+                false => right[(q, t - c)] = values[k].clone(),
+            }
+        }
+        rows.push(i);
+    }
+    let mut at = Vec::with_capacity(updates.len());
+    for update in &updates {
+        at.push(rows.len());
+        rows.extend_from_slice(&update.rows);
+    }
+    extend_add(
+        analysis,
+        s,
+        &updates,
+        &at,
+        pos,
+        lu.as_mut(),
+        right.as_mut(),
+        exec,
+        threshold,
+    );
+    drop(updates);
+    debug_assert_eq!(rows.len(), r, "front {s}: its rows");
+    let pivots = r.min(c);
+    let (mut swaps, stack) = stack.make_with(pivots, |_| 0usize);
+    let lu_params = LuParams {
+        threshold,
+        ..Default::default()
+    };
+    let info = lu_in_place(lu.as_mut(), &mut swaps, exec, lu_params, stack);
+    let failed = match info.zero_pivot {
+        Some(k) => Some(k),
+        None if r < c => Some(r),
+        None => None,
+    };
+    if let Some(k) = failed {
+        return Err(PivotFailure {
+            column: cols.start + k,
+        });
+    }
+    for (k, &w) in swaps.iter().enumerate() {
+        rows.swap(k, w);
+    }
+    if p > 0 {
+        apply_swaps(right.as_mut(), 0, &swaps);
+        let (l11, l21) = lu.as_ref().split_at_row(c);
+        let (mut u12, mut rest) = right.as_mut().split_at_row_mut(c);
+        solve_in_place(
+            l11,
+            u12.rb_mut(),
+            SolveSide::Left,
+            Triangle::Lower,
+            Diag::Unit,
+            exec,
+            SolveParams { threshold },
+        );
+        if r > c {
+            matmul(
+                rest.rb_mut(),
+                Accum::Add,
+                l21,
+                u12.rb(),
+                -one::<T>(),
+                exec,
+                GemmParams { threshold },
+            );
+        }
+    }
+    let u = right.as_ref().subrows(0, c).to_owned();
+    let rest = rows[c..].to_vec();
+    Ok((
+        Front { rows, lu, u },
+        Update {
+            front: s,
+            rows: rest,
+            block: right,
+            skip: c,
+        },
+    ))
+}
+
+/// Adds the children's `updates` into the front's columns (`lu`: its pivot columns, `right`:
+/// the others), update `k` at rows `at[k]..`: by chunks of the front's columns on the team
+/// when the gate finds that it pays (each chunk writes only its columns).
+#[allow(clippy::too_many_arguments)]
+fn extend_add<T>(
+    analysis: &Analysis,
+    s: usize,
+    updates: &[Update<T>],
+    at: &[usize],
+    pos: &[usize],
+    lu: MatMut<'_, T>,
+    right: MatMut<'_, T>,
+    exec: &(impl Executor + ?Sized),
+    threshold: Option<ParThreshold>,
+) where
+    T: ComplexField + Scalar + Send + Sync,
+{
+    let (c, p) = (lu.ncols(), right.ncols());
+    let entries: usize = updates.iter().map(|u| u.rows.len() * u.block.ncols()).sum();
+    let units = cost::ENTRY * entries as f64;
+    let region = Region {
+        site: "sparse_lu/extend_add",
+        dims: [lu.nrows(), c + p, 0],
+        units,
+        family: Family::SparseLu,
+        sections: 1,
+        scope: Scope::Section,
+        call_units: analysis.forest().total_work(),
+    };
+    let width = match exec.width() > 1 && entries >= MIN_SHARED {
+        true => gate::width::<T>(exec, region, threshold),
+        false => 1,
+    };
+    let (lu, right) = (Tiles::new(lu), Tiles::new(right));
+    let r = lu.nrows();
+    let chunk =
+        |c0: usize, c1: usize| {
+            for (update, &q) in updates.iter().zip(at) {
+                let child = analysis.pattern(update.front);
+                debug_assert!(child.iter().all(|j| analysis.columns(s).contains(j)
+                    || analysis.pattern(s).binary_search(j).is_ok()));
+                let len = update.rows.len();
+                for (k, &j) in child.iter().enumerate() {
+                    let t = pos[j];
+                    if t < c0 || t >= c1 {
+                        continue;
+                    }
+                    // SAFETY: the chunks partition the front's columns, and this one writes only
+                    // column `t` of its own range, in `lu` or `right`.
+                    let mut col = unsafe {
+                        match t < c {
+                            true => lu.tile(0, r, t, t + 1),
+                            false => right.tile(0, r, t - c, t - c + 1),
+                        }
+                    };
+                    let dst = col.rb_mut().col_mut(0).try_as_col_major_mut();
+                    let dst = &mut dst.expect("a front is column-major").as_slice_mut()[q..q + len];
+                    let src = update.block.col(k).try_as_col_major();
+                    let src = &src.expect("an update is column-major").as_slice()[update.skip..];
+                    for (d, v) in dst.iter_mut().zip(&src[..len]) {
+                        *d = add(d, v);
+                    }
+                }
+            }
+        };
+    if width <= 1 {
+        return chunk(0, c + p);
+    }
+    let n = c + p;
+    call::chunks_of(exec, width, width, &|k, w| {
+        chunk(part_start(k, n, w), part_start(k + 1, n, w))
+    });
+}
