@@ -30,6 +30,8 @@ pub struct Forest {
     subtree_work: Vec<f64>,
     /// Each node's columns.
     cols: Vec<usize>,
+    /// The whole tree's work (asked per node by the regions near the root).
+    total: f64,
 }
 
 impl Forest {
@@ -50,12 +52,14 @@ impl Forest {
                 subtree_work[p] += subtree_work[s];
             }
         }
+        let total = work.iter().sum();
         Forest {
             parent,
             first,
             work,
             subtree_work,
             cols,
+            total,
         }
     }
 
@@ -91,7 +95,7 @@ impl Forest {
 
     /// The whole factorization's work.
     pub fn total_work(&self) -> f64 {
-        self.work.iter().sum()
+        self.total
     }
 
     /// Node `s`'s columns.

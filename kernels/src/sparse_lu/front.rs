@@ -9,7 +9,7 @@ use faer::dyn_stack::{MemStack, StackReq};
 use faer::reborrow::{Reborrow, ReborrowMut};
 use faer::traits::math_utils::{add, one};
 use faer::traits::ComplexField;
-use faer::{Accum, Mat, MatMut};
+use faer::{Accum, Mat, MatMut, MatRef};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
 use super::cost;
@@ -52,6 +52,28 @@ pub struct Update<T> {
     pub skip: usize,
 }
 
+impl<T> Update<T> {
+    /// The update as its parent reads it.
+    pub fn view(&self) -> UpdateRef<'_, T> {
+        UpdateRef {
+            front: self.front,
+            rows: &self.rows,
+            block: self.block.as_ref().subrows(self.skip, self.rows.len()),
+        }
+    }
+}
+
+/// A child's update as its parent reads it, wherever it is kept.
+#[derive(Debug, Clone, Copy)]
+pub struct UpdateRef<'a, T> {
+    /// The front that left it.
+    pub front: usize,
+    /// `A`'s rows.
+    pub rows: &'a [usize],
+    /// `rows x pattern`, the columns those of the front's pattern.
+    pub block: MatRef<'a, T>,
+}
+
 /// A front whose pivot columns found no nonzero pivot: the factorization stopped at `column`
 /// (in the analysis's order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,19 +90,22 @@ pub fn step_scratch<T: ComplexField>(analysis: &Analysis) -> StackReq {
 
 /// Front `s`: assembled from `A`'s `values` (in the analysed pattern's order) and its
 /// children's `updates` (ascending), factored on `exec` (the dense kernels ask the gate, as
-/// every dense region does). `pos` is the participant's column map (`n` entries, any
-/// content).
+/// every dense region does). `right` (zeroed, `rows x pattern`) receives the front's other
+/// columns: `U`'s block on top (copied into the front), the update below. `pos` is the
+/// participant's column map (`n` entries, any content). Returns the front and the rows of its
+/// update.
 #[allow(clippy::too_many_arguments)]
 pub fn step<T>(
     analysis: &Analysis,
     s: usize,
     values: &[T],
-    updates: Vec<Update<T>>,
+    updates: &[UpdateRef<'_, T>],
+    mut right: MatMut<'_, T>,
     pos: &mut [usize],
     exec: &(impl Executor + ?Sized),
     threshold: Option<ParThreshold>,
     stack: &mut MemStack,
-) -> Result<(Front<T>, Update<T>), PivotFailure>
+) -> Result<(Front<T>, Vec<usize>), PivotFailure>
 where
     T: ComplexField + Scalar + Send + Sync,
 {
@@ -95,8 +120,11 @@ where
     }
     // The pivot columns and the others apart: the first is `L` and `U`'s diagonal block as
     // they are, the second `U`'s block above the update.
+    debug_assert!(
+        right.nrows() == r && right.ncols() == p,
+        "front {s}: its other columns"
+    );
     let mut lu = Mat::<T>::zeros(r, c);
-    let mut right = Mat::<T>::zeros(r, p);
     let mut rows = Vec::with_capacity(r);
     for &i in analysis.assigned(s) {
         let q = rows.len();
@@ -111,22 +139,21 @@ where
         rows.push(i);
     }
     let mut at = Vec::with_capacity(updates.len());
-    for update in &updates {
+    for update in updates {
         at.push(rows.len());
-        rows.extend_from_slice(&update.rows);
+        rows.extend_from_slice(update.rows);
     }
     extend_add(
         analysis,
         s,
-        &updates,
+        updates,
         &at,
         pos,
         lu.as_mut(),
-        right.as_mut(),
+        right.rb_mut(),
         exec,
         threshold,
     );
-    drop(updates);
     debug_assert_eq!(rows.len(), r, "front {s}: its rows");
     let pivots = r.min(c);
     let (mut swaps, stack) = stack.make_with(pivots, |_| 0usize);
@@ -149,9 +176,9 @@ where
         rows.swap(k, w);
     }
     if p > 0 {
-        apply_swaps(right.as_mut(), 0, &swaps);
+        apply_swaps(right.rb_mut(), 0, &swaps);
         let (l11, l21) = lu.as_ref().split_at_row(c);
-        let (mut u12, mut rest) = right.as_mut().split_at_row_mut(c);
+        let (mut u12, mut rest) = right.rb_mut().split_at_row_mut(c);
         solve_in_place(
             l11,
             u12.rb_mut(),
@@ -173,17 +200,9 @@ where
             );
         }
     }
-    let u = right.as_ref().subrows(0, c).to_owned();
+    let u = right.rb().subrows(0, c).to_owned();
     let rest = rows[c..].to_vec();
-    Ok((
-        Front { rows, lu, u },
-        Update {
-            front: s,
-            rows: rest,
-            block: right,
-            skip: c,
-        },
-    ))
+    Ok((Front { rows, lu, u }, rest))
 }
 
 /// Adds the children's `updates` into the front's columns (`lu`: its pivot columns, `right`:
@@ -193,7 +212,7 @@ where
 fn extend_add<T>(
     analysis: &Analysis,
     s: usize,
-    updates: &[Update<T>],
+    updates: &[UpdateRef<'_, T>],
     at: &[usize],
     pos: &[usize],
     lu: MatMut<'_, T>,
@@ -244,7 +263,7 @@ fn extend_add<T>(
                     let dst = col.rb_mut().col_mut(0).try_as_col_major_mut();
                     let dst = &mut dst.expect("a front is column-major").as_slice_mut()[q..q + len];
                     let src = update.block.col(k).try_as_col_major();
-                    let src = &src.expect("an update is column-major").as_slice()[update.skip..];
+                    let src = src.expect("an update is column-major").as_slice();
                     for (d, v) in dst.iter_mut().zip(&src[..len]) {
                         *d = add(d, v);
                     }

@@ -25,7 +25,7 @@ use faer::linalg::triangular_solve::{
 use faer::reborrow::{Reborrow, ReborrowMut};
 use faer::traits::math_utils::{one, sub};
 use faer::traits::ComplexField;
-use faer::{Accum, Conj, Mat, MatMut, Par};
+use faer::{Accum, Conj, Mat, MatMut, MatRef, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
 use crate::drive::batch::Claims;
@@ -36,7 +36,7 @@ use crate::exec::tiles::Tiles;
 use crate::gate::{self, Region, Scope};
 use crate::par::{Executor, Seq};
 
-pub use front::{Front, PivotFailure, Update};
+pub use front::{Front, PivotFailure, Update, UpdateRef};
 pub use tree::Analysis;
 
 /// Parameters of [`factor`] and [`solve_in_place`].
@@ -126,7 +126,14 @@ where
     };
     let (mut pos, stack) = stack.make_with(n, |_| 0usize);
     if width <= 1 || !cut.pays(forest) {
-        let (fronts, _) = run(analysis, 0..forest.len(), values, &mut pos, stack)?;
+        let (fronts, _) = run(
+            analysis,
+            0..forest.len(),
+            values,
+            &mut pos,
+            &mut Vec::new(),
+            stack,
+        )?;
         return Ok(Factor { fronts });
     }
     let mut fronts: Vec<Option<Front<T>>> = (0..forest.len()).map(|_| None).collect();
@@ -151,22 +158,33 @@ where
     {
         let mut children: Vec<usize> = forest.children(s).collect();
         children.reverse();
-        let ups = children
+        let ups: Vec<Update<T>> = children
             .iter()
             .map(|&c| updates[c].take().expect("a child runs before its parent"))
             .collect();
-        let (f, u) = front::step(
+        let views: Vec<UpdateRef<'_, T>> = ups.iter().map(Update::view).collect();
+        let (r, c) = (analysis.rows(s), forest.cols(s));
+        let mut right = Mat::<T>::zeros(r, analysis.pattern(s).len());
+        let (f, rows) = front::step(
             analysis,
             s,
             values,
-            ups,
+            &views,
+            right.as_mut(),
             &mut pos,
             exec,
             params.threshold,
             stack,
         )?;
+        drop(views);
+        drop(ups);
         fronts[s] = Some(f);
-        updates[s] = Some(u);
+        updates[s] = Some(Update {
+            front: s,
+            rows,
+            block: right,
+            skip: c,
+        });
     }
     if let Some(e) = failed {
         return Err(e);
@@ -182,30 +200,116 @@ where
 /// The fronts a run made, and the updates it left.
 type Ran<T> = (Vec<Front<T>>, Vec<Update<T>>);
 
+/// An update kept on a run's stack: `r x p` entries from `at`, the update below the first
+/// `skip` rows.
+struct Kept {
+    front: usize,
+    rows: Vec<usize>,
+    at: usize,
+    r: usize,
+    p: usize,
+    skip: usize,
+}
+
+/// The entries a run of `range`'s fronts keeps on its stack at most: in a postorder a front's
+/// children's updates are the last ones kept, and its own block goes above them while it
+/// reads them, then down in their place.
+fn stack_len(analysis: &Analysis, range: std::ops::Range<usize>) -> usize {
+    let forest = analysis.forest();
+    let mut kept: Vec<(usize, usize)> = Vec::new();
+    let (mut top, mut most) = (0usize, 0usize);
+    for s in range {
+        let k = forest.children(s).count();
+        let base = kept[kept.len() - k..].first().map_or(top, |&(at, _)| at);
+        kept.truncate(kept.len() - k);
+        let len = analysis.rows(s) * analysis.pattern(s).len();
+        most = most.max(top + len);
+        kept.push((base, len));
+        top = base + len;
+    }
+    most
+}
+
 /// The fronts of `range` (a subtree, or every front), in order on the caller with serial dense
-/// kernels: each front's children's updates are the last ones left (a postorder). Returns the
-/// fronts and the updates left (the roots').
+/// kernels. Their other columns live on one stack (`keep`, reused: no front allocates or
+/// faults in fresh memory for them): each front's children's updates are the last ones kept
+/// (a postorder). Returns the fronts and the updates left (the roots'), copied out.
 fn run<T>(
     analysis: &Analysis,
     range: std::ops::Range<usize>,
     values: &[T],
     pos: &mut [usize],
+    keep: &mut Vec<T>,
     stack: &mut MemStack,
 ) -> Result<Ran<T>, PivotFailure>
 where
     T: ComplexField + Scalar + Send + Sync,
 {
     let forest = analysis.forest();
+    let need = stack_len(analysis, range.clone());
+    if keep.len() < need {
+        keep.resize(need, T::zero_impl());
+    }
     let mut fronts = Vec::with_capacity(range.len());
-    let mut pending: Vec<Update<T>> = Vec::new();
+    let mut kept: Vec<Kept> = Vec::new();
+    let mut top = 0;
     for s in range {
         let k = forest.children(s).count();
-        let ups = pending.split_off(pending.len() - k);
-        let (f, u) = front::step(analysis, s, values, ups, pos, &Seq, None, stack)?;
+        let kids = kept.split_off(kept.len() - k);
+        let base = kids.first().map_or(top, |kid| kid.at);
+        let (r, c, p) = (analysis.rows(s), forest.cols(s), analysis.pattern(s).len());
+        let (below, above) = keep.split_at_mut(top);
+        let mine = &mut above[..r * p];
+        mine.fill(T::zero_impl());
+        let views: Vec<UpdateRef<'_, T>> = kids
+            .iter()
+            .map(|kid| UpdateRef {
+                front: kid.front,
+                rows: &kid.rows,
+                block: MatRef::from_column_major_slice(
+                    &below[kid.at..kid.at + kid.r * kid.p],
+                    kid.r,
+                    kid.p,
+                )
+                .subrows(kid.skip, kid.rows.len()),
+            })
+            .collect();
+        let right = MatMut::from_column_major_slice_mut(mine, r, p);
+        let (f, rows) = front::step(analysis, s, values, &views, right, pos, &Seq, None, stack)?;
+        drop(views);
+        // Down in the children's place (`base <= top`: a forward copy never overwrites what it
+        // has still to read).
+        for i in 0..r * p {
+            keep[base + i] = keep[top + i].clone();
+        }
         fronts.push(f);
-        pending.push(u);
+        kept.push(Kept {
+            front: s,
+            rows,
+            at: base,
+            r,
+            p,
+            skip: c,
+        });
+        top = base + r * p;
     }
-    Ok((fronts, pending))
+    let left = kept
+        .into_iter()
+        .map(|kid| {
+            let block = MatRef::from_column_major_slice(
+                &keep[kid.at..kid.at + kid.r * kid.p],
+                kid.r,
+                kid.p,
+            );
+            Update {
+                front: kid.front,
+                block: block.subrows(kid.skip, kid.rows.len()).to_owned(),
+                rows: kid.rows,
+                skip: 0,
+            }
+        })
+        .collect();
+    Ok((fronts, left))
 }
 
 /// The subtrees' section: the participants claim the subtrees heaviest first, one at a time,
@@ -253,13 +357,14 @@ where
     let claims = Claims::one_at_a_time(count);
     let body = || {
         let mut mem: Option<MemBuffer> = None;
+        let mut keep: Vec<T> = Vec::new();
         while let Some(mine) = claims.claim() {
             for i in mine {
                 let range = cut.subtrees[i].clone();
                 let mem = mem.get_or_insert_with(|| MemBuffer::new(scratch));
                 let stack = MemStack::new(mem);
                 let (mut pos, stack) = stack.make_with(analysis.nrows(), |_| 0usize);
-                match run(analysis, range.clone(), values, &mut pos, stack) {
+                match run(analysis, range.clone(), values, &mut pos, &mut keep, stack) {
                     Ok((f, u)) => {
                         done.lock()
                             .unwrap_or_else(|p| p.into_inner())
