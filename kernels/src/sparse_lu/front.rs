@@ -6,6 +6,8 @@
 //! (`docs/sparse-lu.md`).
 
 use faer::dyn_stack::{MemStack, StackReq};
+use faer::linalg::{temp_mat_scratch, temp_mat_zeroed};
+use faer::mat::AsMatMut;
 use faer::reborrow::{Reborrow, ReborrowMut};
 use faer::traits::math_utils::{add, one};
 use faer::traits::ComplexField;
@@ -85,7 +87,14 @@ pub struct PivotFailure {
 /// The scratch one participant's fronts need (the largest front's).
 pub fn step_scratch<T: ComplexField>(analysis: &Analysis) -> StackReq {
     let (r, cols) = analysis.max_front();
-    StackReq::all_of(&[StackReq::new::<usize>(r), lu_in_place_scratch::<T>(r, cols)])
+    // The swaps, then the dense LU's scratch or the gathered live columns.
+    StackReq::all_of(&[
+        StackReq::new::<usize>(r),
+        StackReq::any_of(&[
+            lu_in_place_scratch::<T>(r, cols),
+            temp_mat_scratch::<T>(r, cols),
+        ]),
+    ])
 }
 
 /// Front `s`: assembled from `A`'s `values` (in the analysed pattern's order) and its
@@ -177,32 +186,69 @@ where
     }
     if p > 0 {
         apply_swaps(right.rb_mut(), 0, &swaps);
+        // A column of `U12` whose pivot rows are all zero stays zero through the solve and adds
+        // nothing to the update: about half of a 3D grid's large fronts' columns (the bound
+        // on the structure is `A^T A`'s; the pivots met fill less of it). Only the others are
+        // solved and updated, gathered when that leaves some out.
+        let live: Vec<usize> = (0..p)
+            .filter(|&j| {
+                let col = right.rb().col(j).subrows(0, c);
+                col.iter().any(|v| *v != T::zero_impl())
+            })
+            .collect();
         let (l11, l21) = lu.as_ref().split_at_row(c);
-        let (mut u12, mut rest) = right.rb_mut().split_at_row_mut(c);
-        solve_in_place(
-            l11,
-            u12.rb_mut(),
-            SolveSide::Left,
-            Triangle::Lower,
-            Diag::Unit,
-            exec,
-            SolveParams { threshold },
-        );
-        if r > c {
-            matmul(
-                rest.rb_mut(),
-                Accum::Add,
-                l21,
-                u12.rb(),
-                -one::<T>(),
-                exec,
-                GemmParams { threshold },
-            );
+        if live.len() == p {
+            update(l11, l21, right.rb_mut(), exec, threshold);
+        } else if !live.is_empty() {
+            let (mut w, _) = temp_mat_zeroed::<T, _, _>(r, live.len(), stack);
+            let mut w = w.as_mat_mut();
+            for (k, &j) in live.iter().enumerate() {
+                w.rb_mut().col_mut(k).copy_from(right.rb().col(j));
+            }
+            update(l11, l21, w.rb_mut(), exec, threshold);
+            for (k, &j) in live.iter().enumerate() {
+                right.rb_mut().col_mut(j).copy_from(w.rb().col(k));
+            }
         }
     }
     let u = right.rb().subrows(0, c).to_owned();
     let rest = rows[c..].to_vec();
     Ok((Front { rows, lu, u }, rest))
+}
+
+/// `U12 = L11^-1 A12` in the top rows of `right` and `A22 -= L21 U12` below them, on `exec`.
+fn update<T>(
+    l11: MatRef<'_, T>,
+    l21: MatRef<'_, T>,
+    right: MatMut<'_, T>,
+    exec: &(impl Executor + ?Sized),
+    threshold: Option<ParThreshold>,
+) where
+    T: ComplexField + Scalar + Send + Sync,
+{
+    let c = l11.nrows();
+    let (mut u12, mut rest) = right.split_at_row_mut(c);
+    let l11 = l11.subcols(0, c);
+    solve_in_place(
+        l11,
+        u12.rb_mut(),
+        SolveSide::Left,
+        Triangle::Lower,
+        Diag::Unit,
+        exec,
+        SolveParams { threshold },
+    );
+    if rest.nrows() > 0 {
+        matmul(
+            rest.rb_mut(),
+            Accum::Add,
+            l21,
+            u12.rb(),
+            -one::<T>(),
+            exec,
+            GemmParams { threshold },
+        );
+    }
 }
 
 /// Adds the children's `updates` into the front's columns (`lu`: its pivot columns, `right`:
