@@ -27,29 +27,22 @@ use super::{Field, LinalgError, Options};
 ///
 /// ```
 /// use faer::sparse::{SparseColMat, Triplet};
-/// use teamalg::{linalg::{SparseLu, SymbolicLu}, Exec};
+/// use teamalg::linalg::SymbolicLu;
 ///
-/// // A 1D convection-diffusion operator of 6 points: unsymmetric, tridiagonal.
-/// let operator = |wind: f64| {
-///     let mut t = Vec::new();
-///     for i in 0..6usize {
-///         t.push(Triplet::new(i, i, 2.0));
-///         if i > 0 { t.push(Triplet::new(i, i - 1, -1.0 - wind)); }
-///         if i + 1 < 6 { t.push(Triplet::new(i, i + 1, -1.0 + wind)); }
-///     }
-///     SparseColMat::<usize, f64>::try_new_from_triplets(6, 6, &t).unwrap()
-/// };
-/// let symbolic = SymbolicLu::new(operator(0.0).symbolic())?;
-/// // Two winds, one analysis: the values change, not the pattern.
-/// for wind in [0.25, 0.5] {
-///     let a = operator(wind);
-///     let lu = SparseLu::new_with_symbolic(&symbolic, a.as_ref(), &Exec::serial())?;
-///     let x = lu.solve(faer::Mat::<f64>::ones(6, 1), &Exec::serial())?;
-///     // The first row of A x: 2 x0 + (wind - 1) x1 = 1.
-///     assert!((2.0 * x[(0, 0)] + (wind - 1.0) * x[(1, 0)] - 1.0).abs() < 1e-12);
+/// // The pattern of a tridiagonal matrix of 6: one chain of fronts, no fill.
+/// let mut t = Vec::new();
+/// for i in 0..6usize {
+///     t.push(Triplet::new(i, i, 1.0));
+///     if i > 0 { t.push(Triplet::new(i, i - 1, 1.0)); t.push(Triplet::new(i - 1, i, 1.0)); }
 /// }
+/// let a = SparseColMat::<usize, f64>::try_new_from_triplets(6, 6, &t).unwrap();
+/// let symbolic = SymbolicLu::new(a.symbolic())?;
+/// assert_eq!(symbolic.nrows(), 6);
+/// assert!(symbolic.fronts() >= 1);
 /// # Ok::<(), teamalg::linalg::LinalgError>(())
 /// ```
+///
+/// Factoring many matrices with one analysis is [`SparseLu::new_with_symbolic`]'s example.
 #[derive(Debug, Clone)]
 pub struct SymbolicLu {
     inner: Arc<Symbolic>,
@@ -129,21 +122,34 @@ impl SymbolicLu {
 /// ```
 /// use faer::sparse::{SparseColMat, Triplet};
 /// use faer::Mat;
-/// use teamalg::{linalg::{self, SparseLu}, Exec};
+/// use teamalg::{linalg::{self, SparseLu, SymbolicLu}, Exec};
 ///
 /// // A 2D convection-diffusion operator on a 20 x 20 grid: unsymmetric.
 /// let k = 20;
-/// let mut t = Vec::new();
-/// for x in 0..k {
-///     for y in 0..k {
-///         let i = x * k + y;
-///         t.push(Triplet::new(i, i, 4.0));
-///         if x + 1 < k { t.push(Triplet::new(i + k, i, -1.3)); t.push(Triplet::new(i, i + k, -0.7)); }
-///         if y + 1 < k { t.push(Triplet::new(i + 1, i, -1.1)); t.push(Triplet::new(i, i + 1, -0.9)); }
+/// let operator = |wind: f64| {
+///     let mut t = Vec::new();
+///     for x in 0..k {
+///         for y in 0..k {
+///             let i = x * k + y;
+///             t.push(Triplet::new(i, i, 4.0));
+///             if x + 1 < k { t.push(Triplet::new(i + k, i, -1.0 - wind)); t.push(Triplet::new(i, i + k, -1.0 + wind)); }
+///             if y + 1 < k { t.push(Triplet::new(i + 1, i, -1.1)); t.push(Triplet::new(i, i + 1, -0.9)); }
+///         }
 ///     }
-/// }
-/// let a = SparseColMat::<usize, f64>::try_new_from_triplets(k * k, k * k, &t).unwrap();
+///     t
+/// };
 /// let exec = Exec::serial();
+/// // One analysis, two winds: the values change, not the pattern.
+/// let t = operator(0.3);
+/// let a = SparseColMat::<usize, f64>::try_new_from_triplets(k * k, k * k, &t).unwrap();
+/// let symbolic = SymbolicLu::new(a.symbolic())?;
+/// for wind in [0.3, 0.6] {
+///     let a = SparseColMat::<usize, f64>::try_new_from_triplets(k * k, k * k, &operator(wind)).unwrap();
+///     let lu = SparseLu::new_with_symbolic(&symbolic, a.as_ref(), &exec)?;
+///     let x = lu.solve(Mat::<f64>::ones(k * k, 1), &exec)?;
+///     // The first row of A x: 4 x0 + (wind - 1) x_k - 0.9 x1 = 1.
+///     assert!((4.0 * x[(0, 0)] + (wind - 1.0) * x[(k, 0)] - 0.9 * x[(1, 0)] - 1.0).abs() < 1e-12);
+/// }
 /// let lu = SparseLu::new(a.as_ref(), &exec)?;
 /// let b = Mat::<f64>::from_fn(k * k, 2, |i, j| (i + j) as f64);
 /// let x = lu.solve(&b, &exec)?;

@@ -131,6 +131,12 @@ fn assert_solves<T: Sample>(what: &str, p: &Problem<T>, x: &Mat<T>, b: &Mat<T>) 
     assert!(res <= bound, "{what}: ||A x - b|| = {res:e} > {bound:e}");
 }
 
+/// Every executor as one type: the solvers' code is then compiled once per scalar type in
+/// this test binary, not once per executor type.
+pub(crate) fn on(exec: &dyn Executor) -> &dyn Executor {
+    exec
+}
+
 fn forced(yes: bool) -> Options {
     let t = if yes {
         ParThreshold::Fixed(0)
@@ -146,9 +152,9 @@ fn solves_everywhere<T: Sample>() {
         let symbolic = SymbolicCholesky::new(p.lower.symbolic(), Side::Lower).unwrap();
         let b = sample::mat::<T>(n, 3, 0.7);
         every_executor(|exec: &dyn Executor, force| {
-            let chol = SparseCholesky::new_with(&symbolic, p.lower.as_ref(), &exec, &forced(force))
+            let chol = SparseCholesky::new_with(&symbolic, p.lower.as_ref(), exec, &forced(force))
                 .unwrap();
-            let x = chol.solve(&b, &exec).unwrap();
+            let x = chol.solve(&b, exec).unwrap();
             assert_solves(&format!("n {n}, forced {force}"), &p, &x, &b);
         });
     }
@@ -207,7 +213,8 @@ fn serial_is_faers_factor_and_one_width_gives_one_factor() {
     let symbolic = SymbolicCholesky::new(p.lower.symbolic(), Side::Lower).unwrap();
     let want = faer_values(&symbolic, &p);
     let serial =
-        SparseCholesky::new_with_symbolic(&symbolic, p.lower.as_ref(), &Exec::serial()).unwrap();
+        SparseCholesky::new_with_symbolic(&symbolic, p.lower.as_ref(), on(&Exec::serial()))
+            .unwrap();
     assert!(serial.values() == &want[..], "serially: faer's bits");
     // Width 3 on every team executor: the subtrees' supernodes as faer makes them, the top's
     // chunks by the width alone. A plain token's helpers take more, smaller chunks of the
@@ -219,7 +226,7 @@ fn serial_is_faers_factor_and_one_width_gives_one_factor() {
     // that call ran serially, which rounds differently).
     let at3 = |exec: &dyn Executor| {
         let (chol, seen) = teamalg::gates::trace::collect(|| {
-            SparseCholesky::new_with(&symbolic, p.lower.as_ref(), &exec, &forced(true)).unwrap()
+            SparseCholesky::new_with(&symbolic, p.lower.as_ref(), exec, &forced(true)).unwrap()
         });
         let gave_up = seen
             .iter()
@@ -228,9 +235,9 @@ fn serial_is_faers_factor_and_one_width_gives_one_factor() {
     };
     // The reference call again when it gave up (a loaded machine), so that the comparisons run.
     let (on_team, team_gave_up) = (0..5)
-        .map(|_| at3(&team))
+        .map(|_| at3(on(&team)))
         .find(|(_, gave_up)| !gave_up)
-        .unwrap_or_else(|| at3(&team));
+        .unwrap_or_else(|| at3(on(&team)));
     let want = factor_of(&symbolic, &want);
     let same = |what: &str, (got, gave_up): (Vec<f64>, bool)| {
         if !gave_up && !team_gave_up {
@@ -265,8 +272,8 @@ fn widths_three_four_and_eight_agree_to_rounding() {
     let b = sample::mat::<c64>(n, 2, 0.2);
     for width in [2, 3, 4, 8] {
         let team = team(width);
-        let chol =
-            SparseCholesky::new_with(&symbolic, p.lower.as_ref(), &team, &forced(true)).unwrap();
+        let chol = SparseCholesky::new_with(&symbolic, p.lower.as_ref(), on(&team), &forced(true))
+            .unwrap();
         let off = factor_of(&symbolic, chol.values())
             .iter()
             .zip(&want)
@@ -276,7 +283,7 @@ fn widths_three_four_and_eight_agree_to_rounding() {
             off <= 1e-12 * top,
             "width {width}: {off:e} from faer's factor"
         );
-        let x = chol.solve(&b, &team).unwrap();
+        let x = chol.solve(&b, on(&team)).unwrap();
         assert_solves(&format!("width {width}"), &p, &x, &b);
     }
 }
@@ -291,14 +298,14 @@ fn one_analysis_serves_new_values() {
     let team = team(2);
     for shift in [1.0, 0.01, 100.0] {
         let p = problem::<f64>(n, &edges, shift);
-        let chol =
-            SparseCholesky::new_with(&symbolic, p.lower.as_ref(), &team, &forced(true)).unwrap();
+        let chol = SparseCholesky::new_with(&symbolic, p.lower.as_ref(), on(&team), &forced(true))
+            .unwrap();
         let b = sample::mat::<f64>(n, 1, shift);
         let mut x = b.clone();
-        chol.solve_in_place(x.as_mut(), &team).unwrap();
+        chol.solve_in_place(x.as_mut(), on(&team)).unwrap();
         assert_solves(&format!("shift {shift}"), &p, &x, &b);
         // The determinant against the dense one's.
-        let dense = linalg::Cholesky::new(&p.full.to_dense(), &Exec::serial()).unwrap();
+        let dense = linalg::Cholesky::new(&p.full.to_dense(), on(&Exec::serial())).unwrap();
         let (want, got) = (dense.slogdet().unwrap().1, chol.slogdet().unwrap().1);
         assert!((want - got).abs() <= 1e-10 * want.abs(), "{want} {got}");
     }
@@ -309,21 +316,23 @@ fn many_right_hand_sides_spread_with_the_serial_bits() {
     let (n, edges) = grid2(30);
     let p = problem::<f64>(n, &edges, 0.5);
     let b = sample::mat::<f64>(n, 40, 0.4);
-    let serial = SparseCholesky::new(p.lower.as_ref(), Side::Lower, &Exec::serial())
+    let serial = SparseCholesky::new(p.lower.as_ref(), Side::Lower, on(&Exec::serial()))
         .unwrap()
-        .solve(&b, &Exec::serial())
+        .solve(&b, on(&Exec::serial()))
         .unwrap();
     let team = team(3);
     let symbolic = SymbolicCholesky::new(p.lower.symbolic(), Side::Lower).unwrap();
-    let chol = SparseCholesky::new_with(&symbolic, p.lower.as_ref(), &team, &forced(true)).unwrap();
+    let chol =
+        SparseCholesky::new_with(&symbolic, p.lower.as_ref(), on(&team), &forced(true)).unwrap();
     let serial_chol =
-        SparseCholesky::new_with_symbolic(&symbolic, p.lower.as_ref(), &Exec::serial()).unwrap();
-    let spread = serial_chol.solve(&b, &team).unwrap();
+        SparseCholesky::new_with_symbolic(&symbolic, p.lower.as_ref(), on(&Exec::serial()))
+            .unwrap();
+    let spread = serial_chol.solve(&b, on(&team)).unwrap();
     assert!(
         spread == serial,
         "the columns' results do not depend on who solves them"
     );
-    assert_solves("spread", &p, &chol.solve(&b, &team).unwrap(), &b);
+    assert_solves("spread", &p, &chol.solve(&b, on(&team)).unwrap(), &b);
 }
 
 #[test]
@@ -341,7 +350,7 @@ fn an_indefinite_column_is_named_on_every_executor() {
     let bad = SparseColMat::try_new_from_triplets(n, n, &t).unwrap();
     let symbolic = SymbolicCholesky::new(bad.symbolic(), Side::Lower).unwrap();
     every_executor(|exec: &dyn Executor, force| {
-        let e = SparseCholesky::new_with(&symbolic, bad.as_ref(), &exec, &forced(force));
+        let e = SparseCholesky::new_with(&symbolic, bad.as_ref(), exec, &forced(force));
         assert_eq!(
             e.unwrap_err(),
             LinalgError::NotPositiveDefinite {
@@ -357,7 +366,8 @@ fn refusals_name_the_input() {
     let (n, edges) = grid2(6);
     let p = problem::<f64>(n, &edges, 0.5);
     let symbolic = SymbolicCholesky::new(p.lower.symbolic(), Side::Lower).unwrap();
-    let exec = Exec::serial();
+    let serial = Exec::serial();
+    let exec = on(&serial);
     // Not square.
     let wide = SparseColMat::<usize, f64>::try_new_from_triplets(3, 4, &[Triplet::new(0, 0, 1.0)])
         .unwrap();
@@ -370,14 +380,14 @@ fn refusals_name_the_input() {
         })
     ));
     assert!(matches!(
-        SparseCholesky::new_with_symbolic(&symbolic, wide.as_ref(), &exec),
+        SparseCholesky::new_with_symbolic(&symbolic, wide.as_ref(), exec),
         Err(LinalgError::NotSquare { .. })
     ));
     // Another order.
     let (m, e) = grid2(5);
     let small = problem::<f64>(m, &e, 0.5);
     assert!(matches!(
-        SparseCholesky::new_with_symbolic(&symbolic, small.lower.as_ref(), &exec),
+        SparseCholesky::new_with_symbolic(&symbolic, small.lower.as_ref(), exec),
         Err(LinalgError::ShapeMismatch {
             expected: 36,
             found: 25,
@@ -394,7 +404,7 @@ fn refusals_name_the_input() {
     t.push(Triplet::new(30, 2, 0.01));
     let other = SparseColMat::try_new_from_triplets(n, n, &t).unwrap();
     assert_eq!(
-        SparseCholesky::new_with_symbolic(&symbolic, other.as_ref(), &exec).unwrap_err(),
+        SparseCholesky::new_with_symbolic(&symbolic, other.as_ref(), exec).unwrap_err(),
         LinalgError::PatternMismatch {
             op: "SparseCholesky::new",
             col: 2
@@ -405,13 +415,13 @@ fn refusals_name_the_input() {
     let at = nan.as_ref().symbolic().col_ptr()[4];
     nan.val_mut()[at] = f64::NAN;
     assert!(matches!(
-        SparseCholesky::new_with_symbolic(&symbolic, nan.as_ref(), &exec),
+        SparseCholesky::new_with_symbolic(&symbolic, nan.as_ref(), exec),
         Err(LinalgError::NotFinite { col: 4, .. })
     ));
     // A right-hand side of another height, and one with a NaN: `b` is kept.
-    let chol = SparseCholesky::new_with_symbolic(&symbolic, p.lower.as_ref(), &exec).unwrap();
+    let chol = SparseCholesky::new_with_symbolic(&symbolic, p.lower.as_ref(), exec).unwrap();
     assert!(matches!(
-        chol.solve(Mat::<f64>::ones(5, 1), &exec),
+        chol.solve(Mat::<f64>::ones(5, 1), exec),
         Err(LinalgError::ShapeMismatch {
             expected: 36,
             found: 5,
@@ -422,7 +432,7 @@ fn refusals_name_the_input() {
     b[(3, 0)] = f64::NAN;
     let kept = b.clone();
     assert!(matches!(
-        chol.solve_in_place(b.as_mut(), &exec),
+        chol.solve_in_place(b.as_mut(), exec),
         Err(LinalgError::NotFinite { row: 3, .. })
     ));
     assert!(b[(0, 0)] == kept[(0, 0)] && b[(3, 0)].is_nan());
@@ -432,7 +442,7 @@ fn refusals_name_the_input() {
         SparseCholesky::new_with_scratch(
             &symbolic,
             p.lower.as_ref(),
-            &exec,
+            exec,
             &Options::new(),
             MemStack::new(&mut mem)
         ),
@@ -440,9 +450,9 @@ fn refusals_name_the_input() {
     ));
     // The empty matrix.
     let empty = SparseColMat::<usize, f64>::try_new_from_triplets(0, 0, &[]).unwrap();
-    let chol = SparseCholesky::new(empty.as_ref(), Side::Lower, &exec).unwrap();
+    let chol = SparseCholesky::new(empty.as_ref(), Side::Lower, exec).unwrap();
     assert_eq!(
-        chol.solve(Mat::<f64>::zeros(0, 2), &exec).unwrap().nrows(),
+        chol.solve(Mat::<f64>::zeros(0, 2), exec).unwrap().nrows(),
         0
     );
     assert_eq!(chol.determinant().unwrap(), 1.0);
@@ -461,9 +471,9 @@ fn other_index_types_and_the_upper_triangle() {
     }
     let upper32 = SparseColMat::<u32, f64>::try_new_from_triplets(n, n, &t32).unwrap();
     let team = team(2);
-    let chol = SparseCholesky::new(upper32.as_ref(), Side::Upper, &team).unwrap();
+    let chol = SparseCholesky::new(upper32.as_ref(), Side::Upper, on(&team)).unwrap();
     let b = sample::mat::<f64>(n, 1, 0.9);
-    assert_solves("u32, upper", &p, &chol.solve(&b, &team).unwrap(), &b);
+    assert_solves("u32, upper", &p, &chol.solve(&b, on(&team)).unwrap(), &b);
 }
 
 /// The whole call asks the gate once: a 3D grid of 12^3 (about 1 ms serially, nothing gained
@@ -477,7 +487,7 @@ fn the_gate_keeps_a_small_factorization_serial() {
         let p = problem::<f64>(n, edges, 0.5);
         let symbolic = SymbolicCholesky::new(p.lower.symbolic(), Side::Lower).unwrap();
         let (_, seen) = trace::collect(|| {
-            SparseCholesky::new_with_symbolic(&symbolic, p.lower.as_ref(), &team).unwrap()
+            SparseCholesky::new_with_symbolic(&symbolic, p.lower.as_ref(), on(&team)).unwrap()
         });
         seen.iter()
             .find(|d| d.site == "sparse_cholesky")
@@ -534,10 +544,10 @@ fn the_first_failure_in_elimination_order_is_named() {
             }
         }
         let bad = SparseColMat::try_new_from_triplets(n, n, &t).unwrap();
-        let want = SparseCholesky::new_with_symbolic(&symbolic, bad.as_ref(), &Exec::serial())
+        let want = SparseCholesky::new_with_symbolic(&symbolic, bad.as_ref(), on(&Exec::serial()))
             .unwrap_err();
         every_executor(|exec: &dyn Executor, force| {
-            let got = SparseCholesky::new_with(&symbolic, bad.as_ref(), &exec, &forced(force));
+            let got = SparseCholesky::new_with(&symbolic, bad.as_ref(), exec, &forced(force));
             assert_eq!(
                 got.unwrap_err(),
                 want,
@@ -564,8 +574,13 @@ fn both_triangles_and_uncompressed_columns() {
     );
     let above = (col_ptr[7]..col_ptr[8]).find(|&k| row_idx[k] < 7).unwrap();
     full.val_mut()[above] = c64::new(f64::NAN, 0.0);
-    let chol = SparseCholesky::new(full.as_ref(), Side::Lower, &team).unwrap();
-    assert_solves("both triangles", &p, &chol.solve(&b, &team).unwrap(), &b);
+    let chol = SparseCholesky::new(full.as_ref(), Side::Lower, on(&team)).unwrap();
+    assert_solves(
+        "both triangles",
+        &p,
+        &chol.solve(&b, on(&team)).unwrap(),
+        &b,
+    );
     // The lower triangle with two spare slots after each column.
     let lower = p.lower.as_ref();
     let (mut ptr, mut idx, mut val, mut nnz) = (vec![0usize], Vec::new(), Vec::new(), Vec::new());
@@ -580,10 +595,11 @@ fn both_triangles_and_uncompressed_columns() {
     let sym = faer::sparse::SymbolicSparseColMat::new_checked(n, n, ptr, Some(nnz), idx);
     let spare = SparseColMat::new(sym, val);
     let symbolic = SymbolicCholesky::new(spare.symbolic(), Side::Lower).unwrap();
-    let chol = SparseCholesky::new_with(&symbolic, spare.as_ref(), &team, &forced(true)).unwrap();
-    assert_solves("spare slots", &p, &chol.solve(&b, &team).unwrap(), &b);
+    let chol =
+        SparseCholesky::new_with(&symbolic, spare.as_ref(), on(&team), &forced(true)).unwrap();
+    assert_solves("spare slots", &p, &chol.solve(&b, on(&team)).unwrap(), &b);
     // The transpose solve: conj(A) x = b.
-    let xt = chol.solve_transpose(&b, &team).unwrap();
+    let xt = chol.solve_transpose(&b, on(&team)).unwrap();
     let conj_p = Problem {
         lower: p.lower.clone(),
         full: SparseColMat::new(
@@ -593,7 +609,7 @@ fn both_triangles_and_uncompressed_columns() {
     };
     assert_solves("transpose", &conj_p, &xt, &b);
     // The determinant of a Hermitian matrix is real and positive: against the dense one's.
-    let dense = linalg::Cholesky::new(&p.full.to_dense(), &Exec::serial()).unwrap();
+    let dense = linalg::Cholesky::new(&p.full.to_dense(), on(&Exec::serial())).unwrap();
     let (want, got) = (dense.log_abs_det().unwrap(), chol.log_abs_det().unwrap());
     assert!((want - got).abs() <= 1e-10 * want.abs(), "{want} {got}");
     // faer's solver trait on the factor.
@@ -610,8 +626,8 @@ fn ldlt_solves_everywhere<T: Sample>() {
         let b = sample::mat::<T>(n, 3, 0.8);
         every_executor(|exec: &dyn Executor, force| {
             let ldlt =
-                SparseLdlt::new_with(&symbolic, p.lower.as_ref(), &exec, &forced(force)).unwrap();
-            let x = ldlt.solve(&b, &exec).unwrap();
+                SparseLdlt::new_with(&symbolic, p.lower.as_ref(), exec, &forced(force)).unwrap();
+            let x = ldlt.solve(&b, exec).unwrap();
             assert_solves(&format!("LDL^H, n {n}, forced {force}"), &p, &x, &b);
             let inertia = ldlt.inertia();
             assert_eq!(
@@ -649,13 +665,14 @@ fn ldlt_is_faers_serially_and_agrees_across_widths() {
     )
     .unwrap();
     let serial =
-        SparseLdlt::new_with_symbolic(&symbolic, p.lower.as_ref(), &Exec::serial()).unwrap();
+        SparseLdlt::new_with_symbolic(&symbolic, p.lower.as_ref(), on(&Exec::serial())).unwrap();
     assert!(serial.values() == &want[..], "serially: faer's bits");
     let top = want.iter().map(|x| x.norm()).fold(0.0, f64::max);
-    let dense = linalg::Ldlt::new(&p.full.to_dense(), &Exec::serial()).unwrap();
+    let dense = linalg::Ldlt::new(&p.full.to_dense(), on(&Exec::serial())).unwrap();
     for width in [2, 3, 8] {
         let team = team(width);
-        let ldlt = SparseLdlt::new_with(&symbolic, p.lower.as_ref(), &team, &forced(true)).unwrap();
+        let ldlt =
+            SparseLdlt::new_with(&symbolic, p.lower.as_ref(), on(&team), &forced(true)).unwrap();
         let off = ldlt
             .values()
             .iter()
@@ -698,7 +715,7 @@ fn ldlt_names_a_zero_pivot_on_every_executor() {
     let bad = SparseColMat::try_new_from_triplets(n, n, &t).unwrap();
     let symbolic = SymbolicCholesky::new(bad.symbolic(), Side::Lower).unwrap();
     every_executor(|exec: &dyn Executor, force| {
-        let e = SparseLdlt::new_with(&symbolic, bad.as_ref(), &exec, &forced(force));
+        let e = SparseLdlt::new_with(&symbolic, bad.as_ref(), exec, &forced(force));
         assert_eq!(
             e.unwrap_err(),
             LinalgError::Singular {
@@ -724,7 +741,7 @@ fn one_analysis_shared_by_threads() {
                 let lower = p.lower.as_ref();
                 s.spawn(move || {
                     let team = team(2);
-                    SparseCholesky::new_with(&symbolic, lower, &team, &forced(true)).unwrap()
+                    SparseCholesky::new_with(&symbolic, lower, on(&team), &forced(true)).unwrap()
                 })
             })
             .collect();
@@ -735,7 +752,7 @@ fn one_analysis_shared_by_threads() {
         for chol in &factors {
             let (p, b) = (&p, &b);
             s.spawn(move || {
-                let x = chol.solve(b, &Exec::serial()).unwrap();
+                let x = chol.solve(b, on(&Exec::serial())).unwrap();
                 assert_solves("shared analysis", p, &x, b);
             });
         }

@@ -13,7 +13,7 @@ use teamalg::linalg::{self, LinalgError, Options, SparseLu, SymbolicLu};
 use teamalg::Exec;
 
 use super::sample::{self, every_executor, team, Sample};
-use super::sparse_cholesky::{band, grid2, grid3, star};
+use super::sparse_cholesky::{band, grid2, grid3, on, star};
 
 /// An unsymmetric matrix on the pattern of `edges` (`(i, j)`, `i > j`, both `(i, j)` and
 /// `(j, i)` stored), with `diagonal` times a sample on the diagonal: small, the pivots come
@@ -81,11 +81,11 @@ fn solves_everywhere<T: Sample>() {
         let b = sample::mat::<T>(n, 3, 0.7);
         let (at, ah) = (transposed(&a, false), transposed(&a, true));
         every_executor(|exec: &dyn Executor, force| {
-            let lu = SparseLu::new_with(&symbolic, a.as_ref(), &exec, &forced(force)).unwrap();
+            let lu = SparseLu::new_with(&symbolic, a.as_ref(), exec, &forced(force)).unwrap();
             let what = format!("n {n}, forced {force}");
-            assert_solves(&what, &a, &lu.solve(&b, &exec).unwrap(), &b);
-            assert_solves(&what, &at, &lu.solve_transpose(&b, &exec).unwrap(), &b);
-            assert_solves(&what, &ah, &lu.solve_adjoint(&b, &exec).unwrap(), &b);
+            assert_solves(&what, &a, &lu.solve(&b, exec).unwrap(), &b);
+            assert_solves(&what, &at, &lu.solve_transpose(&b, exec).unwrap(), &b);
+            assert_solves(&what, &ah, &lu.solve_adjoint(&b, exec).unwrap(), &b);
         });
     }
 }
@@ -100,7 +100,7 @@ fn every_solve_is_within_the_backward_bound_on_every_executor() {
 fn a_small_diagonal_makes_it_pivot() {
     let (n, edges) = grid2(12);
     let a = unsymmetric::<f64>(n, &edges, 1e-3);
-    let lu = SparseLu::new(a.as_ref(), &Exec::serial()).unwrap();
+    let lu = SparseLu::new(a.as_ref(), on(&Exec::serial())).unwrap();
     let q = lu.symbolic().col_perm().arrays().0.to_vec();
     let p = lu.row_perm();
     let mut seen = vec![false; n];
@@ -116,14 +116,14 @@ fn values_of(lu: &SparseLu<f64>) -> Vec<f64> {
     // Two solves read every entry of L and U: equal bits there are equal factors for this
     // test's purpose, with the pivot rows.
     let mut out = lu
-        .solve(&x, &Exec::serial())
+        .solve(&x, on(&Exec::serial()))
         .unwrap()
         .col(0)
         .iter()
         .copied()
         .collect::<Vec<_>>();
     out.extend(
-        lu.solve_transpose(&x, &Exec::serial())
+        lu.solve_transpose(&x, on(&Exec::serial()))
             .unwrap()
             .col(0)
             .iter()
@@ -138,7 +138,7 @@ fn one_width_gives_one_factor_and_widths_agree_to_rounding() {
     let (n, edges) = grid3(11);
     let a = unsymmetric::<f64>(n, &edges, 0.3);
     let symbolic = SymbolicLu::new(a.symbolic()).unwrap();
-    let serial = SparseLu::new_with_symbolic(&symbolic, a.as_ref(), &Exec::serial()).unwrap();
+    let serial = SparseLu::new_with_symbolic(&symbolic, a.as_ref(), on(&Exec::serial())).unwrap();
     let want = values_of(&serial);
     let gave_up = |f: &dyn Fn() -> SparseLu<f64>| {
         let (lu, seen) = teamalg::gates::trace::collect(f);
@@ -150,14 +150,18 @@ fn one_width_gives_one_factor_and_widths_agree_to_rounding() {
     let team3 = team(3);
     let (on_team, t_gave_up) = (0..5)
         .map(|_| {
-            gave_up(&|| SparseLu::new_with(&symbolic, a.as_ref(), &team3, &forced(true)).unwrap())
+            gave_up(&|| {
+                SparseLu::new_with(&symbolic, a.as_ref(), on(&team3), &forced(true)).unwrap()
+            })
         })
         .find(|(_, g)| !g)
         .unwrap_or_else(|| {
-            gave_up(&|| SparseLu::new_with(&symbolic, a.as_ref(), &team3, &forced(true)).unwrap())
+            gave_up(&|| {
+                SparseLu::new_with(&symbolic, a.as_ref(), on(&team3), &forced(true)).unwrap()
+            })
         });
     let (token, g) = gave_up(&|| {
-        SparseLu::new_with(&symbolic, a.as_ref(), &team3.exec(3), &forced(true)).unwrap()
+        SparseLu::new_with(&symbolic, a.as_ref(), on(&team3.exec(3)), &forced(true)).unwrap()
     });
     if !g && !t_gave_up {
         assert!(token == on_team, "a team token of 3: not the team's bits");
@@ -165,7 +169,7 @@ fn one_width_gives_one_factor_and_widths_agree_to_rounding() {
     let top = want.iter().map(|x| x.abs()).fold(0.0, f64::max);
     for width in [2, 3, 4, 8] {
         let t = team(width);
-        let lu = SparseLu::new_with(&symbolic, a.as_ref(), &t, &forced(true)).unwrap();
+        let lu = SparseLu::new_with(&symbolic, a.as_ref(), on(&t), &forced(true)).unwrap();
         let got = values_of(&lu);
         let n_vals = 2 * n;
         let off = got[..n_vals]
@@ -188,10 +192,10 @@ fn one_analysis_serves_new_values() {
     let team = team(2);
     for diagonal in [1.0, 0.01, 100.0] {
         let a = unsymmetric::<f64>(n, &edges, diagonal);
-        let lu = SparseLu::new_with(&symbolic, a.as_ref(), &team, &forced(true)).unwrap();
+        let lu = SparseLu::new_with(&symbolic, a.as_ref(), on(&team), &forced(true)).unwrap();
         let b = sample::mat::<f64>(n, 1, diagonal);
         let mut x = b.clone();
-        lu.solve_in_place(x.as_mut(), &team).unwrap();
+        lu.solve_in_place(x.as_mut(), on(&team)).unwrap();
         assert_solves(&format!("diagonal {diagonal}"), &a, &x, &b);
     }
 }
@@ -202,8 +206,8 @@ fn the_determinant_is_the_dense_lus() {
     for diagonal in [0.05, 3.0] {
         let a = unsymmetric::<f64>(n, &edges, diagonal);
         let dense = a.to_dense();
-        let want = linalg::Lu::new(dense.as_ref(), &Exec::serial()).unwrap();
-        let lu = SparseLu::new(a.as_ref(), &team(2)).unwrap();
+        let want = linalg::Lu::new(dense.as_ref(), on(&Exec::serial())).unwrap();
+        let lu = SparseLu::new(a.as_ref(), on(&team(2))).unwrap();
         let (s, l) = lu.slogdet().unwrap();
         let (ws, wl) = want.slogdet().unwrap();
         assert_eq!(s, ws, "the sign");
@@ -215,8 +219,8 @@ fn the_determinant_is_the_dense_lus() {
         assert!((d - want.determinant().unwrap()).abs() <= 1e-10 * d.abs());
     }
     let c = unsymmetric::<c64>(n, &grid2(9).1, 0.1);
-    let want = linalg::Lu::new(c.to_dense().as_ref(), &Exec::serial()).unwrap();
-    let (s, l) = SparseLu::new(c.as_ref(), &Exec::serial())
+    let want = linalg::Lu::new(c.to_dense().as_ref(), on(&Exec::serial())).unwrap();
+    let (s, l) = SparseLu::new(c.as_ref(), on(&Exec::serial()))
         .unwrap()
         .slogdet()
         .unwrap();
@@ -228,7 +232,8 @@ fn the_determinant_is_the_dense_lus() {
 fn refusals_name_what_is_wrong_and_change_nothing() {
     let (n, edges) = grid2(10);
     let a = unsymmetric::<f64>(n, &edges, 0.5);
-    let exec = Exec::serial();
+    let serial = Exec::serial();
+    let exec = on(&serial);
     // Not square.
     let wide = SparseColMat::<usize, f64>::try_new_from_triplets(3, 4, &[Triplet::new(0, 0, 1.0)])
         .unwrap();
@@ -247,7 +252,7 @@ fn refusals_name_what_is_wrong_and_change_nothing() {
         .collect();
     t.push(Triplet::new(3, 4, 2.0));
     let holed = SparseColMat::<usize, f64>::try_new_from_triplets(6, 6, &t).unwrap();
-    let err = SparseLu::new(holed.as_ref(), &exec).unwrap_err();
+    let err = SparseLu::new(holed.as_ref(), exec).unwrap_err();
     assert!(
         matches!(
             err,
@@ -262,12 +267,12 @@ fn refusals_name_what_is_wrong_and_change_nothing() {
     let symbolic = SymbolicLu::new(a.symbolic()).unwrap();
     let other = unsymmetric::<f64>(n, &band(n, 2).1, 0.5);
     assert!(matches!(
-        SparseLu::new_with_symbolic(&symbolic, other.as_ref(), &exec),
+        SparseLu::new_with_symbolic(&symbolic, other.as_ref(), exec),
         Err(LinalgError::PatternMismatch { .. })
     ));
     let small = unsymmetric::<f64>(50, &band(50, 2).1, 0.5);
     assert!(matches!(
-        SparseLu::new_with_symbolic(&symbolic, small.as_ref(), &exec),
+        SparseLu::new_with_symbolic(&symbolic, small.as_ref(), exec),
         Err(LinalgError::ShapeMismatch {
             expected: 100,
             found: 50,
@@ -281,8 +286,8 @@ fn refusals_name_what_is_wrong_and_change_nothing() {
     for v in zeroed.val_of_col_mut(j) {
         *v = 0.0;
     }
-    for exec in [&Exec::serial() as &dyn Executor, &team(2)] {
-        let err = SparseLu::new_with(&symbolic, zeroed.as_ref(), &exec, &forced(true)).unwrap_err();
+    for exec in [on(&Exec::serial()), &team(2)] {
+        let err = SparseLu::new_with(&symbolic, zeroed.as_ref(), exec, &forced(true)).unwrap_err();
         assert_eq!(
             err,
             LinalgError::Singular {
@@ -295,15 +300,15 @@ fn refusals_name_what_is_wrong_and_change_nothing() {
     let mut bad = a.clone();
     bad.val_mut()[5] = f64::NAN;
     assert!(matches!(
-        SparseLu::new_with_symbolic(&symbolic, bad.as_ref(), &exec),
+        SparseLu::new_with_symbolic(&symbolic, bad.as_ref(), exec),
         Err(LinalgError::NotFinite { .. })
     ));
     assert!(a.val() == before.val(), "A is only read");
     // A right-hand side of the wrong rows, unchanged.
-    let lu = SparseLu::new_with_symbolic(&symbolic, a.as_ref(), &exec).unwrap();
+    let lu = SparseLu::new_with_symbolic(&symbolic, a.as_ref(), exec).unwrap();
     let mut b = Mat::<f64>::ones(n + 1, 2);
     assert!(matches!(
-        lu.solve_in_place(b.as_mut(), &exec),
+        lu.solve_in_place(b.as_mut(), exec),
         Err(LinalgError::ShapeMismatch {
             expected: 100,
             found: 101,
@@ -316,13 +321,15 @@ fn refusals_name_what_is_wrong_and_change_nothing() {
 #[test]
 fn empty_and_one_by_one() {
     let empty = SparseColMat::<usize, f64>::try_new_from_triplets(0, 0, &[]).unwrap();
-    let lu = SparseLu::new(empty.as_ref(), &Exec::serial()).unwrap();
+    let lu = SparseLu::new(empty.as_ref(), on(&Exec::serial())).unwrap();
     assert_eq!(lu.determinant().unwrap(), 1.0);
     let one = SparseColMat::<usize, f64>::try_new_from_triplets(1, 1, &[Triplet::new(0, 0, -4.0)])
         .unwrap();
-    let lu = SparseLu::new(one.as_ref(), &Exec::serial()).unwrap();
+    let lu = SparseLu::new(one.as_ref(), on(&Exec::serial())).unwrap();
     assert_eq!(lu.determinant().unwrap(), -4.0);
-    let x = lu.solve(Mat::<f64>::ones(1, 1), &Exec::serial()).unwrap();
+    let x = lu
+        .solve(Mat::<f64>::ones(1, 1), on(&Exec::serial()))
+        .unwrap();
     assert_eq!(x[(0, 0)], -0.25);
 }
 
@@ -331,7 +338,7 @@ fn faer_solver_trait_solves_serially() {
     use faer::linalg::solvers::SolveCore;
     let (n, edges) = grid2(8);
     let a = unsymmetric::<c64>(n, &edges, 0.2);
-    let lu = SparseLu::new(a.as_ref(), &team(2)).unwrap();
+    let lu = SparseLu::new(a.as_ref(), on(&team(2))).unwrap();
     let b = sample::mat::<c64>(n, 2, 0.4);
     let mut x = b.clone();
     lu.solve_in_place_with_conj(faer::Conj::No, x.as_mut());

@@ -4,17 +4,21 @@
 //!
 //! ```text
 //! sparse_memory faer 3 32; sparse_memory team 3 32; sparse_memory owned 3 32
+//! sparse_memory lu-faer 3 30; sparse_memory lu-team 3 30
 //! ```
 //!
 //! `faer`: faer's `factorize_numeric_llt` with its values and scratch allocated for the call;
 //! `team`: teamalg's kernel on a held team of 2, its values and scratch allocated for the call;
-//! `owned`: the facade's `SparseCholesky::new_with_symbolic` on the team.
+//! `owned`: the facade's `SparseCholesky::new_with_symbolic` on the team. The sparse LU of the
+//! convection-diffusion operator of the same grid: `lu-faer` (faer's `factorize_numeric_lu`,
+//! its factor and scratch allocated for the call) and `lu-team` (the facade's
+//! `SparseLu::new_with_symbolic` on the team).
 
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::sparse::{SparseColMat, Triplet};
 use faer::{Par, Side};
 use teamalg::kernels::sparse_cholesky::{llt_in_place, llt_in_place_scratch, Analysis};
-use teamalg::linalg::{SparseCholesky, SymbolicCholesky};
+use teamalg::linalg::{SparseCholesky, SparseLu, SymbolicCholesky, SymbolicLu};
 
 /// The high water mark of this process's resident memory, in KiB.
 fn high_water() -> u64 {
@@ -43,11 +47,73 @@ fn laplacian(n: usize, dim: u32) -> SparseColMat<usize, f64> {
     SparseColMat::try_new_from_triplets(size, size, &t).expect("a valid matrix")
 }
 
+/// The convection-diffusion operator of a grid of side `n` in `dim` dimensions (the kernel
+/// program's `convection`).
+fn convection(n: usize, dim: u32) -> SparseColMat<usize, f64> {
+    let size = n.pow(dim);
+    let wind = [0.4, 0.3, 0.2];
+    let mut t = Vec::new();
+    for i in 0..size {
+        t.push(Triplet::new(i, i, 2.0 * dim as f64 + 0.01));
+        let mut stride = 1;
+        for w in wind.iter().take(dim as usize) {
+            if (i / stride) % n + 1 < n {
+                t.push(Triplet::new(i + stride, i, -1.0 - w));
+                t.push(Triplet::new(i, i + stride, -1.0 + w));
+            }
+            stride *= n;
+        }
+    }
+    SparseColMat::try_new_from_triplets(size, size, &t).expect("a valid matrix")
+}
+
+/// One LU arm: the analyses made first, then the factorization between two readings.
+fn lu(arm: &str, dim: u32, side: usize) {
+    let a = convection(side, dim);
+    let symbolic = SymbolicLu::new(a.symbolic()).expect("an analysis");
+    let faer_symbolic =
+        faer::sparse::linalg::lu::factorize_symbolic_lu(a.symbolic(), Default::default())
+            .expect("faer's analysis");
+    let team = teamalg::Pool::builder()
+        .threads(2)
+        .build()
+        .expect("a pool")
+        .into_team(2)
+        .expect("a team");
+    let before = high_water();
+    if arm == "lu-faer" {
+        let mut numeric = faer::sparse::linalg::lu::NumericLu::new();
+        let req = faer_symbolic.factorize_numeric_lu_scratch::<f64>(Par::Seq, Default::default());
+        let mut mem = MemBuffer::new(req);
+        let stack = MemStack::new(&mut mem);
+        let r = faer_symbolic.factorize_numeric_lu(
+            &mut numeric,
+            a.as_ref(),
+            Par::Seq,
+            stack,
+            Default::default(),
+        );
+        r.expect("nonsingular");
+        std::hint::black_box(&numeric);
+    } else {
+        let lu = SparseLu::new_with_symbolic(&symbolic, a.as_ref(), &team);
+        std::hint::black_box(lu.expect("nonsingular"));
+    }
+    let after = high_water();
+    println!(
+        "{arm} {dim}D {side}: high water {before} KiB before, {after} KiB after, {} KiB for the factorization",
+        after.saturating_sub(before)
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let arm = args.get(1).map_or("faer", String::as_str).to_string();
     let dim: u32 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(3);
     let side: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(32);
+    if arm.starts_with("lu-") {
+        return lu(&arm, dim, side);
+    }
     let a = laplacian(side, dim);
     let symbolic = SymbolicCholesky::new(a.symbolic(), Side::Lower).expect("an analysis");
     let analysis = Analysis::new(a.symbolic(), Side::Lower).expect("an analysis");
