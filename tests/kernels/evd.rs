@@ -320,8 +320,10 @@ fn split_solver_on_hard_spectra<T: Sample + Rotate>() {
             Some(width),
             "{n} on {width}: not torn into {width} leaves"
         );
-        if width > 4 {
-            // Oversubscribed on small hosts: the random matrix alone.
+        if width > 4 || (width, n) == (2, 257) {
+            // Oversubscribed on small hosts: the random matrix alone. The hard spectra run on
+            // two leaves at 128 and on four at 257 (two levels of merges); two leaves at 257
+            // would repeat the first's merges.
             continue;
         }
         // Values beside the vectors agree with faer's values only.
