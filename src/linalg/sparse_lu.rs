@@ -94,7 +94,8 @@ impl SymbolicLu {
         self.inner.analysis.fronts_len()
     }
 
-    /// The entries of `L` and `U` a factorization stores.
+    /// The entries of `L` and `U` a factorization stores at most (a front keeps only the
+    /// columns of its block of `U` that its pivot rows reach).
     pub fn len_values(&self) -> usize {
         self.inner.analysis.len_values()
     }

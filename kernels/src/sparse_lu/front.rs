@@ -36,8 +36,11 @@ pub struct Front<T> {
     pub rows: Vec<usize>,
     /// `rows x cols`: `L` below the diagonal (unit), `U`'s diagonal block on and above it.
     pub lu: Mat<T>,
-    /// `cols x pattern`: `U`'s block in the front's other columns.
+    /// `cols x live.len()`: `U`'s block in the front's other columns that it reaches.
     pub u: Mat<T>,
+    /// The columns of `u`, as places in the front's pattern (ascending): the others of `U`'s
+    /// block are zero.
+    pub live: Vec<usize>,
 }
 
 /// What a front leaves to its parent: its unpivoted rows, in its other columns.
@@ -184,13 +187,14 @@ where
     for (k, &w) in swaps.iter().enumerate() {
         rows.swap(k, w);
     }
+    let mut live = Vec::new();
     if p > 0 {
         apply_swaps(right.rb_mut(), 0, &swaps);
         // A column of `U12` whose pivot rows are all zero stays zero through the solve and adds
         // nothing to the update: about half of a 3D grid's large fronts' columns (the bound
         // on the structure is `A^T A`'s; the pivots met fill less of it). Only the others are
         // solved and updated, gathered when that leaves some out.
-        let live: Vec<usize> = (0..p)
+        live = (0..p)
             .filter(|&j| {
                 let col = right.rb().col(j).subrows(0, c);
                 col.iter().any(|v| *v != T::zero_impl())
@@ -211,9 +215,13 @@ where
             }
         }
     }
-    let u = right.rb().subrows(0, c).to_owned();
+    // `U12` by its live columns: the others are zero (about half of a large 3D front's).
+    let mut u = Mat::<T>::zeros(c, live.len());
+    for (k, &j) in live.iter().enumerate() {
+        u.col_mut(k).copy_from(right.rb().col(j).subrows(0, c));
+    }
     let rest = rows[c..].to_vec();
-    Ok((Front { rows, lu, u }, rest))
+    Ok((Front { rows, lu, u, live }, rest))
 }
 
 /// `U12 = L11^-1 A12` in the top rows of `right` and `A22 -= L21 U12` below them, on `exec`.

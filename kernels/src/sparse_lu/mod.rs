@@ -500,14 +500,14 @@ fn solve_columns<T: ComplexField>(
         let cols = analysis.columns(s);
         let pattern = analysis.pattern(s);
         let c = cols.len();
-        let mut g = Mat::<T>::zeros(pattern.len(), k);
-        for (q, &j) in pattern.iter().enumerate() {
+        let mut g = Mat::<T>::zeros(f.live.len(), k);
+        for (q, &at) in f.live.iter().enumerate() {
             for col in 0..k {
-                g[(q, col)] = z[(j, col)].clone();
+                g[(q, col)] = z[(pattern[at], col)].clone();
             }
         }
         let mut t = z.rb_mut().subrows_mut(cols.start, c);
-        if !pattern.is_empty() {
+        if !f.live.is_empty() {
             matmul_with_conj(
                 t.rb_mut(),
                 Accum::Add,
@@ -553,8 +553,8 @@ fn solve_columns_transpose<T: ComplexField>(
         let mut t = z.rb_mut().subrows_mut(cols.start, c);
         let u11t = f.lu.as_ref().subrows(0, c).transpose();
         solve_lower_triangular_in_place_with_conj(u11t, conj, t.rb_mut(), Par::Seq);
-        if !pattern.is_empty() {
-            let mut g = Mat::<T>::zeros(pattern.len(), k);
+        if !f.live.is_empty() {
+            let mut g = Mat::<T>::zeros(f.live.len(), k);
             matmul_with_conj(
                 g.as_mut(),
                 Accum::Replace,
@@ -565,7 +565,8 @@ fn solve_columns_transpose<T: ComplexField>(
                 one::<T>(),
                 Par::Seq,
             );
-            for (q, &j) in pattern.iter().enumerate() {
+            for (q, &at) in f.live.iter().enumerate() {
+                let j = pattern[at];
                 for col in 0..k {
                     z[(j, col)] = sub(&z[(j, col)], &g[(q, col)]);
                 }
@@ -671,8 +672,8 @@ mod tests {
                 }
                 for q in 0..c {
                     l[(cols.start + q, cols.start + q)] = 1.0;
-                    for (p, &j) in analysis.pattern(s).iter().enumerate() {
-                        u[(cols.start + q, j)] = front.u[(q, p)];
+                    for (k, &at) in front.live.iter().enumerate() {
+                        u[(cols.start + q, analysis.pattern(s)[at])] = front.u[(q, k)];
                     }
                 }
             }
