@@ -326,6 +326,11 @@ fn split_solver_on_hard_spectra<T: Sample + Rotate>() {
             // would repeat the first's merges.
             continue;
         }
+        if eps::<T>() > 1e-10 && n > 128 {
+            // In single precision the close pairs and the grading are below the type's
+            // resolution: its spectra run on two leaves at 128 only.
+            continue;
+        }
         // Values beside the vectors agree with faer's values only.
         let a = hermitian::<T>(n, 11.0);
         let scale = r.w.iter().fold(0.0f64, |m, x| m.max(x.abs()));
