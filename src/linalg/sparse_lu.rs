@@ -297,10 +297,7 @@ impl<T: Field> SparseLu<T> {
         b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
         exec: &(impl Executor + ?Sized),
     ) -> Result<Mat<T>, LinalgError> {
-        const OP: &str = "SparseLu::solve";
-        let mut x = scratch::copy(OP, b.as_mat_ref())?;
-        self.solve_with(OP, false, Conj::No, x.as_mut(), exec)?;
-        Ok(x)
+        self.solved("SparseLu::solve", false, Conj::No, b.as_mat_ref(), exec)
     }
 
     /// Overwrites `b` with `A^-T b`, on `exec`.
@@ -318,10 +315,7 @@ impl<T: Field> SparseLu<T> {
         b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
         exec: &(impl Executor + ?Sized),
     ) -> Result<Mat<T>, LinalgError> {
-        const OP: &str = "SparseLu::solve_transpose";
-        let mut x = scratch::copy(OP, b.as_mat_ref())?;
-        self.solve_with(OP, true, Conj::No, x.as_mut(), exec)?;
-        Ok(x)
+        self.solved("SparseLu::solve_transpose", true, Conj::No, b.as_mat_ref(), exec)
     }
 
     /// Overwrites `b` with `A^-H b`, on `exec`.
@@ -339,9 +333,20 @@ impl<T: Field> SparseLu<T> {
         b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
         exec: &(impl Executor + ?Sized),
     ) -> Result<Mat<T>, LinalgError> {
-        const OP: &str = "SparseLu::solve_adjoint";
-        let mut x = scratch::copy(OP, b.as_mat_ref())?;
-        self.solve_with(OP, true, Conj::Yes, x.as_mut(), exec)?;
+        self.solved("SparseLu::solve_adjoint", true, Conj::Yes, b.as_mat_ref(), exec)
+    }
+
+    /// The solve of a copy of `b`, returned: every owned form.
+    fn solved<B: Conjugate<Canonical = T>>(
+        &self,
+        op: &'static str,
+        transpose: bool,
+        conj: Conj,
+        b: faer::MatRef<'_, B>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<Mat<T>, LinalgError> {
+        let mut x = scratch::copy(op, b)?;
+        self.solve_with(op, transpose, conj, x.as_mut(), exec)?;
         Ok(x)
     }
 

@@ -347,3 +347,38 @@ fn faer_solver_trait_solves_serially() {
     lu.solve_transpose_in_place_with_conj(faer::Conj::Yes, y.as_mut());
     assert_solves("SolveCore adjoint", &transposed(&a, true), &y, &b);
 }
+
+#[test]
+fn one_analysis_is_shared_by_threads_that_factor_at_once() {
+    let (n, edges) = grid2(16);
+    let symbolic = SymbolicLu::new(unsymmetric::<f64>(n, &edges, 0.2).symbolic()).unwrap();
+    let team = team(2);
+    let factors: Vec<SparseLu<f64>> = std::thread::scope(|s| {
+        let handles: Vec<_> = [0.2, 0.5, 2.0]
+            .map(|d| {
+                let (symbolic, team) = (&symbolic, &team);
+                let edges = &edges;
+                s.spawn(move || {
+                    let a = unsymmetric::<f64>(n, edges, d);
+                    let serial = Exec::serial();
+                    let exec = if d < 1.0 { on(team) } else { on(&serial) };
+                    let lu = SparseLu::new_with(symbolic, a.as_ref(), exec, &forced(true));
+                    lu.unwrap()
+                })
+            })
+            .into_iter()
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    // Each factor, solved on another thread than the one that made it.
+    std::thread::scope(|s| {
+        for (lu, d) in factors.iter().zip([0.2, 0.5, 2.0]) {
+            s.spawn(move || {
+                let a = unsymmetric::<f64>(n, &grid2(16).1, d);
+                let b = sample::mat::<f64>(n, 2, d);
+                let x = lu.solve(&b, on(&Exec::serial())).unwrap();
+                assert_solves(&format!("diagonal {d}"), &a, &x, &b);
+            });
+        }
+    });
+}
