@@ -118,14 +118,15 @@ fn the_checker_sees_the_layers() {
 /// The kernels are one folder per decomposition, and a decomposition's folder imports only the
 /// layers every kernel uses (`exec/`, `drive/`, `spectral/`) and the decompositions it is built
 /// from (the SVD and the EVD apply QR's block reflectors and GEMM; the sparse Cholesky's top
-/// runs the dense Cholesky and triangular solve): a new decomposition adds a
+/// runs the dense Cholesky and triangular solve; the sparse QR shares the sparse LU's
+/// analysis and runs the dense QR): a new decomposition adds a
 /// folder and touches no other one (`docs/adding-a-decomposition.md`). The family list
 /// (`families.rs`) reads every decomposition's rows, and only the serial executor reads it
 /// back (`Seq::model`, the host's built-in model).
 #[test]
 fn a_decomposition_imports_only_the_shared_layers() {
     const SHARED: [&str; 3] = ["exec", "drive", "spectral"];
-    const BUILT_FROM: [(&str, &str); 10] = [
+    const BUILT_FROM: [(&str, &str); 12] = [
         ("svd", "gemm"),
         ("svd", "qr"),
         ("evd", "gemm"),
@@ -135,6 +136,8 @@ fn a_decomposition_imports_only_the_shared_layers() {
         ("sparse_lu", "lu"),
         ("sparse_lu", "gemm"),
         ("sparse_lu", "triangular"),
+        ("sparse_qr", "sparse_lu"),
+        ("sparse_qr", "qr"),
         ("exec", "families"),
     ];
     let folder = |m: &str| m.split("::").next().unwrap_or(m).to_string();

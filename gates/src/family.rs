@@ -45,10 +45,13 @@ pub enum Family {
     /// Sparse LU with partial pivoting, numeric phase (multifrontal over the column tree);
     /// unit: multiply-add of the fronts' panels, solves and updates.
     SparseLu,
+    /// Sparse QR, numeric phase (multifrontal over the column tree); unit: multiply-add of the
+    /// fronts' Householder factorizations.
+    SparseQr,
 }
 
 /// How many families there are.
-pub const FAMILIES: usize = 17;
+pub const FAMILIES: usize = 18;
 
 impl Family {
     /// Every family.
@@ -70,6 +73,7 @@ impl Family {
         Family::SparseProduct,
         Family::SparseCholesky,
         Family::SparseLu,
+        Family::SparseQr,
     ];
 
     /// The family's position in [`Family::ALL`].
@@ -97,6 +101,7 @@ impl Family {
             Family::SparseProduct => "sparse_product",
             Family::SparseCholesky => "sparse_cholesky",
             Family::SparseLu => "sparse_lu",
+            Family::SparseQr => "sparse_qr",
         }
     }
 

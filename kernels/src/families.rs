@@ -8,7 +8,8 @@ use std::sync::OnceLock;
 use teamalg_gates::{Catalogue, Family, HostClass, Model, Rows};
 
 use crate::{
-    cholesky, evd, gemm, lu, qr, sparse, sparse_cholesky, sparse_lu, spectral, svd, triangular,
+    cholesky, evd, gemm, lu, qr, sparse, sparse_cholesky, sparse_lu, sparse_qr, spectral, svd,
+    triangular,
 };
 
 /// The built-in rows of `family`, from its decomposition's `cost.rs`.
@@ -31,6 +32,7 @@ pub fn rows(family: Family) -> Rows {
         Family::SparseProduct => sparse::cost::PRODUCT_ROWS,
         Family::SparseCholesky => sparse_cholesky::cost::ROWS,
         Family::SparseLu => sparse_lu::cost::ROWS,
+        Family::SparseQr => sparse_qr::cost::ROWS,
         // `Family` is non-exhaustive: a family added to the gates before its rows is refused
         // here, when a model is first built.
         _ => panic!("no built-in rows for family {}", family.name()),

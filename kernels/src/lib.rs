@@ -29,6 +29,7 @@ pub mod qr;
 pub mod sparse;
 pub mod sparse_cholesky;
 pub mod sparse_lu;
+pub mod sparse_qr;
 pub mod spectral;
 pub mod svd;
 pub mod triangular;

@@ -215,10 +215,12 @@ pub enum LinalgError {
         /// The first column that differs.
         col: usize,
     },
-    /// A sparse matrix whose pattern no values can make nonsingular (`SymbolicLu::new`): in
-    /// the analysis's column order, column `index` of `A` is the first that no remaining row
-    /// can pivot, as when rows without entries, or more columns than rows meeting a set of
-    /// rows, leave a column uncovered. A numerical zero pivot is [`LinalgError::Singular`].
+    /// A sparse matrix whose pattern no values can make nonsingular (`SymbolicLu::new`), or
+    /// of full column rank (`SymbolicQr::new`): in the analysis's column order, column `index`
+    /// of `A` is the first that no remaining row can pivot, as when rows without entries, or
+    /// more columns than rows meeting a set of rows, leave a column uncovered. A numerical
+    /// zero pivot is [`LinalgError::Singular`], a numerically rank-deficient matrix
+    /// [`LinalgError::RankDeficient`].
     StructurallySingular {
         /// The operation.
         op: &'static str,

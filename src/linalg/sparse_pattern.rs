@@ -42,16 +42,17 @@ impl Pattern {
     }
 
     /// `a` with this pattern and `usize` indices, its values compressed into `copy` when `a`
-    /// does not hold them in the pattern's order. Errors: `NotSquare`, `ShapeMismatch`
-    /// (another order) and `PatternMismatch` (the first column whose row indices differ).
+    /// does not hold them in the pattern's order. Errors: `NotSquare` (a square pattern's),
+    /// `ShapeMismatch` (another shape) and `PatternMismatch` (the first column whose row
+    /// indices differ).
     pub(crate) fn matching<'a, I: Index, T: Field>(
         &'a self,
         op: &'static str,
         a: SparseColMatRef<'a, I, T>,
         copy: &'a mut Vec<T>,
     ) -> Result<SparseColMatRef<'a, usize, T>, LinalgError> {
-        let n = self.inner.ncols();
-        if a.nrows() != a.ncols() {
+        let (m, n) = (self.inner.nrows(), self.inner.ncols());
+        if m == n && a.nrows() != a.ncols() {
             return Err(LinalgError::NotSquare {
                 op,
                 operand: "A",
@@ -59,14 +60,16 @@ impl Pattern {
                 cols: a.ncols(),
             });
         }
-        if a.nrows() != n {
-            return Err(LinalgError::ShapeMismatch {
-                op,
-                operand: "A",
-                dim: Dim::Rows,
-                expected: n,
-                found: a.nrows(),
-            });
+        for (dim, expected, found) in [(Dim::Rows, m, a.nrows()), (Dim::Cols, n, a.ncols())] {
+            if found != expected {
+                return Err(LinalgError::ShapeMismatch {
+                    op,
+                    operand: "A",
+                    dim,
+                    expected,
+                    found,
+                });
+            }
         }
         let pattern = self.inner.as_ref();
         for j in 0..n {

@@ -19,6 +19,7 @@ mod linalg_spectral;
 mod refusals;
 mod sparse_cholesky;
 mod sparse_lu;
+mod sparse_qr;
 mod sweep;
 mod symmetric;
 mod vectors;

@@ -5,9 +5,7 @@
 
 use teamalg_gates::{Anchors, AppleRate, Rows, SplitCost, SplitRow};
 
-/// What moving one entry of a front costs (zeroing it, assembling `A`'s entries and the
-/// children's updates into it, copying the factor and the update out), in multiply-adds.
-pub const ENTRY: f64 = 30.0;
+pub use crate::drive::frontal::ENTRY;
 
 /// What one front costs besides its entries and products (its row list, its pivots' search
 /// calls, the dense kernels' calls), in multiply-adds.

@@ -9,25 +9,18 @@ use faer::dyn_stack::{MemStack, StackReq};
 use faer::linalg::{temp_mat_scratch, temp_mat_zeroed};
 use faer::mat::AsMatMut;
 use faer::reborrow::{Reborrow, ReborrowMut};
-use faer::traits::math_utils::{add, one};
+use faer::traits::math_utils::one;
 use faer::traits::ComplexField;
 use faer::{Accum, Mat, MatMut, MatRef};
-use teamalg_gates::{Family, ParThreshold, Scalar};
+use teamalg_gates::{ParThreshold, Scalar};
 
-use super::cost;
 use super::tree::Analysis;
-use crate::exec::call;
-use crate::exec::par::part_start;
-use crate::exec::tiles::Tiles;
-use crate::gate::{self, Region, Scope};
+use super::Lu;
+use crate::drive::frontal::{self, PivotFailure, UpdateRef};
 use crate::gemm::{matmul, GemmParams};
 use crate::lu::partial::{apply_swaps, lu_in_place, lu_in_place_scratch, LuParams};
 use crate::par::Executor;
 use crate::triangular::{solve_in_place, Diag, SolveParams, SolveSide, Triangle};
-
-/// The update entries below which a front's extend-add stays on the caller (a quarter of a
-/// million entries: about 2 ms of adds).
-const MIN_SHARED: usize = 1 << 18;
 
 /// A front's share of the factor.
 #[derive(Debug, Clone)]
@@ -41,50 +34,6 @@ pub struct Front<T> {
     /// The columns of `u`, as places in the front's pattern (ascending): the others of `U`'s
     /// block are zero.
     pub live: Vec<usize>,
-}
-
-/// What a front leaves to its parent: its unpivoted rows, in its other columns.
-#[derive(Debug)]
-pub struct Update<T> {
-    /// The front that left it.
-    pub front: usize,
-    /// `A`'s rows.
-    pub rows: Vec<usize>,
-    /// The front's other columns, all its rows: the update is below the first `skip` (those
-    /// of `U`, copied into the factor), so it is handed on without a copy.
-    pub block: Mat<T>,
-    /// The rows of `block` above the update.
-    pub skip: usize,
-}
-
-impl<T> Update<T> {
-    /// The update as its parent reads it.
-    pub fn view(&self) -> UpdateRef<'_, T> {
-        UpdateRef {
-            front: self.front,
-            rows: &self.rows,
-            block: self.block.as_ref().subrows(self.skip, self.rows.len()),
-        }
-    }
-}
-
-/// A child's update as its parent reads it, wherever it is kept.
-#[derive(Debug, Clone, Copy)]
-pub struct UpdateRef<'a, T> {
-    /// The front that left it.
-    pub front: usize,
-    /// `A`'s rows.
-    pub rows: &'a [usize],
-    /// `rows x pattern`, the columns those of the front's pattern.
-    pub block: MatRef<'a, T>,
-}
-
-/// A front whose pivot columns found no nonzero pivot: the factorization stopped at `column`
-/// (in the analysis's order).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PivotFailure {
-    /// The column, in the analysis's order.
-    pub column: usize,
 }
 
 /// The scratch one participant's fronts need (the largest front's).
@@ -155,11 +104,12 @@ where
         at.push(rows.len());
         rows.extend_from_slice(update.rows);
     }
-    extend_add(
-        analysis,
+    frontal::extend_add(
+        &Lu(analysis),
         s,
         updates,
         &at,
+        None,
         pos,
         lu.as_mut(),
         right.rb_mut(),
@@ -257,78 +207,4 @@ fn update<T>(
             GemmParams { threshold },
         );
     }
-}
-
-/// Adds the children's `updates` into the front's columns (`lu`: its pivot columns, `right`:
-/// the others), update `k` at rows `at[k]..`: by chunks of the front's columns on the team
-/// when the gate finds that it pays (each chunk writes only its columns).
-#[allow(clippy::too_many_arguments)]
-fn extend_add<T>(
-    analysis: &Analysis,
-    s: usize,
-    updates: &[UpdateRef<'_, T>],
-    at: &[usize],
-    pos: &[usize],
-    lu: MatMut<'_, T>,
-    right: MatMut<'_, T>,
-    exec: &(impl Executor + ?Sized),
-    threshold: Option<ParThreshold>,
-) where
-    T: ComplexField + Scalar + Send + Sync,
-{
-    let (c, p) = (lu.ncols(), right.ncols());
-    let entries: usize = updates.iter().map(|u| u.rows.len() * u.block.ncols()).sum();
-    let units = cost::ENTRY * entries as f64;
-    let region = Region {
-        site: "sparse_lu/extend_add",
-        dims: [lu.nrows(), c + p, 0],
-        units,
-        family: Family::SparseLu,
-        sections: 1,
-        scope: Scope::Section,
-        call_units: analysis.forest().total_work(),
-    };
-    let width = match exec.width() > 1 && entries >= MIN_SHARED {
-        true => gate::width::<T>(exec, region, threshold),
-        false => 1,
-    };
-    let (lu, right) = (Tiles::new(lu), Tiles::new(right));
-    let r = lu.nrows();
-    let chunk =
-        |c0: usize, c1: usize| {
-            for (update, &q) in updates.iter().zip(at) {
-                let child = analysis.pattern(update.front);
-                debug_assert!(child.iter().all(|j| analysis.columns(s).contains(j)
-                    || analysis.pattern(s).binary_search(j).is_ok()));
-                let len = update.rows.len();
-                for (k, &j) in child.iter().enumerate() {
-                    let t = pos[j];
-                    if t < c0 || t >= c1 {
-                        continue;
-                    }
-                    // SAFETY: the chunks partition the front's columns, and this one writes only
-                    // column `t` of its own range, in `lu` or `right`.
-                    let mut col = unsafe {
-                        match t < c {
-                            true => lu.tile(0, r, t, t + 1),
-                            false => right.tile(0, r, t - c, t - c + 1),
-                        }
-                    };
-                    let dst = col.rb_mut().col_mut(0).try_as_col_major_mut();
-                    let dst = &mut dst.expect("a front is column-major").as_slice_mut()[q..q + len];
-                    let src = update.block.col(k).try_as_col_major();
-                    let src = src.expect("an update is column-major").as_slice();
-                    for (d, v) in dst.iter_mut().zip(&src[..len]) {
-                        *d = add(d, v);
-                    }
-                }
-            }
-        };
-    if width <= 1 {
-        return chunk(0, c + p);
-    }
-    let n = c + p;
-    call::chunks_of(exec, width, width, &|k, w| {
-        chunk(part_start(k, n, w), part_start(k + 1, n, w))
-    });
 }

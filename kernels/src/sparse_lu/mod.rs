@@ -4,19 +4,18 @@
 //!
 //! [`tree`] is the analysis (faer's COLAMD order and supernodal structure of `A^T A`, in a
 //! postorder, and the fronts' [`Forest`](crate::drive::forest::Forest)), [`front`] one front's
-//! step, and [`factor`] the factorization: the whole call asks the gate once; serial, the
-//! fronts run in order on the caller; parallel, the participants claim the subtrees of the
-//! [cut](crate::drive::forest::cut) heaviest first, each with its own column map and scratch,
-//! and the top's fronts follow on the caller, their dense work (panel LU, solve, update) on
-//! the team through teamalg's dense kernels.
+//! step, and [`factor`] the factorization on the [multifrontal driver](crate::drive::frontal):
+//! the whole call asks the gate once; serial, the fronts run in order on the caller;
+//! parallel, the participants claim the subtrees of the [cut](crate::drive::forest::cut)
+//! heaviest first, each with its own column map and scratch, and the top's fronts follow on
+//! the caller, their dense work (panel LU, solve, update) on the team through teamalg's dense
+//! kernels.
 
 pub mod cost;
 pub mod front;
 pub mod tree;
 
-use std::sync::Mutex;
-
-use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
+use faer::dyn_stack::{MemStack, StackReq};
 use faer::linalg::matmul::matmul_with_conj;
 use faer::linalg::triangular_solve::{
     solve_lower_triangular_in_place_with_conj, solve_unit_lower_triangular_in_place_with_conj,
@@ -25,19 +24,20 @@ use faer::linalg::triangular_solve::{
 use faer::reborrow::{Reborrow, ReborrowMut};
 use faer::traits::math_utils::{one, sub};
 use faer::traits::ComplexField;
-use faer::{Accum, Conj, Mat, MatMut, MatRef, Par};
+use faer::{Accum, Conj, Mat, MatMut, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
-use crate::drive::batch::Claims;
-use crate::drive::forest::{self, Cut};
+use crate::drive::forest;
+use crate::drive::frontal::{self, Fronts, Sites};
 use crate::exec::call;
 use crate::exec::par::part_start;
 use crate::exec::tiles::Tiles;
 use crate::gate::{self, Region, Scope};
-use crate::par::{Executor, Seq};
+use crate::par::Executor;
 
-pub use front::{Front, PivotFailure, Update, UpdateRef};
-pub use tree::Analysis;
+pub use crate::drive::frontal::{PivotFailure, UpdateRef};
+pub use front::Front;
+pub use tree::{Analysis, Merge};
 
 /// Parameters of [`factor`] and [`solve_in_place`].
 #[derive(Debug, Clone, Copy, Default)]
@@ -68,10 +68,73 @@ impl<T> Factor<T> {
     }
 }
 
+/// The LU's fronts, as the [multifrontal driver](crate::drive::frontal) runs them.
+#[derive(Debug, Clone, Copy)]
+pub struct Lu<'a>(pub &'a Analysis);
+
+impl<T> Fronts<T> for Lu<'_>
+where
+    T: ComplexField + Scalar + Send + Sync,
+{
+    type Front = Front<T>;
+
+    fn forest(&self) -> &forest::Forest {
+        self.0.forest()
+    }
+
+    fn ncols(&self) -> usize {
+        self.0.ncols()
+    }
+
+    fn columns(&self, s: usize) -> std::ops::Range<usize> {
+        self.0.columns(s)
+    }
+
+    fn pattern(&self, s: usize) -> &[usize] {
+        self.0.pattern(s)
+    }
+
+    /// All the front's rows: `U`'s block on top, the update below.
+    fn block(&self, s: usize) -> (usize, usize) {
+        (self.0.rows(s), self.0.forest().cols(s))
+    }
+
+    fn scratch(&self, _: usize) -> StackReq {
+        front::step_scratch::<T>(self.0)
+    }
+
+    fn family(&self) -> (Family, Sites) {
+        let sites = Sites {
+            call: "sparse_lu",
+            subtrees: "sparse_lu/subtrees",
+            extend_add: "sparse_lu/extend_add",
+        };
+        (Family::SparseLu, sites)
+    }
+
+    fn step<E: Executor + ?Sized>(
+        &self,
+        s: usize,
+        values: &[T],
+        updates: &[UpdateRef<'_, T>],
+        right: MatMut<'_, T>,
+        pos: &mut [usize],
+        exec: &E,
+        threshold: Option<ParThreshold>,
+        stack: &mut MemStack,
+    ) -> Result<(Front<T>, Vec<usize>), PivotFailure> {
+        front::step(
+            self.0, s, values, updates, right, pos, exec, threshold, stack,
+        )
+    }
+}
+
 /// The scratch [`factor`] needs on the caller (each other participant takes its own).
 pub fn factor_scratch<T: ComplexField>(analysis: &Analysis) -> StackReq {
+    // The driver's [`frontal::scratch`] for the LU's fronts, whose step's scratch does not
+    // depend on the width.
     StackReq::and(
-        StackReq::new::<usize>(analysis.nrows()),
+        StackReq::new::<usize>(analysis.ncols()),
         front::step_scratch::<T>(analysis),
     )
 }
@@ -82,8 +145,8 @@ pub fn factor_scratch<T: ComplexField>(analysis: &Analysis) -> StackReq {
 /// analysis's order that a serial factorization meets.
 ///
 /// # Panics
-/// When `values` does not have the pattern's entries, or the stack is smaller than
-/// [`factor_scratch`].
+/// When `values` does not have the pattern's entries, the analysis is not the LU's, or the
+/// stack is smaller than [`factor_scratch`].
 pub fn factor<T>(
     analysis: &Analysis,
     values: &[T],
@@ -94,305 +157,12 @@ pub fn factor<T>(
 where
     T: ComplexField + Scalar + Send + Sync,
 {
-    let n = analysis.nrows();
-    if n == 0 {
-        return Ok(Factor { fronts: Vec::new() });
-    }
+    assert_eq!(analysis.merge(), Merge::Lu, "sparse LU: a QR's analysis");
     if let Some(column) = analysis.structurally_singular() {
         return Err(PivotFailure { column });
     }
-    let forest = analysis.forest();
-    let units = forest.total_work();
-    let region = Region {
-        site: "sparse_lu",
-        dims: [n, forest.len(), 0],
-        units,
-        family: Family::SparseLu,
-        sections: 1,
-        scope: Scope::Call,
-        call_units: units,
-    };
-    // A tree with nothing to run at once (a chain of small fronts) asks nothing.
-    let full = exec.width().max(1);
-    let at_full = forest::cut(forest, full);
-    let call = at_full
-        .pays(forest)
-        .then(|| gate::call::<T>(exec, region, params.threshold));
-    let width = call.as_ref().map_or(1, |c| c.width());
-    let cut = if width == full {
-        at_full
-    } else {
-        forest::cut(forest, width)
-    };
-    let (mut pos, stack) = stack.make_with(n, |_| 0usize);
-    if width <= 1 || !cut.pays(forest) {
-        let (fronts, _) = run(
-            analysis,
-            0..forest.len(),
-            values,
-            &mut pos,
-            &mut Vec::new(),
-            stack,
-        )?;
-        return Ok(Factor { fronts });
-    }
-    let mut fronts: Vec<Option<Front<T>>> = (0..forest.len()).map(|_| None).collect();
-    let mut updates: Vec<Option<Update<T>>> = (0..forest.len()).map(|_| None).collect();
-    let failed = subtrees(
-        analysis,
-        &cut,
-        values,
-        exec,
-        params,
-        &mut fronts,
-        &mut updates,
-    )
-    .err();
-    // After a failure in the subtrees, the top fronts before its column still run: a serial
-    // factorization meets a failure among them first.
-    let before = failed.map_or(usize::MAX, |e| e.column);
-    for &s in cut
-        .top
-        .iter()
-        .filter(|&&s| analysis.columns(s).start < before)
-    {
-        let mut children: Vec<usize> = forest.children(s).collect();
-        children.reverse();
-        let ups: Vec<Update<T>> = children
-            .iter()
-            .map(|&c| updates[c].take().expect("a child runs before its parent"))
-            .collect();
-        let views: Vec<UpdateRef<'_, T>> = ups.iter().map(Update::view).collect();
-        let (r, c) = (analysis.rows(s), forest.cols(s));
-        let mut right = Mat::<T>::zeros(r, analysis.pattern(s).len());
-        let (f, rows) = front::step(
-            analysis,
-            s,
-            values,
-            &views,
-            right.as_mut(),
-            &mut pos,
-            exec,
-            params.threshold,
-            stack,
-        )?;
-        drop(views);
-        drop(ups);
-        fronts[s] = Some(f);
-        updates[s] = Some(Update {
-            front: s,
-            rows,
-            block: right,
-            skip: c,
-        });
-    }
-    if let Some(e) = failed {
-        return Err(e);
-    }
-    Ok(Factor {
-        fronts: fronts
-            .into_iter()
-            .map(|f| f.expect("every front runs"))
-            .collect(),
-    })
-}
-
-/// The fronts a run made, and the updates it left.
-type Ran<T> = (Vec<Front<T>>, Vec<Update<T>>);
-
-/// An update kept on a run's stack: `r x p` entries from `at`, the update below the first
-/// `skip` rows.
-struct Kept {
-    front: usize,
-    rows: Vec<usize>,
-    at: usize,
-    r: usize,
-    p: usize,
-    skip: usize,
-}
-
-/// The entries a run of `range`'s fronts keeps on its stack at most: in a postorder a front's
-/// children's updates are the last ones kept, and its own block goes above them while it
-/// reads them, then down in their place.
-fn stack_len(analysis: &Analysis, range: std::ops::Range<usize>) -> usize {
-    let forest = analysis.forest();
-    let mut kept: Vec<(usize, usize)> = Vec::new();
-    let (mut top, mut most) = (0usize, 0usize);
-    for s in range {
-        let k = forest.children(s).count();
-        let base = kept[kept.len() - k..].first().map_or(top, |&(at, _)| at);
-        kept.truncate(kept.len() - k);
-        let len = analysis.rows(s) * analysis.pattern(s).len();
-        most = most.max(top + len);
-        kept.push((base, len));
-        top = base + len;
-    }
-    most
-}
-
-/// The fronts of `range` (a subtree, or every front), in order on the caller with serial dense
-/// kernels. Their other columns live on one stack (`keep`, reused: no front allocates or
-/// faults in fresh memory for them): each front's children's updates are the last ones kept
-/// (a postorder). Returns the fronts and the updates left (the roots'), copied out.
-fn run<T>(
-    analysis: &Analysis,
-    range: std::ops::Range<usize>,
-    values: &[T],
-    pos: &mut [usize],
-    keep: &mut Vec<T>,
-    stack: &mut MemStack,
-) -> Result<Ran<T>, PivotFailure>
-where
-    T: ComplexField + Scalar + Send + Sync,
-{
-    let forest = analysis.forest();
-    let need = stack_len(analysis, range.clone());
-    if keep.len() < need {
-        keep.resize(need, T::zero_impl());
-    }
-    let mut fronts = Vec::with_capacity(range.len());
-    let mut kept: Vec<Kept> = Vec::new();
-    let mut top = 0;
-    for s in range {
-        let k = forest.children(s).count();
-        let kids = kept.split_off(kept.len() - k);
-        let base = kids.first().map_or(top, |kid| kid.at);
-        let (r, c, p) = (analysis.rows(s), forest.cols(s), analysis.pattern(s).len());
-        let (below, above) = keep.split_at_mut(top);
-        let mine = &mut above[..r * p];
-        mine.fill(T::zero_impl());
-        let views: Vec<UpdateRef<'_, T>> = kids
-            .iter()
-            .map(|kid| UpdateRef {
-                front: kid.front,
-                rows: &kid.rows,
-                block: MatRef::from_column_major_slice(
-                    &below[kid.at..kid.at + kid.r * kid.p],
-                    kid.r,
-                    kid.p,
-                )
-                .subrows(kid.skip, kid.rows.len()),
-            })
-            .collect();
-        let right = MatMut::from_column_major_slice_mut(mine, r, p);
-        let (f, rows) = front::step(analysis, s, values, &views, right, pos, &Seq, None, stack)?;
-        drop(views);
-        // Down in the children's place (`base <= top`: a forward copy never overwrites what it
-        // has still to read).
-        for i in 0..r * p {
-            keep[base + i] = keep[top + i].clone();
-        }
-        fronts.push(f);
-        kept.push(Kept {
-            front: s,
-            rows,
-            at: base,
-            r,
-            p,
-            skip: c,
-        });
-        top = base + r * p;
-    }
-    let left = kept
-        .into_iter()
-        .map(|kid| {
-            let block = MatRef::from_column_major_slice(
-                &keep[kid.at..kid.at + kid.r * kid.p],
-                kid.r,
-                kid.p,
-            );
-            Update {
-                front: kid.front,
-                block: block.subrows(kid.skip, kid.rows.len()).to_owned(),
-                rows: kid.rows,
-                skip: 0,
-            }
-        })
-        .collect();
-    Ok((fronts, left))
-}
-
-/// The subtrees' section: the participants claim the subtrees heaviest first, one at a time,
-/// each running its fronts with its own column map and scratch. Every subtree runs to its end
-/// or its first failed pivot; the failure in the lowest column is the one a serial
-/// factorization would meet first.
-fn subtrees<T>(
-    analysis: &Analysis,
-    cut: &Cut,
-    values: &[T],
-    exec: &(impl Executor + ?Sized),
-    params: SparseLuParams,
-    fronts: &mut [Option<Front<T>>],
-    updates: &mut [Option<Update<T>>],
-) -> Result<(), PivotFailure>
-where
-    T: ComplexField + Scalar + Send + Sync,
-{
-    let forest = analysis.forest();
-    let count = cut.subtrees.len();
-    let width = if count < 2 {
-        1
-    } else {
-        let region = Region {
-            site: "sparse_lu/subtrees",
-            dims: [analysis.nrows(), count, 0],
-            units: cut.subtree_work,
-            family: Family::SparseLu,
-            sections: 1,
-            scope: Scope::Section,
-            call_units: forest.total_work(),
-        };
-        gate::width::<T>(exec, region, params.threshold).min(count)
-    };
-    type Done<T> = (usize, Vec<Front<T>>, Vec<Update<T>>);
-    let done: Mutex<Vec<Done<T>>> = Mutex::new(Vec::with_capacity(count));
-    let failed: Mutex<Option<PivotFailure>> = Mutex::new(None);
-    let fail = |e: PivotFailure| {
-        let mut f = failed.lock().unwrap_or_else(|p| p.into_inner());
-        if f.map_or(true, |f| e.column < f.column) {
-            *f = Some(e);
-        }
-    };
-    let scratch = factor_scratch::<T>(analysis);
-    let claims = Claims::one_at_a_time(count);
-    let body = || {
-        let mut mem: Option<MemBuffer> = None;
-        let mut keep: Vec<T> = Vec::new();
-        while let Some(mine) = claims.claim() {
-            for i in mine {
-                let range = cut.subtrees[i].clone();
-                let mem = mem.get_or_insert_with(|| MemBuffer::new(scratch));
-                let stack = MemStack::new(mem);
-                let (mut pos, stack) = stack.make_with(analysis.nrows(), |_| 0usize);
-                match run(analysis, range.clone(), values, &mut pos, &mut keep, stack) {
-                    Ok((f, u)) => {
-                        done.lock()
-                            .unwrap_or_else(|p| p.into_inner())
-                            .push((range.start, f, u))
-                    }
-                    Err(e) => fail(e),
-                }
-            }
-        }
-    };
-    if width <= 1 {
-        body();
-    } else {
-        call::run(exec, width, &|_| body());
-    }
-    for (start, f, u) in done.into_inner().unwrap_or_else(|p| p.into_inner()) {
-        for (k, f) in f.into_iter().enumerate() {
-            fronts[start + k] = Some(f);
-        }
-        for u in u {
-            let at = u.front;
-            updates[at] = Some(u);
-        }
-    }
-    match failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
-        Some(e) => Err(e),
-        None => Ok(()),
-    }
+    let fronts = frontal::factor(&Lu(analysis), values, exec, params.threshold, stack)?;
+    Ok(Factor { fronts })
 }
 
 /// Overwrites `rhs` with `A^-1 rhs` (`transpose`: `A^-T rhs`; `conj` conjugates `A`, so
@@ -607,10 +377,12 @@ fn solve_columns_transpose<T: ComplexField>(
 
 #[cfg(test)]
 mod tests {
+    use faer::dyn_stack::MemBuffer;
     use faer::sparse::{SparseColMat, Triplet};
     use faer::Mat;
 
     use super::*;
+    use crate::par::Seq;
 
     /// An unsymmetric 2D grid operator of `k x k` nodes with a small diagonal.
     fn grid(k: usize, diagonal: f64) -> SparseColMat<usize, f64> {

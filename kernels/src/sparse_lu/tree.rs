@@ -1,10 +1,11 @@
-//! The analysis of an unsymmetric pattern for the multifrontal LU: faer's COLAMD column
-//! ordering, the column elimination tree (the tree of `A^T A`) in a postorder, and faer's
-//! supernodal structure of `R^H` for `A^T A = R^H R` (`qr::supernodal`), which bounds the
-//! factors of every row pivoting (George and Ng): supernode `s`'s front has the columns of `s`
-//! and of its `R` pattern, and the rows of `A` whose first column falls in `s` beside the rows
-//! its children leave unpivoted. Beside it, the [`Forest`] of fronts with each front's rows and
-//! work, and `A`'s rows with their columns in the analysis's order.
+//! The analysis of an unsymmetric or rectangular pattern for the multifrontal LU and QR:
+//! faer's COLAMD column ordering, the column elimination tree (the tree of `A^T A`) in a
+//! postorder, and faer's supernodal structure of `R^H` for `A^T A = R^H R`
+//! (`qr::supernodal`), which is `R`'s for the QR and bounds the factors of every row pivoting
+//! for the LU (George and Ng): supernode `s`'s front has the columns of `s` and of its `R`
+//! pattern, and the rows of `A` whose first column falls in `s` beside the rows its children
+//! leave ([`Merge`]). Beside it, the [`Forest`] of fronts with each front's rows and work, and
+//! `A`'s rows with their columns in the analysis's order.
 
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::perm::PermRef;
@@ -16,12 +17,23 @@ use faer::sparse::linalg::qr::supernodal::{
 use faer::sparse::linalg::{colamd, qr};
 use faer::sparse::{FaerError, SymbolicSparseColMatRef};
 
-use super::cost;
 use crate::drive::forest::Forest;
+
+/// Which rows a front hands its parent, and so the fronts' rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Merge {
+    /// The LU's: every row that did not pivot one of its columns (`rows - cols`).
+    Lu,
+    /// The QR's: the rows of its `R` below its pivot rows (`min(rows, cols + pattern) - cols`,
+    /// upper trapezoidal); the others are zero once the front is factored.
+    Qr,
+}
 
 /// A pattern's analysis, made once and shared by every factorization of that pattern.
 #[derive(Debug)]
 pub struct Analysis {
+    merge: Merge,
+    m: usize,
     n: usize,
     /// The column ordering: column `k` of the analysis's order is `A`'s column `fwd[k]`.
     fwd: Vec<usize>,
@@ -30,7 +42,7 @@ pub struct Analysis {
     symbolic: Option<SymbolicSupernodalQr<usize>>,
     /// The fronts' tree, each front's work ([`cost::front`]) and pivot columns.
     forest: Forest,
-    /// Each front's rows (`A`'s assigned rows and its children's unpivoted rows).
+    /// Each front's rows (`A`'s assigned rows and the rows its children hand on).
     rows: Vec<usize>,
     /// The rows of `A` assigned to each front (their first column is one of its columns):
     /// `assigned[assigned_ptr[s]..assigned_ptr[s + 1]]`, ascending.
@@ -44,23 +56,41 @@ pub struct Analysis {
     /// The first column (in the analysis's order) that no row can pivot: the pattern is
     /// structurally singular.
     structural: Option<usize>,
+    /// The rows of `A` without entries.
+    empty: Vec<usize>,
     /// The largest front's rows and columns, for the scratch.
     max_rows: usize,
     max_cols: usize,
 }
 
 impl Analysis {
-    /// Analyses the pattern of a square matrix (compressed: `A`'s values are read in its
-    /// order).
+    /// Analyses the pattern of a square matrix for the LU (compressed: `A`'s values are read
+    /// in its order).
     ///
     /// # Panics
     /// When the pattern is not square.
     pub fn new(pattern: SymbolicSparseColMatRef<'_, usize>) -> Result<Analysis, FaerError> {
-        let n = pattern.nrows();
-        assert_eq!(n, pattern.ncols(), "sparse LU: the pattern is not square");
+        assert_eq!(
+            pattern.nrows(),
+            pattern.ncols(),
+            "sparse LU: the pattern is not square"
+        );
+        Analysis::with(pattern, Merge::Lu, super::cost::front)
+    }
+
+    /// Analyses the pattern of an `m x n` matrix with `merge`'s fronts, each front's work
+    /// `work(rows, cols, pattern)` (the QR's analysis is `sparse_qr::analyse`).
+    pub fn with(
+        pattern: SymbolicSparseColMatRef<'_, usize>,
+        merge: Merge,
+        work: fn(usize, usize, usize) -> f64,
+    ) -> Result<Analysis, FaerError> {
+        let (m, n) = (pattern.nrows(), pattern.ncols());
         let nnz = pattern.compute_nnz();
         let (row_ptr, row_col_a, row_src) = by_rows(pattern);
         let mut analysis = Analysis {
+            merge,
+            m,
             n,
             fwd: Vec::new(),
             inv: Vec::new(),
@@ -73,18 +103,20 @@ impl Analysis {
             row_col: Vec::new(),
             row_src,
             structural: None,
+            empty: Vec::new(),
             max_rows: 0,
             max_cols: 0,
         };
         if n == 0 {
+            analysis.empty = (0..m).collect();
             return Ok(analysis);
         }
         let req = StackReq::any_of(&[
-            colamd::order_scratch::<usize>(n, n, nnz),
-            qr::col_etree_scratch::<usize>(n, n),
+            colamd::order_scratch::<usize>(m, n, nnz),
+            qr::col_etree_scratch::<usize>(m, n),
             qr::postorder_scratch::<usize>(n),
-            qr::column_counts_aat_scratch::<usize>(n, n),
-            factorize_supernodal_symbolic_qr_scratch::<usize>(n, n),
+            qr::column_counts_aat_scratch::<usize>(n, m),
+            factorize_supernodal_symbolic_qr_scratch::<usize>(m, n),
         ]);
         let mut mem = MemBuffer::try_new(req).map_err(|_| FaerError::OutOfMemory)?;
         let stack = MemStack::new(&mut mem);
@@ -106,11 +138,11 @@ impl Analysis {
         let perm = PermRef::new_checked(&fwd, &inv, n);
         let tree = qr::col_etree(pattern, Some(perm), &mut etree, stack);
         let identity: Vec<usize> = (0..n).collect();
-        let (mut col_counts, mut min_col) = (vec![0usize; n], vec![0usize; n]);
+        let (mut col_counts, mut min_col) = (vec![0usize; n], vec![0usize; m]);
         // The counts read `A^T`: `A` by rows, its columns as `A`'s.
         let at = SymbolicSparseColMatRef::new_unsorted_checked(
             n,
-            n,
+            m,
             &analysis.row_ptr,
             None,
             &row_col_a,
@@ -136,13 +168,18 @@ impl Analysis {
         analysis.row_col = row_col_a.iter().map(|&j| inv[j]).collect();
         analysis.fwd = fwd;
         analysis.inv = inv;
-        analysis.fronts(symbolic.R_adjoint(), &min_col);
+        analysis.fronts(symbolic.R_adjoint(), &min_col, work);
         analysis.symbolic = Some(symbolic);
         Ok(analysis)
     }
 
     /// The fronts: rows assigned by first column, the tree, each front's rows and work.
-    fn fronts(&mut self, r: &SymbolicSupernodalCholesky<usize>, min_col: &[usize]) {
+    fn fronts(
+        &mut self,
+        r: &SymbolicSupernodalCholesky<usize>,
+        min_col: &[usize],
+        work_of: fn(usize, usize, usize) -> f64,
+    ) {
         let (n, ns) = (self.n, r.n_supernodes());
         let mut owner = vec![0usize; n];
         for s in 0..ns {
@@ -157,6 +194,7 @@ impl Analysis {
         for s in 0..ns {
             count[s + 1] += count[s];
         }
+        self.empty = (0..self.m).filter(|&i| min_col[i] >= n).collect();
         let mut next = count.clone();
         let mut assigned = vec![0usize; count[ns]];
         for (i, &j) in min_col.iter().enumerate().filter(|(_, &j)| j < n) {
@@ -176,11 +214,11 @@ impl Analysis {
             if rows[s] < c && self.structural.is_none() {
                 self.structural = Some(r.supernode_begin()[s] + rows[s]);
             }
-            work[s] = cost::front(rows[s], c, p);
+            work[s] = work_of(rows[s], c, p);
             self.max_rows = self.max_rows.max(rows[s]);
             self.max_cols = self.max_cols.max(c + p);
             if let Some(q) = parent[s] {
-                rows[q] += rows[s].saturating_sub(c);
+                rows[q] += self.handed(rows[s], c, p);
             }
         }
         self.assigned_ptr = count;
@@ -189,12 +227,37 @@ impl Analysis {
         self.forest = Forest::new(parent, work, cols);
     }
 
-    /// The order of the matrix.
+    /// The rows a front of `r` rows, `c` pivot columns and `p` other columns hands its parent
+    /// ([`Merge`]).
+    fn handed(&self, r: usize, c: usize, p: usize) -> usize {
+        match self.merge {
+            Merge::Lu => r.saturating_sub(c),
+            Merge::Qr => r.min(c + p).saturating_sub(c),
+        }
+    }
+
+    /// Which rows the fronts hand on: the LU's or the QR's.
+    pub fn merge(&self) -> Merge {
+        self.merge
+    }
+
+    /// `A`'s rows.
     pub fn nrows(&self) -> usize {
+        self.m
+    }
+
+    /// `A`'s columns.
+    pub fn ncols(&self) -> usize {
         self.n
     }
 
-    /// The column ordering `Q` of `P A Q = L U`: column `k` is `A`'s column `fwd()[k]`.
+    /// The rows front `s` hands its parent, below its pivot rows.
+    pub fn handed_rows(&self, s: usize) -> usize {
+        self.handed(self.rows[s], self.forest.cols(s), self.pattern(s).len())
+    }
+
+    /// The column ordering `Q` (`P A Q = L U`, `A Q = Q_h R`): column `k` is `A`'s column
+    /// `fwd()[k]`.
     pub fn col_perm(&self) -> PermRef<'_, usize> {
         PermRef::new_checked(&self.fwd, &self.inv, self.n)
     }
@@ -239,20 +302,29 @@ impl Analysis {
     }
 
     /// The first column (in the analysis's order) that no row can pivot, when the pattern is
-    /// structurally singular.
+    /// structurally singular (for the QR: structurally rank-deficient).
     pub fn structurally_singular(&self) -> Option<usize> {
         self.structural
     }
 
-    /// The entries of `L` and `U` the factorization stores (each front's `rows x cols` block
-    /// of `L` and `cols x pattern` block of `U`).
+    /// The entries the factorization stores: the LU each front's `rows x cols` block of `L`
+    /// and `cols x pattern` block of `U`, the QR each front whole (`rows x (cols + pattern)`:
+    /// its reflectors and its rows of `R`).
     pub fn len_values(&self) -> usize {
         (0..self.fronts_len())
             .map(|s| {
-                let c = self.forest.cols(s);
-                self.rows[s] * c + c * self.pattern(s).len()
+                let (r, c, p) = (self.rows[s], self.forest.cols(s), self.pattern(s).len());
+                match self.merge {
+                    Merge::Lu => r * c + c * p,
+                    Merge::Qr => r * (c + p),
+                }
             })
             .sum()
+    }
+
+    /// The rows of `A` without entries, in no front (ascending).
+    pub fn empty_rows(&self) -> &[usize] {
+        &self.empty
     }
 
     /// The largest front's rows and columns.

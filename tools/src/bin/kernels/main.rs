@@ -304,7 +304,7 @@ fn parse_aspect(s: &str) -> Result<f64, String> {
 }
 
 /// Every family of the facade, in the matrix's order.
-const FACADE: [&str; 16] = [
+const FACADE: [&str; 17] = [
     "gemm",
     "trsm",
     "lu",
@@ -321,6 +321,7 @@ const FACADE: [&str; 16] = [
     "sparse_sparse",
     "sparse_cholesky",
     "sparse_lu",
+    "sparse_qr",
 ];
 
 fn main() {

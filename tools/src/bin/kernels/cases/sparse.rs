@@ -72,8 +72,130 @@ pub(crate) fn rows<'a>(kernel: &str, s: &'a Settings) -> Option<Vec<Row<'a>>> {
                 Box::new(SparseLuCase::<c64>::new(convection(n, 3), owned))
             }),
         ],
+        // Least squares of a smoothing problem on an n x n (2D) or n^3 (3D) grid: a data row
+        // per node and a difference row per edge, about (1 + dim) n^dim rows.
+        "sparse_qr" => vec![
+            Row::new("spqr smooth2d f64", vec![100, 300], move |n| {
+                Box::new(SparseQrCase::<f64>::new(smoothing(n, 2), owned))
+            }),
+            Row::new("spqr smooth3d f64", vec![12, 20, 24], move |n| {
+                Box::new(SparseQrCase::<f64>::new(smoothing(n, 3), owned))
+            }),
+            Row::new("spqr smooth3d c64", vec![16], move |n| {
+                Box::new(SparseQrCase::<c64>::new(smoothing(n, 3), owned))
+            }),
+        ],
         _ => return None,
     })
+}
+
+/// The least-squares matrix of smoothing data on a grid of side `n` in `dim` dimensions: a
+/// data row per node (weight 1 on its unknown, varying a little) and, for each edge, a
+/// difference row `2 (u_j - u_i)`. Tall (`(1 + dim) n^dim` rows less the boundary's) and of
+/// full rank; `A^T A` is the grid's Laplacian plus a diagonal.
+pub(crate) fn smoothing<T: ComplexField>(
+    n: usize,
+    dim: u32,
+) -> faer::sparse::SparseColMat<usize, T> {
+    use faer::sparse::Triplet;
+    use faer::traits::math_utils::from_f64;
+    let size = n.pow(dim);
+    let mut t = Vec::with_capacity((2 * dim as usize + 1) * size);
+    let mut row = 0;
+    for i in 0..size {
+        t.push(Triplet::new(
+            row,
+            i,
+            from_f64::<T>(1.0 + (i % 7) as f64 / 10.0),
+        ));
+        row += 1;
+        let mut stride = 1;
+        for _ in 0..dim {
+            if (i / stride) % n + 1 < n {
+                t.push(Triplet::new(row, i, from_f64::<T>(-2.0)));
+                t.push(Triplet::new(row, i + stride, from_f64::<T>(2.0)));
+                row += 1;
+            }
+            stride *= n;
+        }
+    }
+    faer::sparse::SparseColMat::try_new_from_triplets(row, size, &t).expect("a valid matrix")
+}
+
+/// The sparse QR's numeric factorization, its pattern analysed once (untimed): teamalg's
+/// kernel (the fronts allocated per call: the factor's storage) beside faer's
+/// `factorize_numeric_qr` into values and scratch kept by the case; `--owned` times the
+/// facade's `SparseQr::new_with_symbolic` (checks, pattern match, rank) beside faer's call
+/// with its values and scratch allocated per call.
+struct SparseQrCase<T> {
+    a: faer::sparse::SparseColMat<usize, T>,
+    symbolic: linalg::SymbolicQr,
+    analysis: teamalg::kernels::sparse_lu::Analysis,
+    faer_symbolic: faer::sparse::linalg::qr::SymbolicQr<usize>,
+    faer_indices: Vec<usize>,
+    faer_values: Vec<T>,
+    mem: faer::dyn_stack::MemBuffer,
+    faer_mem: faer::dyn_stack::MemBuffer,
+    owned: bool,
+}
+
+impl<T: Field + Copy> SparseQrCase<T> {
+    fn new(a: faer::sparse::SparseColMat<usize, T>, owned: bool) -> Self {
+        use teamalg::kernels::sparse_qr::{analyse, factor_scratch};
+        let symbolic = linalg::SymbolicQr::new(a.symbolic()).expect("an analysis");
+        let analysis = analyse(a.symbolic()).expect("an analysis");
+        let faer_symbolic =
+            faer::sparse::linalg::qr::factorize_symbolic_qr(a.symbolic(), Default::default())
+                .expect("faer's analysis");
+        let faer_req =
+            faer_symbolic.factorize_numeric_qr_scratch::<T>(Par::rayon(0), Default::default());
+        let width = std::thread::available_parallelism()
+            .map_or(2, |w| w.get())
+            .max(16);
+        SparseQrCase {
+            mem: faer::dyn_stack::MemBuffer::new(factor_scratch::<T>(&analysis, width)),
+            faer_mem: faer::dyn_stack::MemBuffer::new(faer_req),
+            faer_indices: vec![0; faer_symbolic.len_idx()],
+            faer_values: vec![T::zero_impl(); faer_symbolic.len_val()],
+            a,
+            symbolic,
+            analysis,
+            faer_symbolic,
+            owned,
+        }
+    }
+}
+
+impl<T: Field + Copy> Case for SparseQrCase<T> {
+    fn faer(&mut self, par: Par) {
+        use faer::dyn_stack::{MemBuffer, MemStack};
+        let (sym, a) = (&self.faer_symbolic, self.a.as_ref());
+        if self.owned {
+            let mut indices = vec![0usize; sym.len_idx()];
+            let mut values = vec![T::zero_impl(); sym.len_val()];
+            let mut mem =
+                MemBuffer::new(sym.factorize_numeric_qr_scratch::<T>(par, Default::default()));
+            let stack = MemStack::new(&mut mem);
+            sym.factorize_numeric_qr(&mut indices, &mut values, a, par, stack, Default::default());
+            std::hint::black_box((indices, values));
+        } else {
+            let stack = MemStack::new(&mut self.faer_mem);
+            let (idx, val) = (&mut self.faer_indices, &mut self.faer_values);
+            sym.factorize_numeric_qr(idx, val, a, par, stack, Default::default());
+        }
+    }
+    fn teamalg(&mut self, exec: &dyn Executor) {
+        let a = self.a.as_ref();
+        if self.owned {
+            let f = linalg::SparseQr::new_with_symbolic(&self.symbolic, a, exec);
+            std::hint::black_box(f.expect("a factor"));
+            return;
+        }
+        let stack = faer::dyn_stack::MemStack::new(&mut self.mem);
+        let p = teamalg::kernels::sparse_qr::SparseQrParams::default();
+        let f = teamalg::kernels::sparse_qr::factor(&self.analysis, a.val(), &exec, p, stack);
+        std::hint::black_box(f);
+    }
 }
 
 /// The convection-diffusion operator of a grid of side `n` in `dim` dimensions: the

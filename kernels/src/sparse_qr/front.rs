@@ -1,0 +1,207 @@
+//! One front of the multifrontal QR: assemble `A`'s assigned rows and the children's upper
+//! trapezoids into a dense block, factor the whole block by Householder reflections, keep the
+//! reflectors and its pivot rows of `R`, and hand the rows of `R` below them (upper
+//! trapezoidal, at most as many as its other columns) to its parent. The rows below those are
+//! zero: they are the residual's, and the solve reads them from the reflectors.
+
+use faer::dyn_stack::{MemStack, StackReq};
+use faer::linalg::householder::{
+    apply_block_householder_sequence_transpose_on_the_left_in_place_scratch as apply_scratch,
+    apply_block_householder_sequence_transpose_on_the_left_in_place_with_conj as apply_adjoint,
+};
+use faer::reborrow::{Reborrow, ReborrowMut};
+use faer::traits::ComplexField;
+use faer::{Conj, Mat, MatMut, Par};
+use teamalg_gates::{ParThreshold, Scalar};
+
+use super::Qr;
+use crate::drive::frontal::{self, PivotFailure, UpdateRef};
+use crate::par::Executor;
+use crate::qr::householder::{
+    apply_q_in_place, block_size, qr_in_place, qr_in_place_scratch, QrParams,
+};
+use crate::sparse_lu::Analysis;
+
+/// A front's share of the factor.
+#[derive(Debug, Clone)]
+pub struct Front<T> {
+    /// `rows x (cols + pattern)`, its rows in staircase order (by their first nonzero
+    /// column): the front's pivot rows of `R` on and above the diagonal of its first `cols`
+    /// rows, the reflectors' vectors below the diagonal (the rows between, above the diagonal,
+    /// are the part handed on, read from the parent's front).
+    pub qr: Mat<T>,
+    /// Where each row came from: `A`'s row `i < m`, or `m + t` for row `t` of the children's
+    /// handed rows stacked in the children's order.
+    pub rows: Vec<usize>,
+    /// The reflectors, block by block along the staircase.
+    pub blocks: Vec<Block<T>>,
+}
+
+/// One block of a front's reflectors: `h.ncols()` reflectors from the diagonal at `at`, on
+/// the `rows` rows from `at` (the rows below are zero in its columns).
+#[derive(Debug, Clone)]
+pub struct Block<T> {
+    /// The first column, and row.
+    pub at: usize,
+    /// The rows the reflectors reach.
+    pub rows: usize,
+    /// The block factors (faer's layout).
+    pub h: Mat<T>,
+}
+
+/// The scratch one front needs at most, its QR on up to `width` participants: the largest
+/// front's (faer's block size grows with the area and the smaller side).
+pub fn step_scratch<T: ComplexField>(analysis: &Analysis, width: usize) -> StackReq {
+    let (r, cols) = analysis.max_front();
+    let bs = block_size::<T>(r, cols);
+    StackReq::any_of(&[
+        qr_in_place_scratch::<T>(r, cols, bs, width),
+        apply_scratch::<T>(r, bs, cols),
+    ])
+}
+
+/// Front `s`: assembled from `A`'s `values` and its children's `updates` (ascending), factored
+/// on `exec`; `right` (zeroed, `handed x pattern`) receives the rows of `R` it hands on. `pos`
+/// is the participant's column map.
+///
+/// The rows go in staircase order (by their first nonzero column: `A`'s rows by their
+/// entries, a child's handed row `t` from its pattern's column `t`, as it is upper
+/// trapezoidal), and the front is factored in blocks along the staircase: a block's reflectors
+/// reach only the rows that start at or before its columns (the others are zero there), as
+/// faer's supernodal QR does. Steps narrower than half a block are merged.
+#[allow(clippy::too_many_arguments)]
+pub fn step<T>(
+    analysis: &Analysis,
+    s: usize,
+    values: &[T],
+    updates: &[UpdateRef<'_, T>],
+    mut right: MatMut<'_, T>,
+    pos: &mut [usize],
+    exec: &(impl Executor + ?Sized),
+    threshold: Option<ParThreshold>,
+    stack: &mut MemStack,
+) -> Result<(Front<T>, Vec<usize>), PivotFailure>
+where
+    T: ComplexField + Scalar + Send + Sync,
+{
+    let cols = analysis.columns(s);
+    let pattern = analysis.pattern(s);
+    let (c, p, r, m) = (
+        cols.len(),
+        pattern.len(),
+        analysis.rows(s),
+        analysis.nrows(),
+    );
+    let total = c + p;
+    for (k, j) in cols.clone().enumerate() {
+        pos[j] = k;
+    }
+    for (k, &j) in pattern.iter().enumerate() {
+        pos[j] = c + k;
+    }
+    // Each row's source and first column, in assembly order, then sorted by first column.
+    let mut lead: Vec<(usize, usize)> = Vec::with_capacity(r);
+    for &i in analysis.assigned(s) {
+        let first = analysis.row(i).0.iter().map(|&j| pos[j]).min();
+        lead.push((first.unwrap_or(0), i));
+    }
+    let mut at = Vec::with_capacity(updates.len());
+    for update in updates {
+        at.push(lead.len());
+        let child = analysis.pattern(update.front);
+        for t in 0..update.block.nrows() {
+            lead.push((pos[child[t]], m + lead.len() - analysis.assigned(s).len()));
+        }
+    }
+    debug_assert_eq!(lead.len(), r, "front {s}: its rows");
+    let mut order: Vec<usize> = (0..r).collect();
+    order.sort_by_key(|&q| lead[q].0);
+    let mut dest = vec![0usize; r];
+    for (to, &q) in order.iter().enumerate() {
+        dest[q] = to;
+    }
+    let mut qr = Mat::<T>::zeros(r, total);
+    for (q, &i) in analysis.assigned(s).iter().enumerate() {
+        let (at, src) = analysis.row(i);
+        for (&j, &k) in at.iter().zip(src) {
+            qr[(dest[q], pos[j])] = values[k].clone();
+        }
+    }
+    {
+        let (left, other) = qr.as_mut().split_at_col_mut(c);
+        frontal::extend_add(
+            &Qr(analysis),
+            s,
+            updates,
+            &at,
+            Some(&dest),
+            pos,
+            left,
+            other,
+            exec,
+            threshold,
+        );
+    }
+    let rows: Vec<usize> = order.iter().map(|&q| lead[q].1).collect();
+    let first: Vec<usize> = order.iter().map(|&q| lead[q].0).collect();
+    let blocks = staircase(qr.as_mut(), &first, exec, threshold, stack);
+    // The rows of `R` below the pivot rows, upper trapezoidal: the parent's.
+    let handed = r.min(total) - c;
+    debug_assert!(right.nrows() == handed && right.ncols() == p);
+    for j in 0..p {
+        for i in 0..handed.min(j + 1) {
+            right.rb_mut()[(i, j)] = qr[(c + i, c + j)].clone();
+        }
+    }
+    Ok((Front { qr, rows, blocks }, Vec::new()))
+}
+
+/// Householder QR of `a` (`r x total`) whose row `q` is zero left of column `first[q]`
+/// (ascending): blocks of reflectors along the staircase, each applied to the columns right of
+/// it on the rows it reaches.
+fn staircase<T>(
+    mut a: MatMut<'_, T>,
+    first: &[usize],
+    exec: &(impl Executor + ?Sized),
+    threshold: Option<ParThreshold>,
+    stack: &mut MemStack,
+) -> Vec<Block<T>>
+where
+    T: ComplexField + Scalar + Send + Sync,
+{
+    let (r, total) = (a.nrows(), a.ncols());
+    let kk = r.min(total);
+    let merge = (block_size::<T>(r, total) / 2).max(1);
+    let params = QrParams { threshold };
+    let mut blocks = Vec::new();
+    let (mut d, mut q) = (0usize, 0usize);
+    while d < kk {
+        // The rows that start before the block's columns end (at least one below the
+        // diagonal: a column no row starts in is factored as zero, R's diagonal then zero).
+        while q < r && first[q] < d + merge {
+            q += 1;
+        }
+        q = q.max(d + 1);
+        let next = if q < r { first[q] } else { total };
+        let rows = q - d;
+        let width = match q == r {
+            true => total - d,
+            false => (next.max(d + 1) - d).min(rows),
+        };
+        let block = a.rb_mut().submatrix_mut(d, d, rows, total - d);
+        let (mut left, mut rest) = block.split_at_col_mut(width);
+        let k = rows.min(width);
+        let mut h = Mat::<T>::zeros(block_size::<T>(rows, width), k);
+        qr_in_place(left.rb_mut(), h.as_mut(), exec, params, exec.width(), stack);
+        if rest.ncols() > 0 {
+            let v = left.rb().subcols(0, k);
+            match exec.width() > 1 {
+                true => apply_q_in_place(v, h.as_ref(), rest, true, exec, threshold),
+                false => apply_adjoint(v, h.as_ref(), Conj::Yes, rest.rb_mut(), Par::Seq, stack),
+            }
+        }
+        blocks.push(Block { at: d, rows, h });
+        d += k;
+    }
+    blocks
+}
