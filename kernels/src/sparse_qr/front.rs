@@ -9,6 +9,7 @@ use faer::linalg::householder::{
     apply_block_householder_sequence_transpose_on_the_left_in_place_scratch as apply_scratch,
     apply_block_householder_sequence_transpose_on_the_left_in_place_with_conj as apply_adjoint,
 };
+use faer::linalg::qr::no_pivoting::factor::qr_in_place as faer_qr;
 use faer::reborrow::{Reborrow, ReborrowMut};
 use faer::traits::ComplexField;
 use faer::{Conj, Mat, MatMut, Par};
@@ -54,9 +55,15 @@ pub struct Block<T> {
 pub fn step_scratch<T: ComplexField>(analysis: &Analysis, width: usize) -> StackReq {
     let (r, cols) = analysis.max_front();
     let bs = block_size::<T>(r, cols);
-    StackReq::any_of(&[
-        qr_in_place_scratch::<T>(r, cols, bs, width),
-        apply_scratch::<T>(r, bs, cols),
+    // The rows' first columns, order and places, then the QR or a block reflector.
+    StackReq::all_of(&[
+        StackReq::new::<(usize, usize)>(r),
+        StackReq::new::<usize>(r),
+        StackReq::new::<usize>(r),
+        StackReq::any_of(&[
+            qr_in_place_scratch::<T>(r, cols, bs, width),
+            apply_scratch::<T>(r, bs, cols),
+        ]),
     ])
 }
 
@@ -99,24 +106,28 @@ where
     for (k, &j) in pattern.iter().enumerate() {
         pos[j] = c + k;
     }
-    // Each row's source and first column, in assembly order, then sorted by first column.
-    let mut lead: Vec<(usize, usize)> = Vec::with_capacity(r);
-    for &i in analysis.assigned(s) {
+    // Each row's first column and source, in assembly order, then sorted by first column
+    // (the lists on the participant's stack: a front allocates only what it keeps).
+    let (mut lead, stack) = stack.make_with(r, |_| (0usize, 0usize));
+    let assigned = analysis.assigned(s);
+    for (q, &i) in assigned.iter().enumerate() {
         let first = analysis.row(i).0.iter().map(|&j| pos[j]).min();
-        lead.push((first.unwrap_or(0), i));
+        lead[q] = (first.unwrap_or(0), i);
     }
     let mut at = Vec::with_capacity(updates.len());
+    let mut q = assigned.len();
     for update in updates {
-        at.push(lead.len());
+        at.push(q);
         let child = analysis.pattern(update.front);
-        for t in 0..update.block.nrows() {
-            lead.push((pos[child[t]], m + lead.len() - analysis.assigned(s).len()));
+        for &j in &child[..update.block.nrows()] {
+            lead[q] = (pos[j], m + q - assigned.len());
+            q += 1;
         }
     }
-    debug_assert_eq!(lead.len(), r, "front {s}: its rows");
-    let mut order: Vec<usize> = (0..r).collect();
+    debug_assert_eq!(q, r, "front {s}: its rows");
+    let (mut order, stack) = stack.make_with(r, |q| q);
     order.sort_by_key(|&q| lead[q].0);
-    let mut dest = vec![0usize; r];
+    let (mut dest, stack) = stack.make_with(r, |_| 0usize);
     for (to, &q) in order.iter().enumerate() {
         dest[q] = to;
     }
@@ -143,8 +154,10 @@ where
         );
     }
     let rows: Vec<usize> = order.iter().map(|&q| lead[q].1).collect();
-    let first: Vec<usize> = order.iter().map(|&q| lead[q].0).collect();
-    let blocks = staircase(qr.as_mut(), &first, exec, threshold, stack);
+    for (d, &q) in dest.iter_mut().zip(order.iter()) {
+        *d = lead[q].0;
+    }
+    let blocks = staircase(qr.as_mut(), &dest, exec, threshold, stack);
     // The rows of `R` below the pivot rows, upper trapezoidal: the parent's.
     let handed = r.min(total) - c;
     debug_assert!(right.nrows() == handed && right.ncols() == p);
@@ -192,7 +205,20 @@ where
         let (mut left, mut rest) = block.split_at_col_mut(width);
         let k = rows.min(width);
         let mut h = Mat::<T>::zeros(block_size::<T>(rows, width), k);
-        qr_in_place(left.rb_mut(), h.as_mut(), exec, params, exec.width(), stack);
+        match exec.width() > 1 {
+            true => qr_in_place(left.rb_mut(), h.as_mut(), exec, params, exec.width(), stack),
+            // A subtree's front: faer's serial QR, as teamalg's QR's serial path is, without
+            // its gate question.
+            false => {
+                faer_qr(
+                    left.rb_mut(),
+                    h.as_mut(),
+                    Par::Seq,
+                    stack,
+                    Default::default(),
+                );
+            }
+        }
         if rest.ncols() > 0 {
             let v = left.rb().subcols(0, k);
             match exec.width() > 1 {
