@@ -12,7 +12,7 @@ use faer::linalg::householder::{
 use faer::linalg::qr::no_pivoting::factor::qr_in_place as faer_qr;
 use faer::reborrow::{Reborrow, ReborrowMut};
 use faer::traits::ComplexField;
-use faer::{Conj, Mat, MatMut, Par};
+use faer::{Conj, MatMut, MatRef, Par};
 use teamalg_gates::{ParThreshold, Scalar};
 
 use super::Qr;
@@ -26,28 +26,51 @@ use crate::sparse_lu::Analysis;
 /// A front's share of the factor.
 #[derive(Debug, Clone)]
 pub struct Front<T> {
-    /// `rows x (cols + pattern)`, its rows in staircase order (by their first nonzero
-    /// column): the front's pivot rows of `R` on and above the diagonal of its first `cols`
-    /// rows, the reflectors' vectors below the diagonal (the rows between, above the diagonal,
-    /// are the part handed on, read from the parent's front).
-    pub qr: Mat<T>,
+    /// `rows x (cols + pattern)`, column-major ([`Front::qr`]).
+    values: Vec<T>,
+    nrows: usize,
     /// Where each row came from: `A`'s row `i < m`, or `m + t` for row `t` of the children's
     /// handed rows stacked in the children's order.
     pub rows: Vec<usize>,
     /// The reflectors, block by block along the staircase.
-    pub blocks: Vec<Block<T>>,
+    pub blocks: Vec<Block>,
+    /// The blocks' block factors, one after another.
+    tau: Vec<T>,
 }
 
-/// One block of a front's reflectors: `h.ncols()` reflectors from the diagonal at `at`, on
-/// the `rows` rows from `at` (the rows below are zero in its columns).
-#[derive(Debug, Clone)]
-pub struct Block<T> {
+impl<T> Front<T> {
+    /// `rows x (cols + pattern)`, its rows in staircase order (by their first nonzero
+    /// column): the front's pivot rows of `R` on and above the diagonal of its first `cols`
+    /// rows, the reflectors' vectors below the diagonal (the rows between, above the diagonal,
+    /// are the part handed on, read from the parent's front).
+    pub fn qr(&self) -> MatRef<'_, T> {
+        let ncols = self.values.len().checked_div(self.nrows).unwrap_or(0);
+        MatRef::from_column_major_slice(&self.values, self.nrows, ncols)
+    }
+
+    /// Block `b`'s reflectors (`rows x len`, below the diagonal) and block factors.
+    pub fn reflectors(&self, b: &Block) -> (MatRef<'_, T>, MatRef<'_, T>) {
+        let v = self.qr().submatrix(b.at, b.at, b.rows, b.len);
+        let h = &self.tau[b.from..b.from + b.bs * b.len];
+        (v, MatRef::from_column_major_slice(h, b.bs, b.len))
+    }
+}
+
+/// One block of a front's reflectors: `len` reflectors from the diagonal at `at`, on the
+/// `rows` rows from `at` (the rows below are zero in its columns), their block factors
+/// (`bs x len`, faer's layout) in the front's [`Front::factors`] from `from`.
+#[derive(Debug, Clone, Copy)]
+pub struct Block {
     /// The first column, and row.
     pub at: usize,
     /// The rows the reflectors reach.
     pub rows: usize,
-    /// The block factors (faer's layout).
-    pub h: Mat<T>,
+    /// How many reflectors.
+    pub len: usize,
+    /// The block factors' rows.
+    pub bs: usize,
+    /// Where the block factors start.
+    pub from: usize,
 }
 
 /// The scratch one front needs at most, its QR on up to `width` participants: the largest
@@ -131,7 +154,10 @@ where
     for (to, &q) in order.iter().enumerate() {
         dest[q] = to;
     }
-    let mut qr = Mat::<T>::zeros(r, total);
+    // A zeroed vector (a `memset`), not `Mat::zeros` (an element at a time): for many small
+    // fronts the zeroing is a fifth of the step.
+    let mut storage = vec![T::zero_impl(); r * total];
+    let mut qr = MatMut::from_column_major_slice_mut(&mut storage, r, total);
     for (q, &i) in analysis.assigned(s).iter().enumerate() {
         let (at, src) = analysis.row(i);
         for (&j, &k) in at.iter().zip(src) {
@@ -139,7 +165,7 @@ where
         }
     }
     {
-        let (left, other) = qr.as_mut().split_at_col_mut(c);
+        let (left, other) = qr.rb_mut().split_at_col_mut(c);
         frontal::extend_add(
             &Qr(analysis),
             s,
@@ -157,7 +183,7 @@ where
     for (d, &q) in dest.iter_mut().zip(order.iter()) {
         *d = lead[q].0;
     }
-    let blocks = staircase(qr.as_mut(), &dest, exec, threshold, stack);
+    let (blocks, tau) = staircase(qr.rb_mut(), &dest, exec, threshold, stack);
     // The rows of `R` below the pivot rows, upper trapezoidal: the parent's.
     let handed = r.min(total) - c;
     debug_assert!(right.nrows() == handed && right.ncols() == p);
@@ -166,7 +192,16 @@ where
             right.rb_mut()[(i, j)] = qr[(c + i, c + j)].clone();
         }
     }
-    Ok((Front { qr, rows, blocks }, Vec::new()))
+    Ok((
+        Front {
+            values: storage,
+            nrows: r,
+            rows,
+            blocks,
+            tau,
+        },
+        Vec::new(),
+    ))
 }
 
 /// Householder QR of `a` (`r x total`) whose row `q` is zero left of column `first[q]`
@@ -178,7 +213,7 @@ fn staircase<T>(
     exec: &(impl Executor + ?Sized),
     threshold: Option<ParThreshold>,
     stack: &mut MemStack,
-) -> Vec<Block<T>>
+) -> (Vec<Block>, Vec<T>)
 where
     T: ComplexField + Scalar + Send + Sync,
 {
@@ -186,7 +221,8 @@ where
     let kk = r.min(total);
     let merge = (block_size::<T>(r, total) / 2).max(1);
     let params = QrParams { threshold };
-    let mut blocks = Vec::new();
+    let mut blocks = Vec::with_capacity(8);
+    let mut tau: Vec<T> = Vec::new();
     let (mut d, mut q) = (0usize, 0usize);
     while d < kk {
         // The rows that start before the block's columns end (at least one below the
@@ -204,15 +240,17 @@ where
         let block = a.rb_mut().submatrix_mut(d, d, rows, total - d);
         let (mut left, mut rest) = block.split_at_col_mut(width);
         let k = rows.min(width);
-        let mut h = Mat::<T>::zeros(block_size::<T>(rows, width), k);
+        let (bs, from) = (block_size::<T>(rows, width), tau.len());
+        tau.resize(from + bs * k, T::zero_impl());
+        let mut h = MatMut::from_column_major_slice_mut(&mut tau[from..], bs, k);
         match exec.width() > 1 {
-            true => qr_in_place(left.rb_mut(), h.as_mut(), exec, params, exec.width(), stack),
+            true => qr_in_place(left.rb_mut(), h.rb_mut(), exec, params, exec.width(), stack),
             // A subtree's front: faer's serial QR, as teamalg's QR's serial path is, without
             // its gate question.
             false => {
                 faer_qr(
                     left.rb_mut(),
-                    h.as_mut(),
+                    h.rb_mut(),
                     Par::Seq,
                     stack,
                     Default::default(),
@@ -222,12 +260,18 @@ where
         if rest.ncols() > 0 {
             let v = left.rb().subcols(0, k);
             match exec.width() > 1 {
-                true => apply_q_in_place(v, h.as_ref(), rest, true, exec, threshold),
-                false => apply_adjoint(v, h.as_ref(), Conj::Yes, rest.rb_mut(), Par::Seq, stack),
+                true => apply_q_in_place(v, h.rb(), rest, true, exec, threshold),
+                false => apply_adjoint(v, h.rb(), Conj::Yes, rest.rb_mut(), Par::Seq, stack),
             }
         }
-        blocks.push(Block { at: d, rows, h });
+        blocks.push(Block {
+            at: d,
+            rows,
+            len: k,
+            bs,
+            from,
+        });
         d += k;
     }
-    blocks
+    (blocks, tau)
 }

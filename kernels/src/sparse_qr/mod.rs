@@ -76,7 +76,7 @@ impl<T: ComplexField> Factor<T> {
         self.fronts
             .iter()
             .enumerate()
-            .flat_map(move |(s, f)| (0..analysis.forest().cols(s)).map(move |k| &f.qr[(k, k)]))
+            .flat_map(move |(s, f)| (0..analysis.forest().cols(s)).map(move |k| f.qr().get(k, k)))
     }
 }
 
@@ -249,8 +249,8 @@ fn lstsq_columns<T: ComplexField>(analysis: &Analysis, factor: &Factor<T>, mut b
     let mut at = 0;
     let mut handed: Vec<Option<Mat<T>>> = (0..forest.len()).map(|_| None).collect();
     for (s, f) in factor.fronts.iter().enumerate() {
-        let (r, c) = (f.qr.nrows(), forest.cols(s));
-        let kk = r.min(f.qr.ncols());
+        let (r, c) = (f.qr().nrows(), forest.cols(s));
+        let kk = r.min(f.qr().ncols());
         let mut children: Vec<usize> = forest.children(s).collect();
         children.reverse();
         let kids: Vec<Mat<T>> = children
@@ -277,11 +277,9 @@ fn lstsq_columns<T: ComplexField>(analysis: &Analysis, factor: &Factor<T>, mut b
             }
         }
         for block in &f.blocks {
-            let v =
-                f.qr.as_ref()
-                    .submatrix(block.at, block.at, block.rows, block.h.ncols());
+            let (v, h) = f.reflectors(block);
             let part = w.rb_mut().subrows_mut(block.at, block.rows);
-            apply_adjoint(v, block.h.as_ref(), Conj::Yes, part, Par::Seq, stack);
+            apply_adjoint(v, h, Conj::Yes, part, Par::Seq, stack);
         }
         let start = analysis.columns(s).start;
         z.rb_mut()
@@ -308,7 +306,7 @@ fn lstsq_columns<T: ComplexField>(analysis: &Analysis, factor: &Factor<T>, mut b
         }
         let mut t = z.rb_mut().subrows_mut(cols.start, c);
         if !pattern.is_empty() {
-            let r12 = f.qr.as_ref().submatrix(0, c, c, pattern.len());
+            let r12 = f.qr().submatrix(0, c, c, pattern.len());
             matmul(
                 t.rb_mut(),
                 Accum::Add,
@@ -318,7 +316,7 @@ fn lstsq_columns<T: ComplexField>(analysis: &Analysis, factor: &Factor<T>, mut b
                 Par::Seq,
             );
         }
-        let r11 = f.qr.as_ref().submatrix(0, 0, c, c);
+        let r11 = f.qr().submatrix(0, 0, c, c);
         solve_upper_triangular_in_place(r11, t, Par::Seq);
     }
     let fwd = analysis.col_perm().arrays().0;
