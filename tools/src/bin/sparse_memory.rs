@@ -5,6 +5,7 @@
 //! ```text
 //! sparse_memory faer 3 32; sparse_memory team 3 32; sparse_memory owned 3 32
 //! sparse_memory lu-faer 3 30; sparse_memory lu-team 3 30
+//! sparse_memory qr-faer 3 24; sparse_memory qr-team 3 24
 //! ```
 //!
 //! `faer`: faer's `factorize_numeric_llt` with its values and scratch allocated for the call;
@@ -12,13 +13,18 @@
 //! `owned`: the facade's `SparseCholesky::new_with_symbolic` on the team. The sparse LU of the
 //! convection-diffusion operator of the same grid: `lu-faer` (faer's `factorize_numeric_lu`,
 //! its factor and scratch allocated for the call) and `lu-team` (the facade's
-//! `SparseLu::new_with_symbolic` on the team).
+//! `SparseLu::new_with_symbolic` on the team). The sparse QR of the smoothing least-squares
+//! matrix of the grid (the kernel program's `smoothing`): `qr-faer` (faer's
+//! `factorize_numeric_qr`, its values, indices and scratch allocated for the call) and
+//! `qr-team` (the facade's `SparseQr::new_with_symbolic` on the team).
 
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::sparse::{SparseColMat, Triplet};
 use faer::{Par, Side};
 use teamalg::kernels::sparse_cholesky::{llt_in_place, llt_in_place_scratch, Analysis};
-use teamalg::linalg::{SparseCholesky, SparseLu, SymbolicCholesky, SymbolicLu};
+use teamalg::linalg::{
+    SparseCholesky, SparseLu, SparseQr, SymbolicCholesky, SymbolicLu, SymbolicQr,
+};
 
 /// The high water mark of this process's resident memory, in KiB.
 fn high_water() -> u64 {
@@ -106,6 +112,63 @@ fn lu(arm: &str, dim: u32, side: usize) {
     );
 }
 
+/// The smoothing least-squares matrix of a grid of side `n` in `dim` dimensions (the kernel
+/// program's `smoothing`): a data row per node, a difference row per edge.
+fn smoothing(n: usize, dim: u32) -> SparseColMat<usize, f64> {
+    let size = n.pow(dim);
+    let mut t = Vec::new();
+    let mut row = 0;
+    for i in 0..size {
+        t.push(Triplet::new(row, i, 1.0 + (i % 7) as f64 / 10.0));
+        row += 1;
+        let mut stride = 1;
+        for _ in 0..dim {
+            if (i / stride) % n + 1 < n {
+                t.push(Triplet::new(row, i, -2.0));
+                t.push(Triplet::new(row, i + stride, 2.0));
+                row += 1;
+            }
+            stride *= n;
+        }
+    }
+    SparseColMat::try_new_from_triplets(row, size, &t).expect("a valid matrix")
+}
+
+/// One QR arm: the analyses made first, then the factorization between two readings.
+fn qr(arm: &str, dim: u32, side: usize) {
+    let a = smoothing(side, dim);
+    let symbolic = SymbolicQr::new(a.symbolic()).expect("an analysis");
+    let faer_symbolic =
+        faer::sparse::linalg::qr::factorize_symbolic_qr(a.symbolic(), Default::default())
+            .expect("faer's analysis");
+    let team = teamalg::Pool::builder()
+        .threads(2)
+        .build()
+        .expect("a pool")
+        .into_team(2)
+        .expect("a team");
+    let before = high_water();
+    if arm == "qr-faer" {
+        let sym = &faer_symbolic;
+        let mut indices = vec![0usize; sym.len_idx()];
+        let mut values = vec![0.0f64; sym.len_val()];
+        let req = sym.factorize_numeric_qr_scratch::<f64>(Par::Seq, Default::default());
+        let mut mem = MemBuffer::new(req);
+        let stack = MemStack::new(&mut mem);
+        let (idx, val) = (&mut indices, &mut values);
+        sym.factorize_numeric_qr(idx, val, a.as_ref(), Par::Seq, stack, Default::default());
+        std::hint::black_box((&indices, &values));
+    } else {
+        let qr = SparseQr::new_with_symbolic(&symbolic, a.as_ref(), &team);
+        std::hint::black_box(qr.expect("a factor"));
+    }
+    let after = high_water();
+    println!(
+        "{arm} {dim}D {side}: high water {before} KiB before, {after} KiB after, {} KiB for the factorization",
+        after.saturating_sub(before)
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let arm = args.get(1).map_or("faer", String::as_str).to_string();
@@ -113,6 +176,9 @@ fn main() {
     let side: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(32);
     if arm.starts_with("lu-") {
         return lu(&arm, dim, side);
+    }
+    if arm.starts_with("qr-") {
+        return qr(&arm, dim, side);
     }
     let a = laplacian(side, dim);
     let symbolic = SymbolicCholesky::new(a.symbolic(), Side::Lower).expect("an analysis");
