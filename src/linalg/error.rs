@@ -127,8 +127,9 @@ pub enum LinalgError {
     /// numerically: its condition estimate ([`Qr::rcond`](super::Qr::rcond)) is at most `k`
     /// times the machine epsilon (`k = min(m, n)`), so the answer would carry no correct
     /// digit; or a [`FullPivLu`](super::FullPivLu) solve whose numerical rank is short. `rank`
-    /// is the numerical rank (for a QR, from `R`'s singular values, at most `k - 1`), `of` the
-    /// rank a solution needs. Use
+    /// is the numerical rank (for a QR, from `R`'s singular values, at most `k - 1`; for a
+    /// `SparseQr`, the count of `R`'s diagonal entries above its tolerance, an estimate), `of`
+    /// the rank a solution needs. Use
     /// [`ColPivQr::lstsq`](super::ColPivQr::lstsq) or [`Svd::lstsq`](super::Svd::lstsq) for
     /// the minimum-norm solution of a rank-deficient system; the message names both.
     RankDeficient {

@@ -189,6 +189,7 @@ impl<T: Field> SparseQr<T> {
     }
 
     /// Factors `a`, whose pattern `symbolic` analysed, on `exec`. Errors:
+    /// [`LinalgError::NotSquare`] (a square pattern's `a` that is not),
     /// [`LinalgError::ShapeMismatch`] (another shape), [`LinalgError::PatternMismatch`]
     /// (another pattern: analyse it anew), [`LinalgError::NotFinite`] (a stored value),
     /// [`LinalgError::OutOfMemory`]. `a` is only read. A rank-deficient matrix is factored;
@@ -338,6 +339,81 @@ impl<T: Field> SparseQr<T> {
         let mut x = scratch::copy(OP, b.as_mat_ref())?;
         self.least_squares(OP, x.as_mut(), exec)?;
         Ok(x)
+    }
+
+    /// Overwrites `b` with `A^-H b` for a square `A`, on `exec`. Errors:
+    /// [`LinalgError::NotSquare`] (a tall `A`: use [`SparseQr::min_norm_adjoint`]) and those
+    /// of [`SparseQr::lstsq_in_place`].
+    pub fn solve_adjoint_in_place(
+        &self,
+        b: impl AsMatMut<T = T, Rows = usize, Cols = usize>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<(), LinalgError> {
+        const OP: &str = "SparseQr::solve_adjoint_in_place";
+        self.square(OP)?;
+        self.adjoint(OP, b, exec)
+    }
+
+    /// `A^-H b` as a new matrix for a square `A`, on `exec`. Errors: those of
+    /// [`SparseQr::solve_adjoint_in_place`].
+    pub fn solve_adjoint<B: Conjugate<Canonical = T>>(
+        &self,
+        b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<Mat<T>, LinalgError> {
+        const OP: &str = "SparseQr::solve_adjoint";
+        self.square(OP)?;
+        let mut x = scratch::copy(OP, b.as_mat_ref())?;
+        self.adjoint(OP, x.as_mut(), exec)?;
+        Ok(x)
+    }
+
+    /// The minimum-norm solution `X` (`m x k`) of the underdetermined system `A^H X = B`
+    /// (`B`: `n x k`), where this QR factors the tall `A` of full column rank: the way to
+    /// solve a wide sparse system `W X = B` is to factor `W^H`. With `A Q_c = Q R`,
+    /// `X = Q [R^-H Q_c^T B; 0]`. Errors: [`LinalgError::ShapeMismatch`] (`b`'s rows),
+    /// [`LinalgError::RankDeficient`], [`LinalgError::NotFinite`].
+    pub fn min_norm_adjoint<B: Conjugate<Canonical = T>>(
+        &self,
+        b: impl AsMatRef<T = B, Rows = usize, Cols = usize>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<Mat<T>, LinalgError> {
+        const OP: &str = "SparseQr::min_norm_adjoint";
+        let b = b.as_mat_ref();
+        let (m, n) = (self.symbolic.nrows(), self.symbolic.ncols());
+        check::dim(OP, "B", super::Dim::Rows, n, b.nrows())?;
+        let mut x = scratch::zeros(OP, m, b.ncols())?;
+        x.as_mut().subrows_mut(0, n).copy_from(b);
+        self.adjoint(OP, x.as_mut(), exec)?;
+        Ok(x)
+    }
+
+    /// The minimum-norm adjoint solve on `b` (`m` rows, `B` in its first `n`).
+    fn adjoint(
+        &self,
+        op: &'static str,
+        mut b: impl AsMatMut<T = T, Rows = usize, Cols = usize>,
+        exec: &(impl Executor + ?Sized),
+    ) -> Result<(), LinalgError> {
+        let b = b.as_mat_mut();
+        let (m, n) = (self.symbolic.nrows(), self.symbolic.ncols());
+        check::dim(op, "B", super::Dim::Rows, m, b.nrows())?;
+        if !self.full_rank() {
+            return Err(LinalgError::RankDeficient {
+                op,
+                rank: self.rank,
+                of: n,
+            });
+        }
+        if self.options.checks_finite() {
+            check::finite(op, "B", b.as_ref().subrows(0, n), check::Stored::All)?;
+        }
+        let params = SparseQrParams {
+            threshold: self.options.get(Family::SparseQr),
+        };
+        let analysis = &self.symbolic.inner.analysis;
+        kernel::min_norm_adjoint_in_place(analysis, &self.factor, b, exec, params);
+        Ok(())
     }
 
     fn square(&self, op: &'static str) -> Result<(), LinalgError> {

@@ -1,17 +1,17 @@
-//! The sparse QR (`teamalg::linalg::SparseQr`): least squares within the backward bound on
-//! every executor and scalar type, the same answers to rounding across widths, the analysis
+//! The sparse QR (`teamalg::linalg::SparseQr`): least squares and the minimum-norm adjoint
+//! solve within the backward bound on every executor and scalar type, the same answers to rounding across widths, the analysis
 //! reused, trees that are one chain and one with many leaves, rows without entries, rank
 //! deficiency refused, and every refusal with the input unchanged.
 
 use faer::sparse::linalg::matmul::sparse_dense_matmul;
 use faer::sparse::{SparseColMat, Triplet};
-use faer::{c64, Accum, Mat, Par};
+use faer::{Accum, Mat, Par, c64};
+use teamalg::Exec;
 use teamalg::gates::{Family, ParThreshold};
 use teamalg::kernels::par::Executor;
 use teamalg::linalg::{LinalgError, Options, SparseQr, SymbolicQr};
-use teamalg::Exec;
 
-use super::sample::{self, every_executor, team, Sample};
+use super::sample::{self, Sample, every_executor, team};
 use super::sparse_cholesky::{band, grid2, grid3, on, star};
 
 /// A tall matrix: an unsymmetric matrix on the pattern of `edges` (`(i, j)`, `i > j`, both
@@ -135,6 +135,82 @@ fn a_square_matrix_solves() {
     assert!(matches!(
         qr.solve(&b, on(&Exec::serial())),
         Err(LinalgError::NotSquare { .. })
+    ));
+}
+
+/// `||A^H x - b||_F <= C u m ||A||_F ||x||_F`, and `x` in `A`'s range (its least-squares
+/// residual against `A` within the bound too).
+fn assert_min_norm<T: Sample>(
+    what: &str,
+    qr: &SparseQr<T>,
+    a: &SparseColMat<usize, T>,
+    x: &Mat<T>,
+    b: &Mat<T>,
+) {
+    let (m, n) = (a.nrows(), a.ncols());
+    let ah = a.as_ref().adjoint().to_col_major().unwrap();
+    let mut r = b.clone();
+    sparse_dense_matmul(
+        r.as_mut(),
+        Accum::Add,
+        ah.as_ref(),
+        x.as_ref(),
+        -T::one(),
+        Par::Seq,
+    );
+    let norm_a = sample::norm(a.to_dense().as_ref());
+    let bound = sample::backward_bound::<T>(m, norm_a) * sample::norm(x.as_ref());
+    let got = sample::norm(r.as_ref());
+    assert!(got <= bound, "{what}: ||A^H x - b|| = {got:e} > {bound:e}");
+    let mut p = x.clone();
+    qr.lstsq_in_place(p.as_mut(), on(&Exec::serial())).unwrap();
+    let outside = sample::norm(p.subrows(n, m - n));
+    let tol =
+        sample::backward_bound::<T>(m, norm_a) * sample::norm(x.as_ref()) / norm_a.max(1e-300);
+    assert!(
+        outside <= tol,
+        "{what}: x leaves A's range by {outside:e} > {tol:e}"
+    );
+}
+
+fn adjoint_everywhere<T: Sample>() {
+    for (n, edges) in [grid2(14), star(120)] {
+        let a = tall::<T>(n, &edges, n / 3 + 2);
+        let symbolic = SymbolicQr::new(a.symbolic()).unwrap();
+        let b = sample::mat::<T>(n, 2, 0.4);
+        every_executor(|exec: &dyn Executor, force| {
+            let qr = SparseQr::new_with(&symbolic, a.as_ref(), exec, &forced(force)).unwrap();
+            let x = qr.min_norm_adjoint(&b, exec).unwrap();
+            assert_min_norm(&format!("n {n}, forced {force}"), &qr, &a, &x, &b);
+        });
+    }
+}
+
+#[test]
+fn the_minimum_norm_adjoint_solve_holds_on_every_executor() {
+    adjoint_everywhere::<f64>();
+    adjoint_everywhere::<c64>();
+    // Square: solve_adjoint, owned and in place, is A^-H b.
+    let (n, edges) = grid2(12);
+    let a = tall::<c64>(n, &edges, 0);
+    let team = team(2);
+    let qr = SparseQr::new(a.as_ref(), on(&team)).unwrap();
+    let b = sample::mat::<c64>(n, 3, 0.2);
+    let x = qr.solve_adjoint(&b, on(&team)).unwrap();
+    assert_min_norm("square", &qr, &a, &x, &b);
+    let mut y = b.clone();
+    qr.solve_adjoint_in_place(y.as_mut(), on(&team)).unwrap();
+    assert!(y == x, "in place is the owned form");
+    // A tall A has no A^-H; a B of the wrong rows is refused.
+    let t = tall::<f64>(n, &edges, 5);
+    let qr = SparseQr::new(t.as_ref(), on(&team)).unwrap();
+    assert!(matches!(
+        qr.solve_adjoint(Mat::<f64>::ones(n + 5, 1), on(&team)),
+        Err(LinalgError::NotSquare { .. })
+    ));
+    assert!(matches!(
+        qr.min_norm_adjoint(Mat::<f64>::ones(n + 1, 1), on(&team)),
+        Err(LinalgError::ShapeMismatch { .. })
     ));
 }
 

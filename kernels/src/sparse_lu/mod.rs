@@ -145,7 +145,7 @@ pub fn factor_scratch<T: ComplexField>(analysis: &Analysis) -> StackReq {
 /// analysis's order that a serial factorization meets.
 ///
 /// # Panics
-/// When `values` does not have the pattern's entries, the analysis is not the LU's, or the
+/// When `values` has fewer entries than the pattern, the analysis is not the LU's, or the
 /// stack is smaller than [`factor_scratch`].
 pub fn factor<T>(
     analysis: &Analysis,

@@ -58,7 +58,7 @@ impl<T> Front<T> {
 
 /// One block of a front's reflectors: `len` reflectors from the diagonal at `at`, on the
 /// `rows` rows from `at` (the rows below are zero in its columns), their block factors
-/// (`bs x len`, faer's layout) in the front's [`Front::factors`] from `from`.
+/// (`bs x len`, faer's layout) in the front's block factors from `from` ([`Front::reflectors`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Block {
     /// The first column, and row.
@@ -225,8 +225,10 @@ where
     let mut tau: Vec<T> = Vec::new();
     let (mut d, mut q) = (0usize, 0usize);
     while d < kk {
-        // The rows that start before the block's columns end (at least one below the
-        // diagonal: a column no row starts in is factored as zero, R's diagonal then zero).
+        // The rows that start before the block's columns end, at least one below the
+        // diagonal. A column no row starts in is zero there: faer's QR then stores an identity
+        // reflector and the next columns' pivots move up a row (`Q^H A = R` still holds, `R`
+        // in echelon form, its diagonal zero from there: a rank-deficient front).
         while q < r && first[q] < d + merge {
             q += 1;
         }

@@ -14,14 +14,18 @@ pub mod front;
 
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::householder::{
+    apply_block_householder_sequence_on_the_left_in_place_scratch as apply_forward_scratch,
+    apply_block_householder_sequence_on_the_left_in_place_with_conj as apply_forward,
     apply_block_householder_sequence_transpose_on_the_left_in_place_scratch as apply_scratch,
     apply_block_householder_sequence_transpose_on_the_left_in_place_with_conj as apply_adjoint,
 };
-use faer::linalg::matmul::matmul;
-use faer::linalg::triangular_solve::solve_upper_triangular_in_place;
+use faer::linalg::matmul::{matmul, matmul_with_conj};
+use faer::linalg::triangular_solve::{
+    solve_lower_triangular_in_place_with_conj, solve_upper_triangular_in_place,
+};
 use faer::reborrow::{Reborrow, ReborrowMut};
 use faer::sparse::{FaerError, SymbolicSparseColMatRef};
-use faer::traits::math_utils::one;
+use faer::traits::math_utils::{one, sub};
 use faer::traits::ComplexField;
 use faer::{Accum, Conj, Mat, MatMut, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
@@ -156,7 +160,7 @@ where
 /// pattern is refused before any work ([`Analysis::structurally_singular`]).
 ///
 /// # Panics
-/// When `values` does not have the pattern's entries, the analysis is not the QR's or is
+/// When `values` has fewer entries than the pattern, the analysis is not the QR's or is
 /// structurally rank-deficient, or the stack is smaller than [`factor_scratch`] for `exec`'s
 /// width.
 pub fn factor<T>(
@@ -326,6 +330,147 @@ fn lstsq_columns<T: ComplexField>(analysis: &Analysis, factor: &Factor<T>, mut b
     b.subrows_mut(n, m - n).copy_from(&rest);
 }
 
+/// The minimum-norm solution of `A^H X = B` in place: `rhs` (`m x k`) holds `B` (`n x k`, in
+/// `A`'s column numbering) in its first `n` rows and becomes `X` (`m x k`): with
+/// `A Q_c = Q R`, `X = Q [R^-H Q_c^T B; 0]`. For a square `A` this is the solve of
+/// `A^H X = B`. Columns are spread over the team as [`lstsq_in_place`]'s. `R` must be
+/// nonsingular (the caller's rank check).
+///
+/// # Panics
+/// When `rhs` does not have `A`'s rows or the factor is not the analysis's.
+pub fn min_norm_adjoint_in_place<T>(
+    analysis: &Analysis,
+    factor: &Factor<T>,
+    rhs: MatMut<'_, T>,
+    exec: &(impl Executor + ?Sized),
+    params: SparseQrParams,
+) where
+    T: ComplexField + Scalar + Send + Sync,
+{
+    let (m, k) = (rhs.nrows(), rhs.ncols());
+    assert_eq!(m, analysis.nrows(), "min_norm_adjoint_in_place: rhs' rows");
+    assert_eq!(
+        factor.fronts.len(),
+        analysis.fronts_len(),
+        "min_norm_adjoint_in_place: the factor of another analysis"
+    );
+    if m == 0 || k == 0 {
+        return;
+    }
+    let units = cost::solve(analysis.len_values(), k);
+    let region = Region {
+        site: "sparse_qr/solve",
+        dims: [m, k, 0],
+        units,
+        family: Family::SparseQr,
+        sections: 1,
+        scope: Scope::Call,
+        call_units: units,
+    };
+    let call = gate::call::<T>(exec, region, params.threshold);
+    let width = call.width().min(k);
+    if width <= 1 {
+        adjoint_columns(analysis, factor, rhs);
+        return;
+    }
+    let tiles = Tiles::new(rhs);
+    call::chunks_of(exec, width, width, &|c, w| {
+        let (c0, c1) = (part_start(c, k, w), part_start(c + 1, k, w));
+        // SAFETY: chunk `c` owns columns `c0..c1`; the chunks partition the columns, and the
+        // executor runs each chunk once.
+        let cols = unsafe { tiles.tile(0, m, c0, c1) };
+        adjoint_columns(analysis, factor, cols);
+    });
+}
+
+/// `Q_c^T b`, then `R^-H` forward over the fronts, then `Q` front by front in reverse (each
+/// front's rows from its pivot rows and the rows its parent handed back, its blocks of
+/// reflectors applied last first, its rows scattered to `x` and to its children).
+fn adjoint_columns<T: ComplexField>(analysis: &Analysis, factor: &Factor<T>, mut b: MatMut<'_, T>) {
+    let (m, k) = (b.nrows(), b.ncols());
+    let n = analysis.ncols();
+    let forest = analysis.forest();
+    let fwd = analysis.col_perm().arrays().0;
+    let mut y = Mat::<T>::zeros(n, k);
+    for (j, &i) in fwd.iter().enumerate() {
+        y.row_mut(j).copy_from(b.rb().row(i));
+    }
+    for (s, f) in factor.fronts.iter().enumerate() {
+        let cols = analysis.columns(s);
+        let pattern = analysis.pattern(s);
+        let c = cols.len();
+        let mut t = y.rb_mut().subrows_mut(cols.start, c);
+        let r11 = f.qr().submatrix(0, 0, c, c);
+        solve_lower_triangular_in_place_with_conj(r11.transpose(), Conj::Yes, t.rb_mut(), Par::Seq);
+        if !pattern.is_empty() {
+            let mut g = Mat::<T>::zeros(pattern.len(), k);
+            let r12 = f.qr().submatrix(0, c, c, pattern.len());
+            let (r12t, t) = (r12.transpose(), t.rb());
+            matmul_with_conj(
+                g.as_mut(),
+                Accum::Replace,
+                r12t,
+                Conj::Yes,
+                t,
+                Conj::No,
+                one::<T>(),
+                Par::Seq,
+            );
+            for (q, &j) in pattern.iter().enumerate() {
+                for col in 0..k {
+                    y[(j, col)] = sub(&y[(j, col)], &g[(q, col)]);
+                }
+            }
+        }
+    }
+    let (rows, cols) = analysis.max_front();
+    let bs = block_size::<T>(rows, cols);
+    let mut mem = MemBuffer::new(apply_forward_scratch::<T>(rows, bs, k));
+    let stack = MemStack::new(&mut mem);
+    b.fill(T::zero_impl());
+    let mut back: Vec<Option<Mat<T>>> = (0..forest.len()).map(|_| None).collect();
+    for (s, f) in factor.fronts.iter().enumerate().rev() {
+        let (r, c) = (f.qr().nrows(), forest.cols(s));
+        let kk = r.min(f.qr().ncols());
+        let mut w = Mat::<T>::zeros(r, k);
+        let start = analysis.columns(s).start;
+        w.rb_mut()
+            .subrows_mut(0, c)
+            .copy_from(y.rb().subrows(start, c));
+        if let Some(h) = back[s].take() {
+            w.rb_mut().subrows_mut(c, kk - c).copy_from(&h);
+        }
+        for block in f.blocks.iter().rev() {
+            let (v, h) = f.reflectors(block);
+            let part = w.rb_mut().subrows_mut(block.at, block.rows);
+            apply_forward(v, h, Conj::No, part, Par::Seq, stack);
+        }
+        let mut children: Vec<usize> = forest.children(s).collect();
+        children.reverse();
+        let mut from = Vec::with_capacity(children.len() + 1);
+        from.push(0);
+        for &child in &children {
+            from.push(from[from.len() - 1] + analysis.handed_rows(child));
+        }
+        let mut kids: Vec<Mat<T>> = children
+            .iter()
+            .map(|&child| Mat::<T>::zeros(analysis.handed_rows(child), k))
+            .collect();
+        for (q, &src) in f.rows.iter().enumerate() {
+            if src < m {
+                b.rb_mut().row_mut(src).copy_from(w.row(q));
+            } else {
+                let t = src - m;
+                let kid = from.partition_point(|&x| x <= t) - 1;
+                kids[kid].row_mut(t - from[kid]).copy_from(w.row(q));
+            }
+        }
+        for (&child, kid) in children.iter().zip(kids) {
+            back[child] = Some(kid);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use faer::sparse::{SparseColMat, Triplet};
@@ -388,6 +533,22 @@ mod tests {
             assert!(
                 (rest - resid).abs() <= 1e-12 * b.norm_l2(),
                 "k {k}: {rest} {resid}"
+            );
+
+            // The minimum-norm solution of A^T y = c: A^T y = c, and y in A's range (its
+            // least-squares residual against A is zero).
+            let c = Mat::<f64>::from_fn(n, 1, |i, _| ((i * 5) % 7) as f64 - 3.0);
+            let mut y = Mat::<f64>::zeros(m, 1);
+            y.as_mut().subrows_mut(0, n).copy_from(&c);
+            min_norm_adjoint_in_place(&analysis, &f, y.as_mut(), &Seq, Default::default());
+            let off = (dense.transpose() * &y - &c).norm_max();
+            assert!(off <= 1e-12 * scale, "k {k}: A^T y - c = {off:e}");
+            let mut p = y.clone();
+            lstsq_in_place(&analysis, &f, p.as_mut(), &Seq, Default::default());
+            let outside = p.subrows(n, m - n).norm_l2();
+            assert!(
+                outside <= 1e-12 * y.norm_l2(),
+                "k {k}: y leaves A's range by {outside:e}"
             );
         }
     }
