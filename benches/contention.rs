@@ -13,10 +13,10 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{Criterion, criterion_group, criterion_main};
 use teamalg::kernels::call::{self, Call};
 use teamalg::kernels::par::Seq;
-use teamalg::{signal, Executor, Pool};
+use teamalg::{Executor, Pool, signal};
 
 fn contention(c: &mut Criterion) {
     c.bench_function("read the sources (loadavg + pressure)", |b| {

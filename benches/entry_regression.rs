@@ -15,7 +15,7 @@
 
 use std::hint::black_box;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{Criterion, criterion_group, criterion_main};
 use teamalg::{Exec, Pool};
 
 fn entries(c: &mut Criterion) {

@@ -14,9 +14,9 @@ use std::hint::black_box;
 use std::num::NonZeroUsize;
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{Criterion, criterion_group, criterion_main};
 use teamalg::gates::{
-    choose, pays_at, width_for_by, DispatchCosts, DispatchKind, Family, HostClass,
+    DispatchCosts, DispatchKind, Family, HostClass, choose, pays_at, width_for_by,
 };
 
 fn gates(c: &mut Criterion) {

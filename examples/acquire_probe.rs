@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 
 use faer::{Accum, Mat};
 use teamalg::kernels::par::Executor;
-use teamalg::{linalg, Exec, Pool, PoolBuilder};
+use teamalg::{Exec, Pool, PoolBuilder, linalg};
 
 /// What the probe runs, read from the environment.
 #[derive(Debug, Clone)]

@@ -6,8 +6,8 @@
 //! ```
 
 use faer::Mat;
-use teamalg::linalg::{self, Cholesky, LinalgError, Lu};
 use teamalg::Pool;
+use teamalg::linalg::{self, Cholesky, LinalgError, Lu};
 
 /// Factors `a` once and hands the factorization back: the owned `Lu` keeps its own copy.
 fn factor(a: &Mat<f64>, team: &teamalg::Team) -> Result<Lu<'static, f64>, LinalgError> {

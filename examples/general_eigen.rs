@@ -6,9 +6,9 @@
 //! cargo run --release --example general_eigen
 //! ```
 
-use faer::{c64, Mat, Side};
-use teamalg::linalg::{self, Eigen, Options};
+use faer::{Mat, Side, c64};
 use teamalg::Pool;
+use teamalg::linalg::{self, Eigen, Options};
 
 /// Runs the example (also from the tests: it checks its own results).
 pub fn main() -> Result<(), teamalg::Error> {

@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use faer::{Accum, Mat};
 use rayon::prelude::*;
-use teamalg::{linalg, Exec, Pool};
+use teamalg::{Exec, Pool, linalg};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let n = 256;

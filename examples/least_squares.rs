@@ -7,8 +7,8 @@
 //! ```
 
 use faer::Mat;
-use teamalg::linalg::{self, ColPivQr, LinalgError, Lu, Options, Qr, Svd};
 use teamalg::Pool;
+use teamalg::linalg::{self, ColPivQr, LinalgError, Lu, Options, Qr, Svd};
 
 /// Runs the example (also from the tests: it checks its own results).
 pub fn main() -> Result<(), teamalg::Error> {

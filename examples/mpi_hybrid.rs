@@ -21,11 +21,7 @@ fn block(order: usize, g: usize) -> Mat<f64> {
     Mat::from_fn(order, order, |i, j| {
         let h = (i * 7919 + j * 104_729 + g * 1_299_709) % 1000;
         let off = h as f64 / 1000.0 - 0.5;
-        if i == j {
-            order as f64 + off
-        } else {
-            off
-        }
+        if i == j { order as f64 + off } else { off }
     })
 }
 
@@ -100,7 +96,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let residual = (total[0] / total[1]).sqrt();
     let node_cpus = all.chunks(mine.len()).map(|r| r[4]).max().unwrap_or(1);
-    println!("mpi_hybrid: {ranks} ranks, {blocks} blocks of order {order} each, {node_cpus} CPUs on the node");
+    println!(
+        "mpi_hybrid: {ranks} ranks, {blocks} blocks of order {order} each, {node_cpus} CPUs on the node"
+    );
     for (r, row) in all.chunks(mine.len()).enumerate() {
         let bound = if row[3] == 1 { "bound" } else { "unbound" };
         println!(
@@ -110,7 +108,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let threads: u64 = all.chunks(mine.len()).map(|r| r[0]).sum();
     let started: u64 = all.chunks(mine.len()).map(|r| r[1]).sum();
-    println!("threads per rank, summed: {threads} of {node_cpus} CPUs; workers started, summed: {started}");
+    println!(
+        "threads per rank, summed: {threads} of {node_cpus} CPUs; workers started, summed: {started}"
+    );
     println!("relative residual ||A x - b|| / ||b||: {residual:.2e}");
     println!(
         "slowest rank's pool, factorizations and solves: {:.1} ms",

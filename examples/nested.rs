@@ -10,7 +10,7 @@
 //! the share is one). No job waits for threads another job holds.
 
 use faer::{Accum, Mat};
-use teamalg::{linalg, Exec, Pool};
+use teamalg::{Exec, Pool, linalg};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let w = teamalg::available_cpus().max(2);

@@ -6,8 +6,8 @@
 //! ```
 
 use faer::Mat;
-use teamalg::linalg::{self, SelfAdjointEigen};
 use teamalg::Pool;
+use teamalg::linalg::{self, SelfAdjointEigen};
 
 /// Runs the example (also from the tests: it checks its own results).
 pub fn main() -> Result<(), teamalg::Error> {

@@ -7,8 +7,8 @@
 
 use faer::sparse::{SparseColMat, Triplet};
 use faer::{Accum, Mat};
-use teamalg::linalg;
 use teamalg::Pool;
+use teamalg::linalg;
 
 /// The 5-point Laplacian of an `s x s` grid, `s^2 x s^2`.
 fn laplacian(s: usize) -> SparseColMat<usize, f64> {

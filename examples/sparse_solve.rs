@@ -14,8 +14,8 @@ use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::sparse::linalg::matmul::sparse_dense_matmul;
 use faer::sparse::{SparseColMat, Triplet};
 use faer::{Accum, Mat, Par, Side};
-use teamalg::linalg::{SparseCholesky, SymbolicCholesky};
 use teamalg::Pool;
+use teamalg::linalg::{SparseCholesky, SymbolicCholesky};
 
 /// The lower triangle and the whole of `shift I + L`, `L` the 7-point Laplacian of a grid of
 /// side `n` (an implicit time step of the heat equation, with `shift` the inverse step).

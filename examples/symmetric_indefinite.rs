@@ -8,8 +8,8 @@
 //! ```
 
 use faer::Mat;
-use teamalg::linalg::{self, Lblt, Ldlt, LinalgError, Lu};
 use teamalg::Pool;
+use teamalg::linalg::{self, Lblt, Ldlt, LinalgError, Lu};
 
 /// Runs the example (also from the tests: it checks its own results).
 pub fn main() -> Result<(), teamalg::Error> {

@@ -7,8 +7,8 @@
 //! ```
 
 use faer::{Accum, Mat};
-use teamalg::gates::{trace, Family, ParThreshold};
-use teamalg::{linalg, Pool};
+use teamalg::gates::{Family, ParThreshold, trace};
+use teamalg::{Pool, linalg};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let w = teamalg::available_cpus().max(2);

@@ -74,7 +74,7 @@ pub mod wait {
 /// for programs that want to see what the gates see (`docs/gates.md`, "Contention").
 #[cfg(not(loom))]
 pub mod signal {
-    pub use crate::runtime::contention::{read_run_queue, read_sources, Sources};
+    pub use crate::runtime::contention::{Sources, read_run_queue, read_sources};
 }
 
 /// The process-wide reserve of idle workers that pools lease their threads from.
@@ -128,7 +128,7 @@ pub mod loom_api {
     pub use crate::runtime::plain::fork::Fork;
     pub use crate::runtime::plain::queue::Queue;
     pub use crate::runtime::team::section::{Participant, Roster, Section};
-    pub use crate::runtime::team::slot::{wake_for_queue, Slot};
+    pub use crate::runtime::team::slot::{Slot, wake_for_queue};
 }
 
 /// The README's examples, compiled and run as doctests so they stay true.

@@ -103,16 +103,22 @@ fn no_crate_has_an_import_cycle() {
 #[test]
 fn the_checker_sees_the_layers() {
     let (_, edges) = crate_edges("src");
-    assert!(edges
-        .get("exec")
-        .is_some_and(|e| e.contains("runtime::team::dispatch")));
+    assert!(
+        edges
+            .get("exec")
+            .is_some_and(|e| e.contains("runtime::team::dispatch"))
+    );
     let (_, edges) = crate_edges("kernels/src");
-    assert!(edges
-        .get("lu::partial")
-        .is_some_and(|e| e.contains("drive::lookahead") && e.contains("exec::gate")));
-    assert!(edges
-        .get("svd::dqds")
-        .is_some_and(|e| e.contains("spectral::scalar")));
+    assert!(
+        edges
+            .get("lu::partial")
+            .is_some_and(|e| e.contains("drive::lookahead") && e.contains("exec::gate"))
+    );
+    assert!(
+        edges
+            .get("svd::dqds")
+            .is_some_and(|e| e.contains("spectral::scalar"))
+    );
 }
 
 /// The kernels are one folder per decomposition, and a decomposition's folder imports only the
@@ -166,12 +172,16 @@ fn a_decomposition_imports_only_the_shared_layers() {
         "imports across decompositions: {wrong:#?}"
     );
     // It reads real edges: the LU imports the driver, the SVD QR's reflectors.
-    assert!(edges
-        .get("lu::partial")
-        .is_some_and(|e| e.contains("drive::lookahead")));
-    assert!(edges
-        .get("svd")
-        .is_some_and(|e| e.contains("qr::householder")));
+    assert!(
+        edges
+            .get("lu::partial")
+            .is_some_and(|e| e.contains("drive::lookahead"))
+    );
+    assert!(
+        edges
+            .get("svd")
+            .is_some_and(|e| e.contains("qr::householder"))
+    );
 }
 
 #[test]

@@ -171,7 +171,7 @@ pub(crate) fn with<R>(
         let mut keep = keep();
         let mut best: Option<(usize, usize)> = None;
         for (i, (bytes, b)) in keep.buffers.iter_mut().enumerate() {
-            if MemStack::new(b).can_hold(req) && best.map_or(true, |(_, least)| *bytes < least) {
+            if MemStack::new(b).can_hold(req) && best.is_none_or(|(_, least)| *bytes < least) {
                 best = Some((i, *bytes));
             }
         }

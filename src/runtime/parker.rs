@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use crate::runtime::counters;
 use crate::runtime::sync::AtomicUsize;
-use crate::runtime::sync::{lock, Condvar, Mutex, Ordering::*};
+use crate::runtime::sync::{Condvar, Mutex, Ordering::*, lock};
 
 const EMPTY: usize = 0;
 const PARKED: usize = 1;
@@ -240,7 +240,7 @@ pub(crate) fn current() -> &'static Parker {
 mod tests {
     use super::current;
     use std::cell::RefCell;
-    use std::sync::mpsc::{channel, Sender};
+    use std::sync::mpsc::{Sender, channel};
 
     /// A pool or team dropped by a thread-local's destructor announces `current()` to its
     /// wakers and then parks on `current()`: both must be the same parker, also after the

@@ -1,8 +1,8 @@
 //! Normal-priority threads that spin until dropped: other work on every CPU they get, the way
 //! a shared machine looks to a test. A test file declares it as `mod busy`.
 
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 pub(crate) struct Busy {
     stop: Arc<AtomicBool>,

@@ -4,7 +4,7 @@
 
 use faer::linalg::matmul::matmul as faer_matmul;
 use faer::traits::math_utils::{add, conj, from_f64, mul_real};
-use faer::{c32, c64, Accum, Mat, Par};
+use faer::{Accum, Mat, Par, c32, c64};
 use teamalg::kernels::par::{Executor, Seq};
 use teamalg::{Exec, Pool, Team};
 

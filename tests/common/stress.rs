@@ -2,7 +2,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
-use teamalg::{ledger, Exec, Pool};
+use teamalg::{Exec, Pool, ledger};
 
 /// A small deterministic generator (xorshift64*).
 pub(crate) struct Rng(u64);

@@ -14,18 +14,18 @@ use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::evd::tridiag::tridiag_in_place as faer_tridiag;
 use faer::linalg::qr::no_pivoting::factor::recommended_block_size;
 use faer::linalg::svd::bidiag::bidiag_in_place as faer_bidiag;
-use faer::{c64, Mat, Par};
-use teamalg::gates::trace::{self, Decisions, Reason};
+use faer::{Mat, Par, c64};
 use teamalg::gates::ParThreshold;
+use teamalg::gates::trace::{self, Decisions, Reason};
 use teamalg::kernels::bidiag::{bidiag_in_place, bidiag_in_place_scratch};
 use teamalg::kernels::col_piv_qr::{
-    col_piv_qr_in_place, col_piv_qr_in_place_scratch, ColPivQrParams,
+    ColPivQrParams, col_piv_qr_in_place, col_piv_qr_in_place_scratch,
 };
-use teamalg::kernels::lu::{lu_in_place, lu_in_place_scratch, LuParams};
+use teamalg::kernels::lu::{LuParams, lu_in_place, lu_in_place_scratch};
 use teamalg::kernels::par::Executor;
 use teamalg::kernels::sections;
 use teamalg::kernels::tridiag::{tridiag_in_place, tridiag_in_place_scratch};
-use teamalg::linalg::{batch, LinalgError};
+use teamalg::linalg::{LinalgError, batch};
 use teamalg::{Pool, Team};
 
 #[path = "../common/pin.rs"]
@@ -34,7 +34,7 @@ use pin::{cpus_of_this_thread, pin_this_thread};
 #[path = "../common/spinner.rs"]
 #[allow(dead_code)] // its other helpers serve other tests
 mod spinner;
-use spinner::{busy, Spinner};
+use spinner::{Spinner, busy};
 
 /// One test at a time: each holds a CPU with a real-time spinner and moves its threads.
 static ONE: Mutex<()> = Mutex::new(());
@@ -177,9 +177,11 @@ fn the_watch_decided(all: &[sections::SectionTiming], n: usize) {
         matches!(first_alone, Some(i) if i >= 12),
         "the watch did not decide after twelve losing sections: {first_alone:?}"
     );
-    assert!(two_bands[first_alone.unwrap()..]
-        .iter()
-        .all(|s| s.width == 1));
+    assert!(
+        two_bands[first_alone.unwrap()..]
+            .iter()
+            .all(|s| s.width == 1)
+    );
 }
 
 /// The bidiagonalization of `a` on `team` forced to its full width, or faer's serial one.

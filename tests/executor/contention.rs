@@ -8,13 +8,13 @@
 
 use std::time::Duration;
 
-use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::Mat;
-use teamalg::gates::trace::{self, Reason};
-use teamalg::gates::Signal;
-use teamalg::kernels::lu::{lu_in_place, lu_in_place_scratch, LuParams};
-use teamalg::kernels::sections;
+use faer::dyn_stack::{MemBuffer, MemStack};
 use teamalg::Pool;
+use teamalg::gates::Signal;
+use teamalg::gates::trace::{self, Reason};
+use teamalg::kernels::lu::{LuParams, lu_in_place, lu_in_place_scratch};
+use teamalg::kernels::sections;
 
 #[path = "../common/busy.rs"]
 mod busy;

@@ -7,10 +7,10 @@
 
 use std::time::Duration;
 
+use teamalg::Pool;
 use teamalg::gates::trace;
 use teamalg::gates::{Family, Signal};
 use teamalg::kernels::gate::{self, Region, Scope};
-use teamalg::Pool;
 
 #[path = "../common/busy.rs"]
 mod busy;
@@ -18,7 +18,10 @@ use busy::Busy;
 
 #[test]
 fn the_signal_can_be_turned_off() {
-    std::env::set_var("TEAMALG_CONTENTION", "off");
+    // SAFETY: no other thread touches the environment now: this binary holds this one test,
+    // libtest's main thread only waits for it, and it sets the variable before it builds a
+    // pool or starts a busy thread.
+    unsafe { std::env::set_var("TEAMALG_CONTENTION", "off") };
     if teamalg::signal::read_sources().stall_us.is_none() {
         eprintln!("skipped: no /proc/pressure/cpu here (a kernel or container without PSI)");
         return;

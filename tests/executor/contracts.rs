@@ -1,6 +1,6 @@
 //! The executor's contracts: errors, lazy paths, budgets, panics, drop, reserve, broadcast.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
 use std::sync::{Arc, Barrier, Mutex};
 use std::thread::{self, ThreadId};
@@ -69,9 +69,11 @@ fn lazy_paths_run_inline() {
     let me = thread::current().id();
     let p = pool(2);
     assert!(threads_used(Exec::serial(), 8).iter().all(|&t| t == me));
-    assert!(threads_used(Exec::new(&p, 1).unwrap(), 8)
-        .iter()
-        .all(|&t| t == me));
+    assert!(
+        threads_used(Exec::new(&p, 1).unwrap(), 8)
+            .iter()
+            .all(|&t| t == me)
+    );
     assert_eq!(threads_used(Exec::new(&p, 2).unwrap(), 1), vec![me]);
     // One range runs inline too.
     let on = Mutex::new(None);

@@ -5,10 +5,10 @@
 use faer::{Accum, Mat};
 use teamalg::gates::trace::Reason;
 use teamalg::gates::{
-    trace, DispatchCosts, DispatchKind, Family, Fingerprint, HostClass, HostProfile, ParThreshold,
-    Source, WidthCosts,
+    DispatchCosts, DispatchKind, Family, Fingerprint, HostClass, HostProfile, ParThreshold, Source,
+    WidthCosts, trace,
 };
-use teamalg::{linalg, Error, Pool};
+use teamalg::{Error, Pool, linalg};
 
 /// The decision of one 256 x 256 GEMM on a team of two built by `builder`, with `options`.
 fn gemm_decision(pool: Pool, options: &linalg::Options) -> trace::Decision {
@@ -37,7 +37,10 @@ fn the_environment_sets_profile_and_thresholds_under_pool_and_call() {
     }
     .save(&path)
     .unwrap();
-    std::env::set_var(teamalg::PROFILE_VAR, &path);
+    // SAFETY: (1) no other thread touches the environment now: this binary holds this one
+    // test, libtest's main thread only waits for it, and the workers of the pools the test
+    // builds read no variable (a pool reads the environment once, in `build`, on this thread).
+    unsafe { std::env::set_var(teamalg::PROFILE_VAR, &path) };
     let pool = Pool::builder().threads(1).build().unwrap();
     assert_eq!(pool.dispatch_costs(), costs);
     // Malformed: a typed error that names the variable and the line, no pool.
@@ -50,7 +53,8 @@ fn the_environment_sets_profile_and_thresholds_under_pool_and_call() {
         "{e}"
     );
     std::fs::remove_file(&path).unwrap();
-    std::env::remove_var(teamalg::PROFILE_VAR);
+    // SAFETY: as (1).
+    unsafe { std::env::remove_var(teamalg::PROFILE_VAR) };
 
     // --- derived: nothing set, a 256 GEMM on two pays ---
     // (The model alone: on a busy test machine the live view would add what sections lose.)
@@ -63,7 +67,8 @@ fn the_environment_sets_profile_and_thresholds_under_pool_and_call() {
     );
 
     // --- environment over derived ---
-    std::env::set_var(teamalg::THRESHOLDS_VAR, "gemm=never, lu=fixed:1000");
+    // SAFETY: as (1).
+    unsafe { std::env::set_var(teamalg::THRESHOLDS_VAR, "gemm=never, lu=fixed:1000") };
     let d = gemm_decision(plain(), &none);
     assert_eq!(
         (d.source, d.reason, d.width),
@@ -117,7 +122,8 @@ fn the_environment_sets_profile_and_thresholds_under_pool_and_call() {
         ("gemm", "expected family=threshold"),
         ("gemm=never,gemm=derived", "gemm is named twice"),
     ] {
-        std::env::set_var(teamalg::THRESHOLDS_VAR, bad);
+        // SAFETY: as (1).
+        unsafe { std::env::set_var(teamalg::THRESHOLDS_VAR, bad) };
         let e = Pool::builder().threads(1).build().unwrap_err();
         assert!(matches!(e, Error::Thresholds(_)), "{bad}: {e}");
         let text = e.to_string();
@@ -127,6 +133,7 @@ fn the_environment_sets_profile_and_thresholds_under_pool_and_call() {
         );
         assert!(text.contains(says), "{bad}: {text}");
     }
-    std::env::remove_var(teamalg::THRESHOLDS_VAR);
+    // SAFETY: as (1).
+    unsafe { std::env::remove_var(teamalg::THRESHOLDS_VAR) };
     Pool::builder().threads(1).build().unwrap();
 }

@@ -9,8 +9,8 @@
 
 use std::time::Duration;
 
-use teamalg::gates::trace::{self, Reason};
 use teamalg::gates::Family;
+use teamalg::gates::trace::{self, Reason};
 use teamalg::kernels::gate::{self, Region, Scope};
 use teamalg::{Exec, Pool};
 
@@ -19,7 +19,7 @@ mod pin;
 use pin::{cpus_of_this_thread, pin_this_thread};
 #[path = "../common/spinner.rs"]
 mod spinner;
-use spinner::{caller_runs_every_chunk, Spinner};
+use spinner::{Spinner, caller_runs_every_chunk};
 
 /// A region that pays on a quiet machine: a few hundred microseconds in several sections.
 fn region() -> Region {

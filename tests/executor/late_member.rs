@@ -9,19 +9,19 @@
 use std::time::Duration;
 
 use faer::{Accum, Mat, Par};
+use teamalg::Pool;
 use teamalg::gates::trace::{self, Reason};
 use teamalg::gates::{Family, ParThreshold};
 use teamalg::kernels::gate::{self, Region, Scope};
-use teamalg::kernels::gemm::{matmul, GemmParams};
+use teamalg::kernels::gemm::{GemmParams, matmul};
 use teamalg::kernels::par::Executor;
-use teamalg::Pool;
 
 #[path = "../common/pin.rs"]
 mod pin;
 use pin::{cpus_of_this_thread, pin_this_thread};
 #[path = "../common/spinner.rs"]
 mod spinner;
-use spinner::{busy, caller_runs_every_chunk, Spinner};
+use spinner::{Spinner, busy, caller_runs_every_chunk};
 
 #[test]
 fn a_member_that_cannot_run_leaves_its_work_to_the_leader() {

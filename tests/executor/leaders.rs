@@ -3,15 +3,15 @@
 //! finish (a watchdog fails the test instead of hanging it) with every share of every section
 //! run exactly once.
 
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
 use std::sync::mpsc;
-use std::sync::Mutex;
 use std::thread;
 use std::time::Duration;
 
 use faer::{Accum, Mat};
 use teamalg::kernels::par::{Executor, Part};
-use teamalg::{linalg, Error, Exec, Participant, Refused, TeamExec};
+use teamalg::{Error, Exec, Participant, Refused, TeamExec, linalg};
 
 #[path = "../common/sample.rs"]
 mod sample;

@@ -11,8 +11,8 @@
 
 #![cfg(loom)]
 
-use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
 use loom::sync::Arc;
+use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
 use loom::thread;
 
 use teamalg::loom_api::{Fork, Parker, Queue};
@@ -115,15 +115,17 @@ fn fork_owner_waits_for_its_only_helper() {
         let ran = Arc::new(AtomicUsize::new(0));
         let helper = {
             let queue = queue.clone();
-            thread::spawn(move || loop {
-                if let Some(b) = queue.attach() {
-                    // SAFETY: attached, so the fork is alive until `detach`.
-                    unsafe { (*b).run_jobs() };
-                    // SAFETY: attached above; last access.
-                    unsafe { Fork::detach(b) };
-                    return;
+            thread::spawn(move || {
+                loop {
+                    if let Some(b) = queue.attach() {
+                        // SAFETY: attached, so the fork is alive until `detach`.
+                        unsafe { (*b).run_jobs() };
+                        // SAFETY: attached above; last access.
+                        unsafe { Fork::detach(b) };
+                        return;
+                    }
+                    thread::yield_now();
                 }
-                thread::yield_now();
             })
         };
         {
@@ -438,15 +440,17 @@ fn idle_worker_woken_for_queued_work() {
                 sleepers.clone(),
                 worker_parker.clone(),
             );
-            thread::spawn(move || loop {
-                if let Some(b) = queue.attach() {
-                    // SAFETY: attached, so the fork is alive until `detach`.
-                    unsafe { (*b).run_jobs() };
-                    // SAFETY: attached above; last access.
-                    unsafe { Fork::detach(b) };
-                    return;
+            thread::spawn(move || {
+                loop {
+                    if let Some(b) = queue.attach() {
+                        // SAFETY: attached, so the fork is alive until `detach`.
+                        unsafe { (*b).run_jobs() };
+                        // SAFETY: attached above; last access.
+                        unsafe { Fork::detach(b) };
+                        return;
+                    }
+                    slot.sleep(&parker, &sleepers, 0, || queue.has_work());
                 }
-                slot.sleep(&parker, &sleepers, 0, || queue.has_work());
             })
         };
         let owner = Parker::new();

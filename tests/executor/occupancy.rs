@@ -5,10 +5,10 @@
 
 use std::sync::mpsc;
 
+use teamalg::Pool;
 use teamalg::gates::trace::{self, Reason};
 use teamalg::gates::{Family, ParThreshold};
 use teamalg::kernels::gate::{self, Region, Scope};
-use teamalg::Pool;
 
 fn region() -> Region {
     // A large product: parallel on any quiet machine.

@@ -1,10 +1,10 @@
 //! The process-wide reserve: reuse, bound, trim, CPU sets. One binary, tests run in sequence
 //! (they count threads process-wide).
 
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
-use teamalg::{reserve, spawned_workers, Exec, Pool};
+use teamalg::{Exec, Pool, reserve, spawned_workers};
 
 #[path = "../common/pin.rs"]
 mod pin;

@@ -7,9 +7,9 @@
 use std::time::Duration;
 
 use faer::{Accum, Mat};
-use teamalg::gates::trace::{self, Reason};
-use teamalg::kernels::gemm::{matmul, GemmParams};
 use teamalg::Pool;
+use teamalg::gates::trace::{self, Reason};
+use teamalg::kernels::gemm::{GemmParams, matmul};
 
 #[test]
 fn a_stream_after_a_pause_pays_the_wake_once() {

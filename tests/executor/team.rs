@@ -1,6 +1,6 @@
 //! Hot teams: formation, sections, barriers, splits, team tokens, leadership, panics.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
 use std::sync::{Barrier, Mutex};
 use std::thread;

@@ -5,8 +5,8 @@ use std::sync::Mutex;
 use std::thread;
 use std::time::Duration;
 
-use teamalg::wait::counters;
 use teamalg::Pool;
+use teamalg::wait::counters;
 
 /// Times thread `tid` of this process gave up its CPU to wait (`voluntary_ctxt_switches`):
 /// every sleep of a worker adds one, and so every wake that ends one.

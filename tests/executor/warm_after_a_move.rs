@@ -10,9 +10,9 @@
 use std::thread;
 use std::time::Duration;
 
+use teamalg::Pool;
 use teamalg::kernels::par::Executor;
 use teamalg::wait::counters;
-use teamalg::Pool;
 
 #[path = "../common/pin.rs"]
 mod pin;

@@ -4,7 +4,7 @@
 
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::svd::ComputeSvdVectors;
-use faer::{c64, Accum, Conj, Mat, MatMut, MatRef, Par};
+use faer::{Accum, Conj, Mat, MatMut, MatRef, Par, c64};
 use teamalg::gates::trace;
 use teamalg::gates::{Family, ParThreshold};
 use teamalg::kernels::par::Executor;
@@ -12,7 +12,7 @@ use teamalg::linalg::batch::{self, Status};
 use teamalg::linalg::{self, Diag, LinalgError, Options, SolveSide, Triangle};
 
 use super::sample;
-use sample::{assert_backward, every_executor, hermitian, mat, norm, spd, team, Sample};
+use sample::{Sample, assert_backward, every_executor, hermitian, mat, norm, spd, team};
 
 /// Orders from 1 to 24, uneven, with a 0 among them.
 fn orders(count: usize) -> Vec<usize> {
@@ -406,12 +406,14 @@ fn bad_problems_fail_alone() {
         Err(LinalgError::ShapeMismatch { operand: "B", .. })
     ));
     // The non-finite problem was left as it was given.
-    assert!(a[500]
-        .as_ref()
-        .col(4)
-        .iter()
-        .zip(nan_input.col(4).iter())
-        .all(|(x, y)| x == y || (x.is_nan() && y.is_nan())));
+    assert!(
+        a[500]
+            .as_ref()
+            .col(4)
+            .iter()
+            .zip(nan_input.col(4).iter())
+            .all(|(x, y)| x == y || (x.is_nan() && y.is_nan()))
+    );
     for k in (0..count).filter(|k| ![10, 500, 999].contains(k)) {
         assert_eq!(status[k], Ok(()));
         let (mut ra, mut rb) = (a0[k].clone(), b0[k].clone());

@@ -5,14 +5,14 @@
 
 use faer::linalg::qr::col_pivoting::factor as faer_cp;
 use faer::traits::math_utils::{abs, zero};
-use faer::{c32, c64, Mat, MatRef, Par};
+use faer::{Mat, MatRef, Par, c32, c64};
 use teamalg::gates::{Family, ParThreshold};
 use teamalg::kernels::par::Executor;
 use teamalg::linalg::{self, ColPivQr, LinalgError, Options, Qr, Rotate, Svd};
 use teamalg::{Exec, Pool};
 
 use super::sample;
-use sample::{assert_backward, every_executor, mat, norm, real_f64, team, Sample};
+use sample::{Sample, assert_backward, every_executor, mat, norm, real_f64, team};
 
 /// Every step forced onto the executor's full width, or left to the gate.
 fn options(forced: bool) -> Options {

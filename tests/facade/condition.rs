@@ -4,14 +4,14 @@
 //! well-conditioned, graded, Hilbert, Kahan and nearly singular matrices, real and complex.
 
 use faer::traits::math_utils::{abs, abs1, from_f64};
-use faer::{c64, Mat, MatRef};
+use faer::{Mat, MatRef, c64};
+use teamalg::Exec;
 use teamalg::kernels::bidiag_svd::Real;
 use teamalg::kernels::par::Executor;
-use teamalg::linalg::{norm_l1, Cholesky, Lu, Qr, Svd};
-use teamalg::Exec;
+use teamalg::linalg::{Cholesky, Lu, Qr, Svd, norm_l1};
 
 use super::sample;
-use sample::{mat, real_f64, spd, team, Sample};
+use sample::{Sample, mat, real_f64, spd, team};
 
 /// `||X||_1` with `|re| + |im|` per entry (how `linalg::norm_l1` measures `A`), written out.
 fn norm1_abs1<T: Sample>(x: MatRef<'_, T>) -> f64 {

@@ -2,13 +2,13 @@
 //! which operand a product's shape error names, and `LDL^H` without pivoting that grows.
 
 use faer::traits::math_utils::neg;
-use faer::{c64, Accum, Mat, MatMut};
+use faer::{Accum, Mat, MatMut, c64};
+use teamalg::Exec;
 use teamalg::linalg::batch::{self, Status};
 use teamalg::linalg::{self, ColPivQr, Dim, FullPivLu, Lblt, Ldlt, LinalgError, Lu, Qr};
-use teamalg::Exec;
 
 use super::sample;
-use sample::{assert_backward, backward_bound, hermitian, mat, norm, spd, Sample};
+use sample::{Sample, assert_backward, backward_bound, hermitian, mat, norm, spd};
 
 /// A reproducible `m x n` matrix whose column 7 is a copy of its column 3.
 fn duplicate(m: usize, n: usize) -> Mat<f64> {

@@ -2,12 +2,12 @@
 //! and complex input, the eigenvalues faer's, conjugate pairs of a real matrix.
 
 use faer::complex::Complex;
-use faer::{c32, c64, Mat};
-use teamalg::linalg::{self, Eigen, LinalgError};
+use faer::{Mat, c32, c64};
 use teamalg::Exec;
+use teamalg::linalg::{self, Eigen, LinalgError};
 
 use super::sample;
-use sample::{mat, norm, Sample};
+use sample::{Sample, mat, norm};
 
 fn residual<T: Sample>(n: usize) {
     let a = mat::<T>(n, n, 0.25);

@@ -5,7 +5,7 @@
 #[allow(dead_code, unreachable_pub, missing_docs)]
 mod acquire_probe;
 
-use acquire_probe::{run, Config, ARMS};
+use acquire_probe::{ARMS, Config, run};
 
 /// The tests take turns: the probe counts the threads the process starts.
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());

@@ -2,9 +2,9 @@
 //! generic over faer's solver traits takes teamalg's factorizations.
 
 use faer::linalg::solvers::{DenseSolve, DenseSolveCore, Solve};
-use faer::{c64, Mat, Side};
-use teamalg::linalg::{self, Cholesky, FullPivLu, Lblt, Ldlt, Lu, Options, Svd};
+use faer::{Mat, Side, c64};
 use teamalg::Exec;
+use teamalg::linalg::{self, Cholesky, FullPivLu, Lblt, Ldlt, Lu, Options, Svd};
 
 use super::sample;
 use sample::{mat, spd};
@@ -131,11 +131,12 @@ fn faers_accessor_names_reach_every_decomposition() {
     let ldlt = Ldlt::new(&s, &e).unwrap();
     let theirs = s.ldlt(Side::Lower).unwrap();
     assert!(close(ldlt.L().to_mat().as_ref(), theirs.L()));
-    assert!(ldlt
-        .D()
-        .iter()
-        .enumerate()
-        .all(|(i, d)| (d - theirs.D()[i]).abs() < 1e-12));
+    assert!(
+        ldlt.D()
+            .iter()
+            .enumerate()
+            .all(|(i, d)| (d - theirs.D()[i]).abs() < 1e-12)
+    );
     let lblt = Lblt::new(&s, &e).unwrap();
     assert_eq!(lblt.P().len(), 6);
     assert!((lblt.L().to_mat() * lblt.b() * lblt.L().to_mat().adjoint()).nrows() == 6);
@@ -156,11 +157,12 @@ fn faers_accessor_names_reach_every_decomposition() {
     ));
 
     let (svd, theirs) = (Svd::new(&tall, &e).unwrap(), tall.svd().unwrap());
-    assert!(svd
-        .S()
-        .iter()
-        .enumerate()
-        .all(|(i, x)| (x - theirs.S()[i]).abs() < 1e-12));
+    assert!(
+        svd.S()
+            .iter()
+            .enumerate()
+            .all(|(i, x)| (x - theirs.S()[i]).abs() < 1e-12)
+    );
     assert_eq!(
         (svd.U().shape(), svd.V().shape()),
         (theirs.U().shape(), theirs.V().shape())
@@ -169,11 +171,12 @@ fn faers_accessor_names_reach_every_decomposition() {
         linalg::SelfAdjointEigen::new(&s, &e).unwrap(),
         s.self_adjoint_eigen(Side::Lower).unwrap(),
     );
-    assert!(evd
-        .S()
-        .iter()
-        .enumerate()
-        .all(|(i, x)| (x - theirs.S()[i]).abs() < 1e-12));
+    assert!(
+        evd.S()
+            .iter()
+            .enumerate()
+            .all(|(i, x)| (x - theirs.S()[i]).abs() < 1e-12)
+    );
     assert_eq!(evd.U().shape(), theirs.U().shape());
     let (eig, theirs) = (linalg::Eigen::new(&a, &e).unwrap(), a.eigen().unwrap());
     assert_eq!(
@@ -226,9 +229,10 @@ fn one_signature_per_idea() {
         linalg::Qr::new(&sq, &e).unwrap().rcond(),
         linalg::ColPivQr::new(&sq, &e).unwrap().rcond(),
     ];
-    assert!(rc
-        .iter()
-        .all(|r| matches!(r, Ok(x) if *x > 0.0 && *x <= 1.0)));
+    assert!(
+        rc.iter()
+            .all(|r| matches!(r, Ok(x) if *x > 0.0 && *x <= 1.0))
+    );
     // Pseudo-inverses take the executor and answer a Result.
     let p = svd.pseudoinverse(&e).unwrap();
     assert!((&a * &p * &a - &a).norm_max() < 1e-10);

@@ -3,13 +3,13 @@
 //! of the parallel path, the rank of low-rank input, and its solves.
 
 use faer::linalg::lu::full_pivoting::factor as faer_full;
-use faer::{c32, c64, Mat, Par};
+use faer::{Mat, Par, c32, c64};
+use teamalg::Exec;
 use teamalg::gates::{Family, ParThreshold};
 use teamalg::linalg::{FullPivLu, LinalgError, Options};
-use teamalg::Exec;
 
 use super::sample;
-use sample::{assert_backward, every_executor, mat, norm, team, Sample};
+use sample::{Sample, assert_backward, every_executor, mat, norm, team};
 
 fn forced(on: bool) -> Options {
     if on {

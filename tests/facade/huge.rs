@@ -9,12 +9,12 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
-use faer::{c64, Mat, MatRef};
+use faer::{Mat, MatRef, c64};
+use teamalg::Exec;
 use teamalg::linalg::{
     self, Cholesky, ColPivQr, Eigen, FullPivLu, Lblt, Ldlt, LinalgError, Lu, Qr, SelfAdjointEigen,
     Svd,
 };
-use teamalg::Exec;
 
 /// The order of the square cases: `N^2` entries of 8 bytes are 2^51 bytes, more than any
 /// 64-bit address space maps, so the allocation fails whatever the machine's memory and

@@ -3,13 +3,13 @@
 
 use faer::linalg::matmul::matmul as faer_matmul;
 use faer::traits::math_utils::zero;
-use faer::{c64, Accum, Mat, Par};
+use faer::{Accum, Mat, Par, c64};
 use teamalg::kernels::par::Executor;
 use teamalg::linalg::{self, Dim, LinalgError};
 use teamalg::{Exec, Pool};
 
 use super::sample;
-use sample::{assert_backward, mat, norm, team, Sample};
+use sample::{Sample, assert_backward, mat, norm, team};
 
 /// `A X - B`.
 fn residual<T: Sample>(a: &Mat<T>, x: &Mat<T>, b: &Mat<T>) -> Mat<T> {
@@ -150,9 +150,10 @@ fn singular_lu_reports_and_refuses_to_solve() {
         })
     );
     let before = b.clone();
-    assert!(lu
-        .solve_adjoint_in_place(b.as_mut(), &Exec::serial())
-        .is_err());
+    assert!(
+        lu.solve_adjoint_in_place(b.as_mut(), &Exec::serial())
+            .is_err()
+    );
     assert_eq!(b, before, "a refused adjoint solve writes nothing");
 }
 
@@ -631,9 +632,10 @@ fn undersized_scratch_is_a_typed_error() {
         let needed = needed.unaligned_bytes_required();
         assert!(needed > held, "{op}: the test's stack must be too small");
         assert_eq!(err, LinalgError::ScratchTooSmall { op, needed, held });
-        assert!(err
-            .to_string()
-            .contains(&format!("holds {held} bytes, {needed} needed")));
+        assert!(
+            err.to_string()
+                .contains(&format!("holds {held} bytes, {needed} needed"))
+        );
     };
     let e = &Exec::serial();
     let mut w = a.clone();

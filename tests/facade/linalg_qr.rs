@@ -4,12 +4,12 @@
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::solvers::SolveLstsqCore;
 use faer::traits::math_utils::zero;
-use faer::{c64, Mat};
+use faer::{Mat, c64};
 use teamalg::linalg::{self, Dim, LinalgError, Options, Qr};
 use teamalg::{Exec, Pool, Team};
 
 use super::sample;
-use sample::{assert_backward, mat, norm, Sample};
+use sample::{Sample, assert_backward, mat, norm};
 
 fn team() -> Team {
     Pool::builder()

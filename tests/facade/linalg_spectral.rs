@@ -3,7 +3,7 @@
 //! reaching the kernels' regions.
 
 use faer::dyn_stack::{MemBuffer, MemStack};
-use faer::{c64, Mat};
+use faer::{Mat, c64};
 use teamalg::gates::trace::{self, Reason};
 
 /// A forced region ran two wide, or was narrowed because another test of this binary held the
@@ -487,9 +487,10 @@ fn options_reach_every_region() {
     for site in ["tridiag", "evd/solver"] {
         assert!(why.iter().any(|d| d.site == site), "{site}");
     }
-    assert!(why
-        .iter()
-        .all(|d| d.width == 1 && d.reason == Reason::Never));
+    assert!(
+        why.iter()
+            .all(|d| d.width == 1 && d.reason == Reason::Never)
+    );
     // Forced parallel: the tridiagonalization, the tridiagonal solver (and the GEMMs of its
     // merge) and the back-transformation on the team, the values equal to rounding.
     let forced = Options::new()

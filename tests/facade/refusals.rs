@@ -4,12 +4,12 @@
 //! reads the upper triangle, `norm_l1` carries a NaN through, and `ColPivQr::lstsq` names no
 //! inner operation.
 
-use faer::{c64, Mat};
+use faer::{Mat, c64};
+use teamalg::Exec;
 use teamalg::linalg::{
     self, Cholesky, ColPivQr, Dim, FullPivLu, Lblt, Ldlt, LinalgError, Lu, Options, Qr,
     SelfAdjointEigen, Side,
 };
-use teamalg::Exec;
 
 /// The right solves (`rsolve`, `rsolve_adjoint`, owned and in place) of one factorization
 /// `$f` of order `n`: a NaN at `B[(1, 0)]` (`B`: `7 x n`) is named at `(1, 0)`, and a `B` with

@@ -7,13 +7,13 @@
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::sparse::linalg::matmul::sparse_dense_matmul;
 use faer::sparse::{SparseColMat, Triplet};
-use faer::{c64, Accum, Mat, Par, Side};
+use faer::{Accum, Mat, Par, Side, c64};
 use teamalg::gates::{Family, ParThreshold};
 use teamalg::kernels::par::Executor;
 use teamalg::linalg::{self, LinalgError, Options, SparseCholesky, SparseLdlt, SymbolicCholesky};
 use teamalg::{Exec, Pool};
 
-use super::sample::{self, every_executor, team, Sample};
+use super::sample::{self, Sample, every_executor, team};
 
 /// A sparse self-adjoint matrix given by its lower triangle, and the whole matrix for
 /// residuals.

@@ -6,13 +6,13 @@
 
 use faer::sparse::linalg::matmul::sparse_dense_matmul;
 use faer::sparse::{SparseColMat, Triplet};
-use faer::{c64, Accum, Mat, Par};
+use faer::{Accum, Mat, Par, c64};
+use teamalg::Exec;
 use teamalg::gates::{Family, ParThreshold};
 use teamalg::kernels::par::Executor;
 use teamalg::linalg::{self, LinalgError, Options, SparseLu, SymbolicLu};
-use teamalg::Exec;
 
-use super::sample::{self, every_executor, team, Sample};
+use super::sample::{self, Sample, every_executor, team};
 use super::sparse_cholesky::{band, grid2, grid3, on, star};
 
 /// An unsymmetric matrix on the pattern of `edges` (`(i, j)`, `i > j`, both `(i, j)` and
@@ -66,12 +66,11 @@ fn forced(yes: bool) -> Options {
 }
 
 fn transposed<T: Sample>(a: &SparseColMat<usize, T>, adjoint: bool) -> SparseColMat<usize, T> {
-    let t = if adjoint {
+    if adjoint {
         a.as_ref().adjoint().to_col_major().unwrap()
     } else {
         a.as_ref().transpose().to_col_major().unwrap()
-    };
-    t
+    }
 }
 
 fn solves_everywhere<T: Sample>() {

@@ -44,20 +44,20 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 use std::fmt;
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::{Duration, Instant};
 
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::sparse::{SparseColMat, Triplet};
 use faer::traits::Conjugate;
-use faer::{c64, Accum, Mat, MatMut, MatRef, Side};
+use faer::{Accum, Mat, MatMut, MatRef, Side, c64};
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestCaseError, TestError, TestRunner};
 use teamalg::linalg::{self, Diag, Dim, LinalgError, Options, SolveSide, SvdVectors, Triangle};
 use teamalg::{Exec, Executor, Team};
 
-use super::sample::{self, Sample, C};
+use super::sample::{self, C, Sample};
 
 /// Proptest cases per call and scalar type.
 const CASES: u32 = 64;
@@ -235,11 +235,7 @@ fn herm_from(a: MatRef<'_, c64>, side: Side) -> Mat<c64> {
             Side::Lower => i >= j,
             Side::Upper => i <= j,
         };
-        if here {
-            a[(i, j)]
-        } else {
-            cj(a[(j, i)])
-        }
+        if here { a[(i, j)] } else { cj(a[(j, i)]) }
     })
 }
 
@@ -518,11 +514,7 @@ impl Case {
     }
 
     fn exec<'t>(&self, team: &'t Team, serial: &'t Exec<'t>) -> &'t dyn Executor {
-        if self.flags.team() {
-            team
-        } else {
-            serial
-        }
+        if self.flags.team() { team } else { serial }
     }
 
     /// The case without its pool of entries (the failure message prints the matrices).
@@ -3129,11 +3121,7 @@ fn run_free<T: Sx>(call: Free, case: &Case, e: &dyn Executor) -> Result<(), Stri
                                     })
                                 };
                             }
-                            if conj_a {
-                                go!(sa.conjugate())
-                            } else {
-                                go!(sa)
-                            }
+                            if conj_a { go!(sa.conjugate()) } else { go!(sa) }
                         })?;
                         (r, None)
                     }

@@ -3,14 +3,14 @@
 //! inertia against the self-adjoint EVD's signs, one result on every width of `LDL^H`'s
 //! parallel path, determinants and their logarithms.
 
-use faer::{c32, c64, Mat, MatRef};
+use faer::{Mat, MatRef, c32, c64};
+use teamalg::Exec;
 use teamalg::gates::{Family, ParThreshold};
 use teamalg::kernels::par::Executor;
 use teamalg::linalg::{self, Lblt, Ldlt, LinalgError, Options, Rotate, Side};
-use teamalg::Exec;
 
 use super::sample;
-use sample::{assert_backward, every_executor, hermitian, mat, norm, spd, team, Sample};
+use sample::{Sample, assert_backward, every_executor, hermitian, mat, norm, spd, team};
 
 /// `[[S1, B], [B^H, -S2]]` with `S1`, `S2` positive definite: quasi-definite, so it has an
 /// `LDL^H` without pivoting, with `n1` positive and `n2` negative pivots.

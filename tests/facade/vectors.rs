@@ -6,12 +6,12 @@
 use faer::complex::Complex;
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::traits::math_utils::{from_f64, imag, real};
-use faer::{c32, c64, Mat, MatRef};
-use teamalg::linalg::{self, Diag, Eigen, LinalgError, Options, SolveSide, Triangle};
+use faer::{Mat, MatRef, c32, c64};
 use teamalg::Exec;
+use teamalg::linalg::{self, Diag, Eigen, LinalgError, Options, SolveSide, Triangle};
 
 use super::sample;
-use sample::{backward_bound, mat, Sample, C};
+use sample::{C, Sample, backward_bound, mat};
 
 // ---------------------------------------------------------------------------------------------
 // svd_into's full factors
@@ -171,11 +171,7 @@ fn unit_vectors<T: Sample>(what: &str, a: &Mat<T>) {
     // `real_f64` is a magnitude: the sign is put back.
     let f = |x: T::Real| {
         let m = sample::real_f64::<T>(x);
-        if x < from_f64::<T::Real>(0.0) {
-            -m
-        } else {
-            m
-        }
+        if x < from_f64::<T::Real>(0.0) { -m } else { m }
     };
     let to64 = |x: &Complex<T::Real>| c64::new(f(x.re), f(x.im));
     let v64 = Mat::<c64>::from_fn(n, n, |i, j| to64(&v[(i, j)]));

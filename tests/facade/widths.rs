@@ -3,13 +3,13 @@
 //! bound, and where the algorithm promises it they are those of width 2 (the same pivots, the
 //! same factors to rounding).
 
-use faer::{c64, Accum, Mat};
+use faer::{Accum, Mat, c64};
+use teamalg::Team;
 use teamalg::gates::{Family, ParThreshold};
 use teamalg::linalg::{
     self, Cholesky, ColPivQr, Diag, FullPivLu, Lblt, Ldlt, Lu, Options, Qr, SelfAdjointEigen,
     SolveSide, Svd, SvdVectors, Triangle,
 };
-use teamalg::Team;
 
 use super::sample;
 use sample::{assert_backward, hermitian, mat, norm, spd, team};

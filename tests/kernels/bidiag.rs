@@ -12,13 +12,13 @@ use faer::linalg::householder::{
 use faer::linalg::qr::no_pivoting::factor::recommended_block_size;
 use faer::linalg::svd::bidiag::bidiag_in_place as faer_bidiag;
 use faer::traits::math_utils::{from_real, zero};
-use faer::{c32, c64, Conj, Mat, Par};
+use faer::{Conj, Mat, Par, c32, c64};
 use teamalg::gates::ParThreshold;
 use teamalg::kernels::bidiag::{bidiag_in_place, bidiag_in_place_scratch};
 use teamalg::kernels::par::Executor;
 
 use super::sample;
-use sample::{assert_backward, backward_bound, mat, norm, plain_tokens, team_executors, Sample};
+use sample::{Sample, assert_backward, backward_bound, mat, norm, plain_tokens, team_executors};
 
 struct Packed<T> {
     a: Mat<T>,
@@ -229,11 +229,7 @@ fn matches_faer<T: Sample>(shapes: usize) {
         64,
         48,
         |i, j| {
-            if i == j {
-                T::sample(i, j, 5.0)
-            } else {
-                zero()
-            }
+            if i == j { T::sample(i, j, 5.0) } else { zero() }
         },
     );
     let mut holes = mat::<T>(80, 64, 7.0);

@@ -3,10 +3,10 @@
 //! random, graded, rank-deficient, clustered, glued and scaled bidiagonals, at the leaf's edge
 //! and above, on every executor (the top tear forced parallel or not).
 
-use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::Mat;
+use faer::dyn_stack::{MemBuffer, MemStack};
 use teamalg::gates::ParThreshold;
-use teamalg::kernels::bidiag_dc::{solve, solve_scratch, Divide, LEAF};
+use teamalg::kernels::bidiag_dc::{Divide, LEAF, solve, solve_scratch};
 use teamalg::kernels::bidiag_svd::bidiag_svd;
 use teamalg::kernels::gemm::GemmParams;
 use teamalg::kernels::par::{Executor, Seq};

@@ -3,9 +3,9 @@
 //! and `V` orthogonal, every scalar type of the vectors, the same bits on every executor, and
 //! its errors.
 
-use faer::{c32, c64, Mat};
+use faer::{Mat, c32, c64};
 use teamalg::gates::ParThreshold;
-use teamalg::kernels::bidiag_svd::{bidiag_svd, BidiagSvdError, BidiagSvdParams, Rotate};
+use teamalg::kernels::bidiag_svd::{BidiagSvdError, BidiagSvdParams, Rotate, bidiag_svd};
 use teamalg::kernels::par::{Executor, Seq};
 
 use super::sample;

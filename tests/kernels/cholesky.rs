@@ -5,17 +5,17 @@
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::matmul::matmul as faer_matmul;
 use faer::traits::math_utils::{from_f64, zero};
-use faer::{c32, c64, Accum, Mat, Par};
+use faer::{Accum, Mat, Par, c32, c64};
 use teamalg::gates::ParThreshold;
 use teamalg::kernels::cholesky::{
-    cholesky_in_place, cholesky_in_place_scratch, CholeskyParams, NonPositivePivot,
+    CholeskyParams, NonPositivePivot, cholesky_in_place, cholesky_in_place_scratch,
 };
 use teamalg::kernels::par::{Executor, Seq};
 
 use super::sample;
 use sample::{
-    assert_backward, every_executor, norm, plain_tokens, serial_executors, team, team_executors,
-    Sample,
+    Sample, assert_backward, every_executor, norm, plain_tokens, serial_executors, team,
+    team_executors,
 };
 
 /// The value the strict upper triangle holds: the kernel must not read it.

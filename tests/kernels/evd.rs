@@ -3,16 +3,16 @@
 //! the lower triangle alone read, the same values on every executor, rank-deficient,
 //! clustered and tiny matrices, and its errors.
 
-use faer::{c32, c64, Mat};
+use faer::{Mat, c32, c64};
 use teamalg::gates::ParThreshold;
 use teamalg::kernels::bidiag_svd::{Real, Rotate};
-use teamalg::kernels::evd::{self_adjoint_evd, EvdError, EvdParams};
+use teamalg::kernels::evd::{EvdError, EvdParams, self_adjoint_evd};
 use teamalg::kernels::par::{Executor, Seq};
 
 use super::parts;
 use super::sample;
 use parts::{eps, from, mul, orthogonality, parts};
-use sample::{every_executor, hermitian, mat, Sample};
+use sample::{Sample, every_executor, hermitian, mat};
 
 struct Result<T> {
     w: Vec<f64>,
@@ -383,11 +383,7 @@ fn split_solver_on_hard_spectra<T: Sample + Rotate>() {
             let v = if i == j {
                 1.0 + (i % 5) as f64
             } else if i.abs_diff(j) == 1 {
-                if i.min(j) % 2 == 0 {
-                    1.0
-                } else {
-                    1e-15
-                }
+                if i.min(j) % 2 == 0 { 1.0 } else { 1e-15 }
             } else {
                 0.0
             };

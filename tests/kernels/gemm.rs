@@ -1,14 +1,14 @@
 //! The GEMM kernel on every executor and scalar type, against faer's serial product.
 
 use faer::linalg::matmul::matmul as faer_matmul;
-use faer::{c32, c64, Accum, Mat, Par};
+use faer::{Accum, Mat, Par, c32, c64};
 use teamalg::gates::ParThreshold;
-use teamalg::kernels::gemm::{matmul, GemmParams};
+use teamalg::kernels::gemm::{GemmParams, matmul};
 use teamalg::kernels::par::{Executor, Seq};
 use teamalg::{Exec, Pool};
 
 use super::sample;
-use sample::{mat, plain_tokens, serial_executors, team, team_executors, Sample};
+use sample::{Sample, mat, plain_tokens, serial_executors, team, team_executors};
 
 /// Checks `C (accum)= A B` on `exec` against faer's serial result.
 fn check<T: Sample>(exec: &dyn Executor, m: usize, n: usize, k: usize, accum: Accum, force: bool) {

@@ -5,13 +5,13 @@
 
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::traits::math_utils::{conj, from_f64, zero};
-use faer::{c32, c64, Mat};
+use faer::{Mat, c32, c64};
 use teamalg::gates::ParThreshold;
-use teamalg::kernels::lblt::{lblt_in_place, lblt_in_place_scratch, LbltParams};
+use teamalg::kernels::lblt::{LbltParams, lblt_in_place, lblt_in_place_scratch};
 use teamalg::kernels::par::Executor;
 
 use super::sample;
-use sample::{assert_backward, every_executor, norm, Sample};
+use sample::{Sample, assert_backward, every_executor, norm};
 
 struct Factors<T> {
     f: Mat<T>,

@@ -6,17 +6,17 @@
 //! every forced-parallel factorization, panels with and without a second blocking level.
 
 use faer::dyn_stack::{MemBuffer, MemStack};
-use faer::{c64, Mat};
+use faer::{Mat, c64};
 use teamalg::gates::ParThreshold;
-use teamalg::kernels::cholesky::{cholesky_in_place, cholesky_in_place_scratch, CholeskyParams};
-use teamalg::kernels::lu::{lu_in_place, lu_in_place_scratch, LuInfo, LuParams};
+use teamalg::kernels::cholesky::{CholeskyParams, cholesky_in_place, cholesky_in_place_scratch};
+use teamalg::kernels::lu::{LuInfo, LuParams, lu_in_place, lu_in_place_scratch};
 use teamalg::kernels::par::Executor;
-use teamalg::kernels::qr::{qr_in_place, qr_in_place_scratch, QrParams};
+use teamalg::kernels::qr::{QrParams, qr_in_place, qr_in_place_scratch};
 use teamalg::kernels::sections;
 use teamalg::{Exec, Pool};
 
 use super::sample;
-use sample::{mat, spd, team, Sample};
+use sample::{Sample, mat, spd, team};
 
 const FORCE: Option<ParThreshold> = Some(ParThreshold::Fixed(0));
 

@@ -3,15 +3,15 @@
 
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::matmul::matmul as faer_matmul;
-use faer::{c32, c64, Accum, Mat, Par};
+use faer::{Accum, Mat, Par, c32, c64};
 use teamalg::gates::ParThreshold;
-use teamalg::kernels::lu::{lu_in_place, lu_in_place_scratch, LuInfo, LuParams};
+use teamalg::kernels::lu::{LuInfo, LuParams, lu_in_place, lu_in_place_scratch};
 use teamalg::kernels::par::{Executor, Seq};
 
 use super::sample;
 use sample::{
-    assert_backward, every_executor, mat, norm, plain_tokens, serial_executors, team,
-    team_executors, Sample,
+    Sample, assert_backward, every_executor, mat, norm, plain_tokens, serial_executors, team,
+    team_executors,
 };
 
 /// Factors `a` on `exec` with panels of `bs` in wide panels of `wide` (0: the defaults);

@@ -8,15 +8,15 @@ use faer::linalg::householder::{
 };
 use faer::linalg::matmul::matmul as faer_matmul;
 use faer::traits::math_utils::zero;
-use faer::{c32, c64, Accum, Conj, Mat, Par};
+use faer::{Accum, Conj, Mat, Par, c32, c64};
 use teamalg::gates::ParThreshold;
 use teamalg::kernels::par::{Executor, Seq};
-use teamalg::kernels::qr::{block_size, qr_in_place, qr_in_place_scratch, QrParams};
+use teamalg::kernels::qr::{QrParams, block_size, qr_in_place, qr_in_place_scratch};
 
 use super::sample;
 use sample::{
-    assert_backward, backward_bound, every_executor, mat, norm, plain_tokens, serial_executors,
-    team, team_executors, Sample,
+    Sample, assert_backward, backward_bound, every_executor, mat, norm, plain_tokens,
+    serial_executors, team, team_executors,
 };
 
 /// Factors `a` on `exec` in blocks of `bs` (0: the default); `force` sends every section to

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use faer::{c32 as Complex32, c64 as Complex64};
 use teamalg::gates::{
-    builtin_rate, builtin_split, choose, CpuVendor, DispatchCosts, DispatchKind, Family, HostClass,
-    ParThreshold,
+    CpuVendor, DispatchCosts, DispatchKind, Family, HostClass, ParThreshold, builtin_rate,
+    builtin_split, choose,
 };
 use teamalg::kernels::families::CATALOGUE;
 

@@ -5,15 +5,15 @@
 
 use faer::sparse::linalg::matmul::sparse_dense_matmul as faer_sparse_dense;
 use faer::sparse::{SparseColMat, SymbolicSparseColMat};
-use faer::{c64, Accum, Mat, Par};
+use faer::{Accum, Mat, Par, c64};
+use teamalg::Exec;
 use teamalg::gates::ParThreshold;
 use teamalg::kernels::par::Executor;
-use teamalg::kernels::sparse::{sparse_dense_matmul, SparseParams};
+use teamalg::kernels::sparse::{SparseParams, sparse_dense_matmul};
 use teamalg::linalg::{self, Dim, LinalgError};
-use teamalg::Exec;
 
 use super::sample;
-use sample::{every_executor, mat, val, Sample};
+use sample::{Sample, every_executor, mat, val};
 
 /// An `m x k` sparse matrix with about `per_col` entries per column at reproducible rows
 /// (duplicates merged), values from `Sample`.
@@ -192,8 +192,8 @@ fn the_facade_refuses_bad_input_and_writes_nothing() {
 /// The region goes through the gate with its own family, and a forced one runs two wide.
 #[test]
 fn the_region_is_gated_as_a_sparse_product() {
-    use teamalg::gates::trace;
     use teamalg::gates::Family;
+    use teamalg::gates::trace;
     let team = sample::team(2);
     let a = sparse::<f64>(300, 300, 8, 0.4);
     let b = mat::<f64>(300, 16, 0.5);

@@ -2,16 +2,16 @@
 //! against faer's, thin and full, tall and wide, every scalar type and executor, the same
 //! values on every executor, rank-deficient, graded and tiny matrices, and its errors.
 
-use faer::{c32, c64, Mat};
+use faer::{Mat, c32, c64};
 use teamalg::gates::ParThreshold;
 use teamalg::kernels::bidiag_svd::{BidiagSvdError, BidiagSvdParams, Real, Rotate};
 use teamalg::kernels::par::{Executor, Seq};
-use teamalg::kernels::svd::{svd, SvdParams, SvdPath};
+use teamalg::kernels::svd::{SvdParams, SvdPath, svd};
 
 use super::parts;
 use super::sample;
 use parts::{eps, mul, orthogonality, parts};
-use sample::{every_executor, mat, Sample};
+use sample::{Sample, every_executor, mat};
 
 struct Result<T> {
     s: Vec<f64>,

@@ -2,10 +2,10 @@
 //! executor, checked by its residual.
 
 use faer::linalg::matmul::matmul as faer_matmul;
-use faer::{c64, Accum, Mat, Par};
+use faer::{Accum, Mat, Par, c64};
 use teamalg::gates::ParThreshold;
 use teamalg::kernels::par::{Executor, Seq};
-use teamalg::kernels::triangular::{solve_in_place, Diag, SolveParams, SolveSide, Triangle};
+use teamalg::kernels::triangular::{Diag, SolveParams, SolveSide, Triangle, solve_in_place};
 use teamalg::{Exec, Pool};
 
 /// A well-conditioned triangular matrix as it will be read (the other triangle zero, ones on

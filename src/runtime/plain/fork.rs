@@ -26,10 +26,10 @@
 
 use std::any::Any;
 use std::marker::PhantomData;
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use crate::runtime::parker::Parker;
-use crate::runtime::sync::{lock, AtomicBool, AtomicPtr, AtomicUsize, Mutex, Ordering::*};
+use crate::runtime::sync::{AtomicBool, AtomicPtr, AtomicUsize, Mutex, Ordering::*, lock};
 
 /// A panic payload caught in a job.
 pub(crate) type Panic = Box<dyn Any + Send + 'static>;

@@ -12,7 +12,7 @@
 use std::ptr;
 
 use crate::runtime::plain::fork::Fork;
-use crate::runtime::sync::{lock, AtomicUsize, Mutex, Ordering::*};
+use crate::runtime::sync::{AtomicUsize, Mutex, Ordering::*, lock};
 
 struct List {
     head: *const Fork<'static>,

@@ -7,7 +7,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering::*};
 use std::time::{Duration, Instant};
 
-use crate::runtime::live::{allowance, Sample, FLOOR, WAKE_SLACK};
+use crate::runtime::live::{FLOOR, Sample, WAKE_SLACK, allowance};
 use crate::runtime::parker::{self, Parker};
 use crate::runtime::pool_shared::PoolShared;
 use crate::runtime::sync::current_cpu;

@@ -30,13 +30,13 @@
 #![allow(unreachable_pub)]
 
 use std::marker::PhantomData;
-use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 
 use crate::runtime::counters;
 use crate::runtime::parker::Parker;
 use crate::runtime::plain::fork::Panic;
-use crate::runtime::sync::{lock, AtomicU64, AtomicUsize, Mutex, Ordering::*};
-use crate::runtime::wait::{wait_staged, Crowd, Waiter};
+use crate::runtime::sync::{AtomicU64, AtomicUsize, Mutex, Ordering::*, lock};
+use crate::runtime::wait::{Crowd, Waiter, wait_staged};
 
 /// Who the participants of a section are: the parker of participant `i` (0 is the leader).
 pub trait Roster: Sync {

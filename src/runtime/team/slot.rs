@@ -34,7 +34,7 @@
 
 use crate::runtime::parker::Parker;
 use crate::runtime::sync::{
-    fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU8, AtomicUsize, Ordering::*, NO_CPU,
+    AtomicBool, AtomicPtr, AtomicU8, AtomicU32, AtomicUsize, NO_CPU, Ordering::*, fence,
 };
 use crate::runtime::team::section::Section;
 
