@@ -15,7 +15,7 @@ use teamalg_kernels::par::Executor;
 use teamalg_kernels::sparse_lu::{self as kernel, Analysis, Factor, PivotFailure, SparseLuParams};
 
 use super::sparse_cholesky::analysis_error;
-use super::sparse_pattern::Pattern;
+use super::sparse_pattern::{self, Pattern};
 use super::{check, det, scratch};
 use super::{Field, LinalgError, Options};
 
@@ -243,13 +243,7 @@ impl<T: Field> SparseLu<T> {
         let mut copy = Vec::new();
         let a = symbolic.inner.pattern.matching(op, a, &mut copy)?;
         if options.checks_finite() {
-            for j in 0..a.ncols() {
-                for (i, v) in a.row_idx_of_col(j).zip(a.val_of_col(j)) {
-                    if !faer::traits::math_utils::is_finite(v) {
-                        return Err(check::not_finite(op, "A", i, j));
-                    }
-                }
-            }
+            sparse_pattern::finite(op, a)?;
         }
         let analysis = &symbolic.inner.analysis;
         let params = SparseLuParams {

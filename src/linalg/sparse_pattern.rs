@@ -93,3 +93,18 @@ impl Pattern {
         Ok(SparseColMatRef::new(pattern, values))
     }
 }
+
+/// `NotFinite` naming the first stored value of `a` (column by column) that is not finite.
+pub(crate) fn finite<T: Field>(
+    op: &'static str,
+    a: SparseColMatRef<'_, usize, T>,
+) -> Result<(), LinalgError> {
+    for j in 0..a.ncols() {
+        for (i, v) in a.row_idx_of_col(j).zip(a.val_of_col(j)) {
+            if !faer::traits::math_utils::is_finite(v) {
+                return Err(super::check::not_finite(op, "A", i, j));
+            }
+        }
+    }
+    Ok(())
+}

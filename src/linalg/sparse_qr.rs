@@ -17,7 +17,7 @@ use teamalg_kernels::sparse_lu::Analysis;
 use teamalg_kernels::sparse_qr::{self as kernel, Factor, SparseQrParams};
 
 use super::sparse_cholesky::analysis_error;
-use super::sparse_pattern::Pattern;
+use super::sparse_pattern::{self, Pattern};
 use super::{check, scratch};
 use super::{Field, LinalgError, Options};
 
@@ -243,13 +243,7 @@ impl<T: Field> SparseQr<T> {
         let mut copy = Vec::new();
         let a = symbolic.inner.pattern.matching(op, a, &mut copy)?;
         if options.checks_finite() {
-            for j in 0..a.ncols() {
-                for (i, v) in a.row_idx_of_col(j).zip(a.val_of_col(j)) {
-                    if !faer::traits::math_utils::is_finite(v) {
-                        return Err(check::not_finite(op, "A", i, j));
-                    }
-                }
-            }
+            sparse_pattern::finite(op, a)?;
         }
         let analysis = &symbolic.inner.analysis;
         let params = SparseQrParams {
@@ -396,24 +390,35 @@ impl<T: Field> SparseQr<T> {
         exec: &(impl Executor + ?Sized),
     ) -> Result<(), LinalgError> {
         let b = b.as_mat_mut();
-        let (m, n) = (self.symbolic.nrows(), self.symbolic.ncols());
-        check::dim(op, "B", super::Dim::Rows, m, b.nrows())?;
+        // `B` is the first `n` rows; the others are written, not read.
+        let params = self.checked(op, b.as_ref(), self.symbolic.ncols())?;
+        let analysis = &self.symbolic.inner.analysis;
+        kernel::min_norm_adjoint_in_place(analysis, &self.factor, b, exec, params);
+        Ok(())
+    }
+
+    /// The solves' checks: `b` has `A`'s rows, `R` is not singular, and `b`'s first `read`
+    /// rows (those the solve reads) are finite when the options check.
+    fn checked(
+        &self,
+        op: &'static str,
+        b: faer::MatRef<'_, T>,
+        read: usize,
+    ) -> Result<SparseQrParams, LinalgError> {
+        check::dim(op, "B", super::Dim::Rows, self.symbolic.nrows(), b.nrows())?;
         if !self.full_rank() {
             return Err(LinalgError::RankDeficient {
                 op,
                 rank: self.rank,
-                of: n,
+                of: self.symbolic.ncols(),
             });
         }
         if self.options.checks_finite() {
-            check::finite(op, "B", b.as_ref().subrows(0, n), check::Stored::All)?;
+            check::finite(op, "B", b.subrows(0, read), check::Stored::All)?;
         }
-        let params = SparseQrParams {
+        Ok(SparseQrParams {
             threshold: self.options.get(Family::SparseQr),
-        };
-        let analysis = &self.symbolic.inner.analysis;
-        kernel::min_norm_adjoint_in_place(analysis, &self.factor, b, exec, params);
-        Ok(())
+        })
     }
 
     fn square(&self, op: &'static str) -> Result<(), LinalgError> {
@@ -436,21 +441,7 @@ impl<T: Field> SparseQr<T> {
         exec: &(impl Executor + ?Sized),
     ) -> Result<(), LinalgError> {
         let b = b.as_mat_mut();
-        check::dim(op, "B", super::Dim::Rows, self.symbolic.nrows(), b.nrows())?;
-        let n = self.symbolic.ncols();
-        if !self.full_rank() {
-            return Err(LinalgError::RankDeficient {
-                op,
-                rank: self.rank,
-                of: n,
-            });
-        }
-        if self.options.checks_finite() {
-            check::finite(op, "B", b.as_ref(), check::Stored::All)?;
-        }
-        let params = SparseQrParams {
-            threshold: self.options.get(Family::SparseQr),
-        };
+        let params = self.checked(op, b.as_ref(), b.nrows())?;
         let analysis = &self.symbolic.inner.analysis;
         kernel::lstsq_in_place(analysis, &self.factor, b, exec, params);
         Ok(())

@@ -33,6 +33,7 @@ use crate::cholesky::llt::{
     cholesky_in_place as dense_llt, cholesky_in_place_scratch, CholeskyParams,
 };
 use crate::drive::batch::Claims;
+use crate::drive::columns::by_columns;
 use crate::drive::forest;
 use crate::drive::slots::Slots;
 use crate::exec::call;
@@ -541,29 +542,17 @@ pub fn solve_in_place<T>(
             stack,
         ),
     };
-    let units = cost::solve(values.len(), k);
-    let region = Region {
-        site: "sparse_cholesky/solve",
-        dims: [n, k, 0],
-        units,
-        family: Family::SparseCholesky,
-        sections: 1,
-        scope: Scope::Call,
-        call_units: units,
-    };
-    let call = gate::call::<T>(exec, region, params.threshold);
-    let width = call.width().min(k);
-    if width <= 1 {
-        solve(conj, rhs, stack);
-        return;
-    }
-    let tiles = Tiles::new(rhs);
-    call::chunks_of(exec, width, width, &|c, w| {
-        let (c0, c1) = (part_start(c, k, w), part_start(c + 1, k, w));
-        // SAFETY: chunk `c` owns columns `c0..c1`; the chunks partition the columns, and the
-        // executor runs each chunk once.
-        let cols = unsafe { tiles.tile(0, n, c0, c1) };
-        let mut mem = MemBuffer::new(solve_in_place_scratch::<T>(analysis, c1 - c0));
-        solve(conj, cols, MemStack::new(&mut mem));
-    });
+    by_columns(
+        exec,
+        "sparse_cholesky/solve",
+        Family::SparseCholesky,
+        cost::solve(values.len(), k),
+        params.threshold,
+        rhs,
+        |rhs| solve(conj, rhs, stack),
+        &|cols| {
+            let mut mem = MemBuffer::new(solve_in_place_scratch::<T>(analysis, cols.ncols()));
+            solve(conj, cols, MemStack::new(&mut mem));
+        },
+    );
 }

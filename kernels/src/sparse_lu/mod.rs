@@ -27,12 +27,9 @@ use faer::traits::ComplexField;
 use faer::{Accum, Conj, Mat, MatMut, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
+use crate::drive::columns::by_columns;
 use crate::drive::forest;
 use crate::drive::frontal::{self, Fronts, Sites};
-use crate::exec::call;
-use crate::exec::par::part_start;
-use crate::exec::tiles::Tiles;
-use crate::gate::{self, Region, Scope};
 use crate::par::Executor;
 
 pub use crate::drive::frontal::{PivotFailure, UpdateRef};
@@ -200,29 +197,17 @@ pub fn solve_in_place<T>(
         true => solve_columns_transpose(analysis, factor, conj, rhs),
     };
     let units = cost::solve(analysis.len_values(), k);
-    let region = Region {
-        site: "sparse_lu/solve",
-        dims: [n, k, 0],
+    let threshold = params.threshold;
+    by_columns(
+        exec,
+        "sparse_lu/solve",
+        Family::SparseLu,
         units,
-        family: Family::SparseLu,
-        sections: 1,
-        scope: Scope::Call,
-        call_units: units,
-    };
-    let call = gate::call::<T>(exec, region, params.threshold);
-    let width = call.width().min(k);
-    if width <= 1 {
-        solve(rhs);
-        return;
-    }
-    let tiles = Tiles::new(rhs);
-    call::chunks_of(exec, width, width, &|c, w| {
-        let (c0, c1) = (part_start(c, k, w), part_start(c + 1, k, w));
-        // SAFETY: chunk `c` owns columns `c0..c1`; the chunks partition the columns, and the
-        // executor runs each chunk once.
-        let cols = unsafe { tiles.tile(0, n, c0, c1) };
-        solve(cols);
-    });
+        threshold,
+        rhs,
+        solve,
+        &solve,
+    );
 }
 
 /// `A^-1 b`: `L` forward over the fronts (rows of `b` by `A`'s numbering), then `U` backward

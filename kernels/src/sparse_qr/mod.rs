@@ -30,12 +30,9 @@ use faer::traits::ComplexField;
 use faer::{Accum, Conj, Mat, MatMut, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
+use crate::drive::columns::by_columns;
 use crate::drive::forest::Forest;
 use crate::drive::frontal::{self, Fronts, PivotFailure, Sites, UpdateRef};
-use crate::exec::call;
-use crate::exec::par::part_start;
-use crate::exec::tiles::Tiles;
-use crate::gate::{self, Region, Scope};
 use crate::par::Executor;
 use crate::qr::householder::block_size;
 use crate::sparse_lu::{Analysis, Merge};
@@ -211,30 +208,19 @@ pub fn lstsq_in_place<T>(
     if m == 0 || k == 0 {
         return;
     }
+    let solve = |cols: MatMut<'_, T>| lstsq_columns(analysis, factor, cols);
     let units = cost::solve(analysis.len_values(), k);
-    let region = Region {
-        site: "sparse_qr/solve",
-        dims: [m, k, 0],
+    let threshold = params.threshold;
+    by_columns(
+        exec,
+        "sparse_qr/solve",
+        Family::SparseQr,
         units,
-        family: Family::SparseQr,
-        sections: 1,
-        scope: Scope::Call,
-        call_units: units,
-    };
-    let call = gate::call::<T>(exec, region, params.threshold);
-    let width = call.width().min(k);
-    if width <= 1 {
-        lstsq_columns(analysis, factor, rhs);
-        return;
-    }
-    let tiles = Tiles::new(rhs);
-    call::chunks_of(exec, width, width, &|c, w| {
-        let (c0, c1) = (part_start(c, k, w), part_start(c + 1, k, w));
-        // SAFETY: chunk `c` owns columns `c0..c1`; the chunks partition the columns, and the
-        // executor runs each chunk once.
-        let cols = unsafe { tiles.tile(0, m, c0, c1) };
-        lstsq_columns(analysis, factor, cols);
-    });
+        threshold,
+        rhs,
+        solve,
+        &solve,
+    );
 }
 
 /// `Q^H b` front by front in the factorization's order (each front's rows gathered from `b`
@@ -357,30 +343,19 @@ pub fn min_norm_adjoint_in_place<T>(
     if m == 0 || k == 0 {
         return;
     }
+    let solve = |cols: MatMut<'_, T>| adjoint_columns(analysis, factor, cols);
     let units = cost::solve(analysis.len_values(), k);
-    let region = Region {
-        site: "sparse_qr/solve",
-        dims: [m, k, 0],
+    let threshold = params.threshold;
+    by_columns(
+        exec,
+        "sparse_qr/solve",
+        Family::SparseQr,
         units,
-        family: Family::SparseQr,
-        sections: 1,
-        scope: Scope::Call,
-        call_units: units,
-    };
-    let call = gate::call::<T>(exec, region, params.threshold);
-    let width = call.width().min(k);
-    if width <= 1 {
-        adjoint_columns(analysis, factor, rhs);
-        return;
-    }
-    let tiles = Tiles::new(rhs);
-    call::chunks_of(exec, width, width, &|c, w| {
-        let (c0, c1) = (part_start(c, k, w), part_start(c + 1, k, w));
-        // SAFETY: chunk `c` owns columns `c0..c1`; the chunks partition the columns, and the
-        // executor runs each chunk once.
-        let cols = unsafe { tiles.tile(0, m, c0, c1) };
-        adjoint_columns(analysis, factor, cols);
-    });
+        threshold,
+        rhs,
+        solve,
+        &solve,
+    );
 }
 
 /// `Q_c^T b`, then `R^-H` forward over the fronts, then `Q` front by front in reverse (each
