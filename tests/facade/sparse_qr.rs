@@ -421,3 +421,46 @@ fn faer_lstsq_trait_solves_serially() {
     conj.val_mut().iter_mut().for_each(|v| *v = v.conj());
     assert_least_squares("SolveLstsqCore conjugated", &conj, &full, &b);
 }
+
+#[test]
+fn one_analysis_is_shared_by_threads_that_factor_at_once() {
+    let (n, edges) = grid2(14);
+    let base = tall::<f64>(n, &edges, 30);
+    let symbolic = SymbolicQr::new(base.symbolic()).unwrap();
+    let team = team(2);
+    let scaled = |s: f64| {
+        let mut a = base.clone();
+        a.val_mut().iter_mut().for_each(|v| *v *= s);
+        a
+    };
+    // Three threads factor with one analysis at once, two of them on one team.
+    let factors: Vec<SparseQr<f64>> = std::thread::scope(|s| {
+        let handles: Vec<_> = [0.5, 1.0, 4.0]
+            .map(|k| {
+                let (symbolic, team, scaled) = (&symbolic, &team, &scaled);
+                s.spawn(move || {
+                    let a = scaled(k);
+                    let serial = Exec::serial();
+                    let exec = if k < 2.0 { on(team) } else { on(&serial) };
+                    SparseQr::new_with(symbolic, a.as_ref(), exec, &forced(true)).unwrap()
+                })
+            })
+            .into_iter()
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    // Each factor, solved on another thread than the one that made it.
+    std::thread::scope(|s| {
+        for (qr, k) in factors.iter().zip([0.5, 1.0, 4.0]) {
+            let scaled = &scaled;
+            s.spawn(move || {
+                let a = scaled(k);
+                let b = sample::mat::<f64>(a.nrows(), 2, k);
+                let mut full = b.clone();
+                qr.lstsq_in_place(full.as_mut(), on(&Exec::serial()))
+                    .unwrap();
+                assert_least_squares(&format!("scale {k}"), &a, &full, &b);
+            });
+        }
+    });
+}
