@@ -117,6 +117,7 @@ mod sparse_cholesky;
 mod sparse_lu;
 mod sparse_pattern;
 mod sparse_ldlt;
+mod sparse_ordering;
 mod sparse_qr;
 mod store;
 mod svd;
@@ -148,6 +149,7 @@ pub use sparse::{
 };
 pub use sparse_cholesky::{sparse_cholesky_scratch, SparseCholesky, SymbolicCholesky};
 pub use sparse_ldlt::SparseLdlt;
+pub use sparse_ordering::SparseOrdering;
 pub use sparse_lu::{sparse_lu_scratch, SparseLu, SymbolicLu};
 pub use sparse_qr::{sparse_qr_scratch, SparseQr, SymbolicQr};
 pub use svd::{

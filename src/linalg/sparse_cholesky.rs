@@ -17,11 +17,13 @@ use teamalg_kernels::sparse_cholesky::{self as kernel, Analysis, Kind, PivotFail
 
 use super::sparse_pattern::Pattern;
 use super::{check, det, scratch};
-use super::{Dim, Field, LinalgError, Options};
+use super::sparse_ordering::Of;
+use super::{Dim, Field, LinalgError, Options, SparseOrdering};
 
 /// The analysis of a sparse self-adjoint pattern for [`SparseCholesky`]: a fill-reducing
-/// ordering (AMD, then a postorder of the elimination tree, so that every subtree is one
-/// contiguous run of supernodes), faer's supernodal structure, and the supernodal tree the
+/// ordering (AMD by default, or another [`SparseOrdering`] by [`SymbolicCholesky::new_ordered`];
+/// then a postorder of the elimination tree, so that every subtree is one contiguous run of
+/// supernodes), faer's supernodal structure, and the supernodal tree the
 /// factorization divides among the participants. Made once per pattern and shared by every
 /// factorization of a matrix with that pattern (a clone shares it: it is reference-counted).
 ///
@@ -86,19 +88,39 @@ impl SymbolicCholesky {
         pattern: SymbolicSparseColMatRef<'_, I>,
         side: Side,
     ) -> Result<SymbolicCholesky, LinalgError> {
-        const OP: &str = "SymbolicCholesky::new";
+        SymbolicCholesky::analyse("SymbolicCholesky::new", pattern, side, SparseOrdering::Amd)
+    }
+
+    /// [`SymbolicCholesky::new`] with the ordering `ordering` (AMD's by default). Errors: those
+    /// of [`SymbolicCholesky::new`], and [`LinalgError::ShapeMismatch`] for a
+    /// [`SparseOrdering::Custom`] ordering of another length than `A`'s order.
+    pub fn new_ordered<I: Index>(
+        pattern: SymbolicSparseColMatRef<'_, I>,
+        side: Side,
+        ordering: SparseOrdering<'_>,
+    ) -> Result<SymbolicCholesky, LinalgError> {
+        SymbolicCholesky::analyse("SymbolicCholesky::new_ordered", pattern, side, ordering)
+    }
+
+    fn analyse<I: Index>(
+        op: &'static str,
+        pattern: SymbolicSparseColMatRef<'_, I>,
+        side: Side,
+        ordering: SparseOrdering<'_>,
+    ) -> Result<SymbolicCholesky, LinalgError> {
         let (n, m) = (pattern.nrows(), pattern.ncols());
         if n != m {
             return Err(LinalgError::NotSquare {
-                op: OP,
+                op,
                 operand: "A",
                 rows: n,
                 cols: m,
             });
         }
-        let pattern = Pattern::copy(OP, pattern)?;
-        let analysis =
-            Analysis::new(pattern.as_ref(), side).map_err(|e| analysis_error(OP, e))?;
+        let pattern = Pattern::copy(op, pattern)?;
+        let order = ordering.order(op, pattern.as_ref(), Of::Symmetric(side))?;
+        let analysis = Analysis::ordered(pattern.as_ref(), side, order.as_deref())
+            .map_err(|e| analysis_error(op, e))?;
         Ok(SymbolicCholesky {
             inner: Arc::new(Symbolic {
                 analysis,

@@ -17,10 +17,12 @@ use teamalg_kernels::sparse_lu::{self as kernel, Analysis, Factor, PivotFailure,
 use super::sparse_cholesky::analysis_error;
 use super::sparse_pattern::{self, Pattern};
 use super::{check, det, scratch};
-use super::{Field, LinalgError, Options};
+use super::sparse_ordering::Of;
+use super::{Field, LinalgError, Options, SparseOrdering};
 
-/// The analysis of a sparse square pattern for [`SparseLu`]: faer's COLAMD column ordering,
-/// the column elimination tree (the tree of `A^T A`) in a postorder, and the fronts that bound
+/// The analysis of a sparse square pattern for [`SparseLu`]: a column ordering (faer's COLAMD
+/// by default, or another [`SparseOrdering`] by [`SymbolicLu::new_ordered`]), the column
+/// elimination tree (the tree of `A^T A`) in a postorder, and the fronts that bound
 /// the factors whatever rows the pivoting picks (faer's supernodal structure of `A^T A`).
 /// Made once per pattern and shared by every factorization of a matrix with that pattern (a
 /// clone shares it: it is reference-counted).
@@ -61,21 +63,40 @@ impl SymbolicLu {
     /// row or column without entries, or a set of columns meeting fewer rows),
     /// [`LinalgError::IndexOverflow`] and [`LinalgError::OutOfMemory`].
     pub fn new<I: Index>(pattern: SymbolicSparseColMatRef<'_, I>) -> Result<SymbolicLu, LinalgError> {
-        const OP: &str = "SymbolicLu::new";
+        SymbolicLu::analyse("SymbolicLu::new", pattern, SparseOrdering::Amd)
+    }
+
+    /// [`SymbolicLu::new`] with the column ordering `ordering` (COLAMD's by default). Errors:
+    /// those of [`SymbolicLu::new`], and [`LinalgError::ShapeMismatch`] for a
+    /// [`SparseOrdering::Custom`] ordering of another length than `A`'s order.
+    pub fn new_ordered<I: Index>(
+        pattern: SymbolicSparseColMatRef<'_, I>,
+        ordering: SparseOrdering<'_>,
+    ) -> Result<SymbolicLu, LinalgError> {
+        SymbolicLu::analyse("SymbolicLu::new_ordered", pattern, ordering)
+    }
+
+    fn analyse<I: Index>(
+        op: &'static str,
+        pattern: SymbolicSparseColMatRef<'_, I>,
+        ordering: SparseOrdering<'_>,
+    ) -> Result<SymbolicLu, LinalgError> {
         let (m, n) = (pattern.nrows(), pattern.ncols());
         if m != n {
             return Err(LinalgError::NotSquare {
-                op: OP,
+                op,
                 operand: "A",
                 rows: m,
                 cols: n,
             });
         }
-        let pattern = Pattern::copy(OP, pattern)?;
-        let analysis = Analysis::new(pattern.as_ref()).map_err(|e| analysis_error(OP, e))?;
+        let pattern = Pattern::copy(op, pattern)?;
+        let order = ordering.order(op, pattern.as_ref(), Of::Columns)?;
+        let analysis = Analysis::ordered(pattern.as_ref(), order.as_deref())
+            .map_err(|e| analysis_error(op, e))?;
         if let Some(column) = analysis.structurally_singular() {
             return Err(LinalgError::StructurallySingular {
-                op: OP,
+                op,
                 index: analysis.col_perm().arrays().0[column],
             });
         }

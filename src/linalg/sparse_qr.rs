@@ -19,10 +19,12 @@ use teamalg_kernels::sparse_qr::{self as kernel, Factor, SparseQrParams};
 use super::sparse_cholesky::analysis_error;
 use super::sparse_pattern::{self, Pattern};
 use super::{check, scratch};
-use super::{Field, LinalgError, Options};
+use super::sparse_ordering::Of;
+use super::{Field, LinalgError, SparseOrdering, Options};
 
-/// The analysis of a sparse tall pattern (`m >= n`) for [`SparseQr`]: faer's COLAMD column
-/// ordering, the column elimination tree (the tree of `A^T A`) in a postorder, and faer's
+/// The analysis of a sparse tall pattern (`m >= n`) for [`SparseQr`]: a column ordering
+/// (faer's COLAMD by default, or another [`SparseOrdering`] by [`SymbolicQr::new_ordered`]),
+/// the column elimination tree (the tree of `A^T A`) in a postorder, and faer's
 /// supernodal structure of `R`, each supernode a dense front. Made once per pattern and shared
 /// by every factorization of a matrix with that pattern (a clone shares it).
 ///
@@ -56,21 +58,39 @@ impl SymbolicQr {
     /// that no remaining row reaches), [`LinalgError::IndexOverflow`] and
     /// [`LinalgError::OutOfMemory`].
     pub fn new<I: Index>(pattern: SymbolicSparseColMatRef<'_, I>) -> Result<SymbolicQr, LinalgError> {
-        const OP: &str = "SymbolicQr::new";
+        SymbolicQr::analyse("SymbolicQr::new", pattern, SparseOrdering::Amd)
+    }
+
+    /// [`SymbolicQr::new`] with the column ordering `ordering` (COLAMD's by default). Errors:
+    /// those of [`SymbolicQr::new`], and [`LinalgError::ShapeMismatch`] for a
+    /// [`SparseOrdering::Custom`] ordering of another length than `A`'s columns.
+    pub fn new_ordered<I: Index>(
+        pattern: SymbolicSparseColMatRef<'_, I>,
+        ordering: SparseOrdering<'_>,
+    ) -> Result<SymbolicQr, LinalgError> {
+        SymbolicQr::analyse("SymbolicQr::new_ordered", pattern, ordering)
+    }
+
+    fn analyse<I: Index>(
+        op: &'static str,
+        pattern: SymbolicSparseColMatRef<'_, I>,
+        ordering: SparseOrdering<'_>,
+    ) -> Result<SymbolicQr, LinalgError> {
         let (m, n) = (pattern.nrows(), pattern.ncols());
         if m < n {
             return Err(LinalgError::NotTall {
-                op: OP,
+                op,
                 rows: m,
                 cols: n,
             });
         }
-        let pattern = Pattern::copy(OP, pattern)?;
-        let analysis =
-            kernel::analyse(pattern.as_ref()).map_err(|e| analysis_error(OP, e))?;
+        let pattern = Pattern::copy(op, pattern)?;
+        let order = ordering.order(op, pattern.as_ref(), Of::Columns)?;
+        let analysis = kernel::analyse_ordered(pattern.as_ref(), order.as_deref())
+            .map_err(|e| analysis_error(op, e))?;
         if let Some(column) = analysis.structurally_singular() {
             return Err(LinalgError::StructurallySingular {
-                op: OP,
+                op,
                 index: analysis.col_perm().arrays().0[column],
             });
         }

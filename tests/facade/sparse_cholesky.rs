@@ -5,12 +5,15 @@
 //! (`teamalg::linalg::SparseLdlt`) of indefinite matrices.
 
 use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::perm::Perm;
 use faer::sparse::linalg::matmul::sparse_dense_matmul;
 use faer::sparse::{SparseColMat, Triplet};
 use faer::{Accum, Mat, Par, Side, c64};
 use teamalg::gates::{Family, ParThreshold};
 use teamalg::kernels::par::Executor;
-use teamalg::linalg::{self, LinalgError, Options, SparseCholesky, SparseLdlt, SymbolicCholesky};
+use teamalg::linalg::{
+    self, LinalgError, Options, SparseCholesky, SparseLdlt, SparseOrdering, SymbolicCholesky,
+};
 use teamalg::{Exec, Pool};
 
 use super::sample::{self, Sample, every_executor, team};
@@ -757,4 +760,114 @@ fn one_analysis_shared_by_threads() {
             });
         }
     });
+}
+
+/// The permutation whose forward array is `fwd`.
+pub(crate) fn order(fwd: Vec<usize>) -> Perm<usize> {
+    let n = fwd.len();
+    let mut inv = vec![0usize; n];
+    for (k, &i) in fwd.iter().enumerate() {
+        inv[i] = k;
+    }
+    Perm::new_checked(fwd.into_boxed_slice(), inv.into_boxed_slice(), n)
+}
+
+/// The order of `n` vertices with vertex 0 (a star's hub) first or last.
+pub(crate) fn hub(n: usize, first: bool) -> Perm<usize> {
+    order(if first {
+        (0..n).collect()
+    } else {
+        (1..n).chain([0]).collect()
+    })
+}
+
+/// Every ordering, the custom one `custom`.
+pub(crate) fn orderings(custom: &Perm<usize>) -> Vec<SparseOrdering<'_>> {
+    vec![
+        SparseOrdering::Amd,
+        SparseOrdering::Custom(custom.as_ref()),
+        #[cfg(feature = "metis")]
+        SparseOrdering::NestedDissection,
+    ]
+}
+
+/// The orderings a user can pick (`SparseOrdering`): a custom order is the one the analysis
+/// uses (the star's hub first fills the whole factor, its hub last fills nothing), each
+/// ordering's factor solves serially and on a team of 2 with the same determinant, the
+/// `LDL^H` on the same analysis too, and a custom order of the wrong length is refused.
+#[test]
+fn every_ordering_is_used_and_solves() {
+    let (n, edges) = star(60);
+    let p = problem::<f64>(n, &edges, 1.0);
+    let fill = |first: bool| {
+        let order = hub(n, first);
+        let ordering = SparseOrdering::Custom(order.as_ref());
+        SymbolicCholesky::new_ordered(p.lower.symbolic(), Side::Lower, ordering)
+            .unwrap()
+            .len_values()
+    };
+    assert!(fill(true) >= n * (n + 1) / 2, "hub first: {}", fill(true));
+    assert!(fill(false) <= 3 * n, "hub last: {}", fill(false));
+    let short = order(vec![1, 0]);
+    let ordering = SparseOrdering::Custom(short.as_ref());
+    assert_eq!(
+        SymbolicCholesky::new_ordered(p.lower.symbolic(), Side::Lower, ordering).unwrap_err(),
+        LinalgError::ShapeMismatch {
+            op: "SymbolicCholesky::new_ordered",
+            operand: "ordering",
+            dim: linalg::Dim::Cols,
+            expected: n,
+            found: 2,
+        }
+    );
+
+    let (n, edges) = grid3(8);
+    let p = problem::<f64>(n, &edges, 0.5);
+    let mixed = signed::<f64>(n, &edges, 0.5, |i| i % 3 == 0);
+    let b = sample::mat::<f64>(n, 2, 0.4);
+    let reversed = order((0..n).rev().collect());
+    let det = |symbolic: &SymbolicCholesky, exec: &dyn Executor| {
+        let chol =
+            SparseCholesky::new_with(symbolic, p.lower.as_ref(), exec, &forced(true)).unwrap();
+        let x = chol.solve(&b, exec).unwrap();
+        assert_solves("Cholesky", &p, &x, &b);
+        let ldlt =
+            SparseLdlt::new_with(symbolic, mixed.lower.as_ref(), exec, &forced(true)).unwrap();
+        let x = ldlt.solve(&b, exec).unwrap();
+        assert_solves("LDL^H", &mixed, &x, &b);
+        (chol.log_abs_det().unwrap(), ldlt.log_abs_det().unwrap())
+    };
+    let team = team(2);
+    let amd = SymbolicCholesky::new(p.lower.symbolic(), Side::Lower).unwrap();
+    let (want, want_ldlt) = det(&amd, on(&Exec::serial()));
+    for ordering in orderings(&reversed) {
+        let symbolic =
+            SymbolicCholesky::new_ordered(p.lower.symbolic(), Side::Lower, ordering).unwrap();
+        for exec in [on(&Exec::serial()), on(&team)] {
+            let (got, got_ldlt) = det(&symbolic, exec);
+            assert!(
+                (got - want).abs() <= 1e-10 * want.abs(),
+                "{ordering:?}: {got} {want}"
+            );
+            assert!(
+                (got_ldlt - want_ldlt).abs() <= 1e-10 * want_ldlt.abs(),
+                "{ordering:?}: {got_ldlt} {want_ldlt}"
+            );
+        }
+    }
+    // Dissection is METIS's order, not AMD's or COLAMD's under another name.
+    #[cfg(feature = "metis")]
+    {
+        let nd = SymbolicCholesky::new_ordered(
+            p.lower.symbolic(),
+            Side::Lower,
+            SparseOrdering::NestedDissection,
+        )
+        .unwrap();
+        assert_ne!(
+            nd.perm().arrays().0,
+            amd.perm().arrays().0,
+            "dissection is not faer's own order"
+        );
+    }
 }

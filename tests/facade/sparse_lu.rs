@@ -10,10 +10,10 @@ use faer::{Accum, Mat, Par, c64};
 use teamalg::Exec;
 use teamalg::gates::{Family, ParThreshold};
 use teamalg::kernels::par::Executor;
-use teamalg::linalg::{self, LinalgError, Options, SparseLu, SymbolicLu};
+use teamalg::linalg::{self, LinalgError, Options, SparseLu, SparseOrdering, SymbolicLu};
 
 use super::sample::{self, Sample, every_executor, team};
-use super::sparse_cholesky::{band, grid2, grid3, on, star};
+use super::sparse_cholesky::{band, grid2, grid3, hub, on, order, orderings, star};
 
 /// An unsymmetric matrix on the pattern of `edges` (`(i, j)`, `i > j`, both `(i, j)` and
 /// `(j, i)` stored), with `diagonal` times a sample on the diagonal: small, the pivots come
@@ -380,4 +380,76 @@ fn one_analysis_is_shared_by_threads_that_factor_at_once() {
             });
         }
     });
+}
+
+/// `A`'s diagonal and a full first column: the columns' graph is a star around column 0.
+pub(crate) fn arrow(m: usize, n: usize) -> SparseColMat<usize, f64> {
+    let mut t: Vec<_> = (0..n)
+        .map(|i| Triplet::new(i, i, 2.0 + i as f64 / n as f64))
+        .collect();
+    t.extend((1..m).map(|i| Triplet::new(i, 0, 1.0 / (1 + i) as f64)));
+    t.extend((n..m).map(|i| Triplet::new(i, i % n, 0.5)));
+    SparseColMat::try_new_from_triplets(m, n, &t).unwrap()
+}
+
+/// The column orderings (`SparseOrdering`): a custom order is the one used (column 0 first
+/// fills `U`, last fills nothing), each ordering's factor solves serially and on a team of 2
+/// with the same determinant, and a custom order of the wrong length is refused.
+#[test]
+fn every_ordering_is_used_and_solves() {
+    let n = 60;
+    let a = arrow(n, n);
+    let fill = |first: bool| {
+        let order = hub(n, first);
+        SymbolicLu::new_ordered(a.symbolic(), SparseOrdering::Custom(order.as_ref()))
+            .unwrap()
+            .len_values()
+    };
+    assert!(fill(true) >= n * n / 2, "column 0 first: {}", fill(true));
+    assert!(fill(false) <= 4 * n, "column 0 last: {}", fill(false));
+    let short = order(vec![0]);
+    assert_eq!(
+        SymbolicLu::new_ordered(a.symbolic(), SparseOrdering::Custom(short.as_ref())).unwrap_err(),
+        LinalgError::ShapeMismatch {
+            op: "SymbolicLu::new_ordered",
+            operand: "ordering",
+            dim: linalg::Dim::Cols,
+            expected: n,
+            found: 1,
+        }
+    );
+
+    let (n, edges) = grid3(8);
+    let a = unsymmetric::<f64>(n, &edges, 0.05);
+    let b = sample::mat::<f64>(n, 2, 0.4);
+    let reversed = order((0..n).rev().collect());
+    let team = team(2);
+    let want = SparseLu::new(a.as_ref(), on(&Exec::serial()))
+        .unwrap()
+        .log_abs_det()
+        .unwrap();
+    for ordering in orderings(&reversed) {
+        let symbolic = SymbolicLu::new_ordered(a.symbolic(), ordering).unwrap();
+        for exec in [on(&Exec::serial()), on(&team)] {
+            let lu = SparseLu::new_with(&symbolic, a.as_ref(), exec, &forced(true)).unwrap();
+            let x = lu.solve(&b, exec).unwrap();
+            assert_solves(&format!("{ordering:?}"), &a, &x, &b);
+            let got = lu.log_abs_det().unwrap();
+            assert!(
+                (got - want).abs() <= 1e-10 * want.abs(),
+                "{ordering:?}: {got} {want}"
+            );
+        }
+    }
+    // Dissection is METIS's order, not AMD's or COLAMD's under another name.
+    #[cfg(feature = "metis")]
+    {
+        let nd = SymbolicLu::new_ordered(a.symbolic(), SparseOrdering::NestedDissection).unwrap();
+        let amd = SymbolicLu::new(a.symbolic()).unwrap();
+        assert_ne!(
+            nd.col_perm().arrays().0,
+            amd.col_perm().arrays().0,
+            "dissection is not faer's own order"
+        );
+    }
 }

@@ -9,10 +9,11 @@ use faer::{Accum, Mat, Par, c64};
 use teamalg::Exec;
 use teamalg::gates::{Family, ParThreshold};
 use teamalg::kernels::par::Executor;
-use teamalg::linalg::{LinalgError, Options, SparseQr, SymbolicQr};
+use teamalg::linalg::{self, LinalgError, Options, SparseOrdering, SparseQr, SymbolicQr};
 
 use super::sample::{self, Sample, every_executor, team};
-use super::sparse_cholesky::{band, grid2, grid3, on, star};
+use super::sparse_cholesky::{band, grid2, grid3, hub, on, order, orderings, star};
+use super::sparse_lu::arrow;
 
 /// A tall matrix: an unsymmetric matrix on the pattern of `edges` (`(i, j)`, `i > j`, both
 /// stored) with a diagonal, over `extra` rows of two entries each (every `extra`-th... column
@@ -463,4 +464,70 @@ fn one_analysis_is_shared_by_threads_that_factor_at_once() {
             });
         }
     });
+}
+
+/// The column orderings (`SparseOrdering`): a custom order is the one used (column 0 first
+/// fills `R`, last fills nothing), each ordering's factor gives the least-squares solution
+/// serially and on a team of 2 with the same residual, and a custom order of the wrong
+/// length is refused.
+#[test]
+fn every_ordering_is_used_and_solves() {
+    let n = 60;
+    let a = arrow(n + n / 2, n);
+    let fill = |first: bool| {
+        let order = hub(n, first);
+        SymbolicQr::new_ordered(a.symbolic(), SparseOrdering::Custom(order.as_ref()))
+            .unwrap()
+            .len_values()
+    };
+    assert!(fill(true) >= n * n / 2, "column 0 first: {}", fill(true));
+    assert!(fill(false) <= 8 * n, "column 0 last: {}", fill(false));
+    let short = order(vec![0]);
+    assert_eq!(
+        SymbolicQr::new_ordered(a.symbolic(), SparseOrdering::Custom(short.as_ref())).unwrap_err(),
+        LinalgError::ShapeMismatch {
+            op: "SymbolicQr::new_ordered",
+            operand: "ordering",
+            dim: linalg::Dim::Cols,
+            expected: n,
+            found: 1,
+        }
+    );
+
+    let (n, edges) = grid3(7);
+    let a = tall::<f64>(n, &edges, n / 2 + 3);
+    let b = sample::mat::<f64>(a.nrows(), 2, 0.4);
+    let reversed = order((0..n).rev().collect());
+    let team = team(2);
+    let residual = |full: &Mat<f64>| sample::norm(full.subrows(n, a.nrows() - n));
+    let mut want = b.clone();
+    SparseQr::new(a.as_ref(), on(&Exec::serial()))
+        .unwrap()
+        .lstsq_in_place(want.as_mut(), on(&Exec::serial()))
+        .unwrap();
+    for ordering in orderings(&reversed) {
+        let symbolic = SymbolicQr::new_ordered(a.symbolic(), ordering).unwrap();
+        for exec in [on(&Exec::serial()), on(&team)] {
+            let qr = SparseQr::new_with(&symbolic, a.as_ref(), exec, &forced(true)).unwrap();
+            let mut full = b.clone();
+            qr.lstsq_in_place(full.as_mut(), exec).unwrap();
+            assert_least_squares(&format!("{ordering:?}"), &a, &full, &b);
+            let (got, want) = (residual(&full), residual(&want));
+            assert!(
+                (got - want).abs() <= 1e-10 * want,
+                "{ordering:?}: {got} {want}"
+            );
+        }
+    }
+    // Dissection is METIS's order, not AMD's or COLAMD's under another name.
+    #[cfg(feature = "metis")]
+    {
+        let nd = SymbolicQr::new_ordered(a.symbolic(), SparseOrdering::NestedDissection).unwrap();
+        let amd = SymbolicQr::new(a.symbolic()).unwrap();
+        assert_ne!(
+            nd.col_perm().arrays().0,
+            amd.col_perm().arrays().0,
+            "dissection is not faer's own order"
+        );
+    }
 }

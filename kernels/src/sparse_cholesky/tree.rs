@@ -1,8 +1,8 @@
-//! The analysis of a pattern: faer's supernodal symbolic Cholesky, ordered by AMD and then by a
-//! postorder of the elimination tree (so that every subtree is a contiguous range of
-//! supernodes, and its values one contiguous slice), and the supernodal tree faer computes but
-//! keeps private: the supernodal [`Forest`] and the descendants whose rows update each
-//! supernode.
+//! The analysis of a pattern: faer's supernodal symbolic Cholesky, ordered by AMD (or a given
+//! order, `crate::ordering`) and then by a postorder of the elimination tree (so that every
+//! subtree is a contiguous range of supernodes, and its values one contiguous slice), and the
+//! supernodal tree faer computes but keeps private: the supernodal [`Forest`] and the
+//! descendants whose rows update each supernode.
 
 use std::ops::Range;
 
@@ -37,22 +37,44 @@ pub struct Analysis {
 
 impl Analysis {
     /// Analyses the pattern of a self-adjoint matrix given by its `side` triangle (the other
-    /// entries are ignored).
+    /// entries are ignored), ordered by AMD.
     pub fn new(
         pattern: SymbolicSparseColMatRef<'_, usize>,
         side: Side,
+    ) -> Result<Analysis, FaerError> {
+        Analysis::ordered(pattern, side, None)
+    }
+
+    /// [`Analysis::new`] with the ordering `order` (`order[k]` is the column eliminated
+    /// `k`-th; a permutation of the columns) in place of AMD's.
+    ///
+    /// # Panics
+    /// When `order` is not a permutation of the columns.
+    pub fn ordered(
+        pattern: SymbolicSparseColMatRef<'_, usize>,
+        side: Side,
+        order: Option<&[usize]>,
     ) -> Result<Analysis, FaerError> {
         let n = pattern.nrows();
         let params = CholeskySymbolicParams {
             supernodal_flop_ratio_threshold: SupernodalThreshold::FORCE_SUPERNODAL,
             ..Default::default()
         };
-        let amd = factorize_symbolic_cholesky(pattern, side, SymmetricOrdering::Amd, params)?;
-        // The tree of the AMD-ordered pattern, in a postorder: faer's AMD ordering is not
-        // always one, and a subtree must be a contiguous range of supernodes.
-        let (fwd, inv) = match amd.perm() {
-            Some(perm) => postorder(pattern, side, perm)?,
-            None => ((0..n).collect(), (0..n).collect()),
+        // The tree of the ordered pattern, in a postorder: neither faer's AMD ordering nor a
+        // given one is always one, and a subtree must be a contiguous range of supernodes.
+        let (fwd, inv) = match order {
+            Some(order) => {
+                let inv = crate::ordering::inverse(order);
+                postorder(pattern, side, PermRef::new_checked(order, &inv, n))?
+            }
+            None => {
+                let amd =
+                    factorize_symbolic_cholesky(pattern, side, SymmetricOrdering::Amd, params)?;
+                match amd.perm() {
+                    Some(perm) => postorder(pattern, side, perm)?,
+                    None => ((0..n).collect(), (0..n).collect()),
+                }
+            }
         };
         let perm = PermRef::new_checked(&fwd, &inv, n);
         // An explicit permutation: faer's identity ordering reads only the upper triangle.

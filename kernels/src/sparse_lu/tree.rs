@@ -70,20 +70,38 @@ impl Analysis {
     /// # Panics
     /// When the pattern is not square.
     pub fn new(pattern: SymbolicSparseColMatRef<'_, usize>) -> Result<Analysis, FaerError> {
+        Analysis::ordered(pattern, None)
+    }
+
+    /// [`Analysis::new`] with the column ordering `order` (`order[k]` is the column
+    /// eliminated `k`-th) in place of COLAMD's.
+    ///
+    /// # Panics
+    /// When the pattern is not square, or `order` is not a permutation of its columns.
+    pub fn ordered(
+        pattern: SymbolicSparseColMatRef<'_, usize>,
+        order: Option<&[usize]>,
+    ) -> Result<Analysis, FaerError> {
         assert_eq!(
             pattern.nrows(),
             pattern.ncols(),
             "sparse LU: the pattern is not square"
         );
-        Analysis::with(pattern, Merge::Lu, super::cost::front)
+        Analysis::with(pattern, Merge::Lu, super::cost::front, order)
     }
 
     /// Analyses the pattern of an `m x n` matrix with `merge`'s fronts, each front's work
-    /// `work(rows, cols, pattern)` (the QR's analysis is `sparse_qr::analyse`).
+    /// `work(rows, cols, pattern)` (the QR's analysis is `sparse_qr::analyse`), its columns
+    /// ordered by `order` (`order[k]` is the column eliminated `k`-th) or, without one, by
+    /// COLAMD.
+    ///
+    /// # Panics
+    /// When `order` is not a permutation of the columns.
     pub fn with(
         pattern: SymbolicSparseColMatRef<'_, usize>,
         merge: Merge,
         work: fn(usize, usize, usize) -> f64,
+        order: Option<&[usize]>,
     ) -> Result<Analysis, FaerError> {
         let (m, n) = (pattern.nrows(), pattern.ncols());
         let nnz = pattern.compute_nnz();
@@ -120,9 +138,15 @@ impl Analysis {
         ]);
         let mut mem = MemBuffer::try_new(req).map_err(|_| FaerError::OutOfMemory)?;
         let stack = MemStack::new(&mut mem);
-        let (mut fwd, mut inv) = (vec![0usize; n], vec![0usize; n]);
-        colamd::order(&mut fwd, &mut inv, pattern, Default::default(), stack)?;
-        // A postorder of the column tree, composed with COLAMD's order: every subtree is then a
+        let (fwd, mut inv) = match order {
+            Some(order) => (order.to_vec(), crate::ordering::inverse(order)),
+            None => {
+                let (mut fwd, mut inv) = (vec![0usize; n], vec![0usize; n]);
+                colamd::order(&mut fwd, &mut inv, pattern, Default::default(), stack)?;
+                (fwd, inv)
+            }
+        };
+        // A postorder of the column tree, composed with the order: every subtree is then a
         // contiguous range of columns, and of supernodes.
         let mut etree = vec![0usize; n];
         let mut post = vec![0usize; n];

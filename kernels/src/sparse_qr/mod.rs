@@ -45,11 +45,23 @@ pub use front::Front;
 /// # Panics
 /// When the pattern is wide (`m < n`).
 pub fn analyse(pattern: SymbolicSparseColMatRef<'_, usize>) -> Result<Analysis, FaerError> {
+    analyse_ordered(pattern, None)
+}
+
+/// [`analyse`] with the column ordering `order` (`order[k]` is the column eliminated `k`-th)
+/// in place of COLAMD's.
+///
+/// # Panics
+/// When the pattern is wide, or `order` is not a permutation of its columns.
+pub fn analyse_ordered(
+    pattern: SymbolicSparseColMatRef<'_, usize>,
+    order: Option<&[usize]>,
+) -> Result<Analysis, FaerError> {
     assert!(
         pattern.nrows() >= pattern.ncols(),
         "sparse QR: the pattern is wide"
     );
-    Analysis::with(pattern, Merge::Qr, cost::front)
+    Analysis::with(pattern, Merge::Qr, cost::front, order)
 }
 
 /// Parameters of [`factor`] and [`lstsq_in_place`].

@@ -4,7 +4,7 @@
 //! cargo run --release -p teamalg-tools --bin kernels -- [--kernels gemm,lu,...] [--sizes 64,256]
 //!     [--width W] [MODE] [--settled | --blocks PAUSE_MS:CALLS] [--load N[:NICE]]
 //!     [--load-phases ON_MS:OFF_MS] [--csv FILE] [--block N] [--wide N] [--svd-auto] [--owned]
-//!     [--aspect X] [--only TEXT] [--min-rounds N]
+//!     [--aspect X] [--dissection] [--only TEXT] [--min-rounds N]
 //!     [--matrix [--conditions LIST] [--runs N] [--out FILE] [--batch-cases LIST]]
 //!     [--several-teams [--threads-list LIST]]
 //! ```
@@ -223,6 +223,13 @@ struct Config {
     /// scratch they hold.
     #[arg(long)]
     owned: bool,
+    /// The sparse factorizations' rows analyse teamalg's side with METIS's nested dissection
+    /// (`SparseOrdering::NestedDissection`; a build with the feature `metis`) instead of AMD
+    /// (Cholesky, `LDL^H`) or COLAMD (LU, QR); faer's side keeps its own, the call its users
+    /// make today. Each row's analysis is printed first: its time, fill, work and the share
+    /// of the work above the subtrees a team of two shares, beside AMD's.
+    #[arg(long)]
+    dissection: bool,
     /// The SVD rows factor round(X n) x n matrices (X >= 1: tall).
     #[arg(long, value_name = "X", value_parser = parse_aspect)]
     aspect: Option<f64>,
@@ -393,7 +400,12 @@ fn main() {
         svd_auto: config.svd_auto,
         owned: config.owned,
         aspect: config.aspect,
+        dissection: config.dissection,
     };
+    if config.dissection && !cfg!(feature = "metis") {
+        eprintln!("--dissection needs a build with the feature `metis`");
+        std::process::exit(2);
+    }
     let kernels = named(&["gemm", "lu", "cholesky", "qr"]);
     if config.sections {
         println!("where the time goes, held team of {w}, f64 (median call of 7)\n");

@@ -44,6 +44,8 @@ pub(crate) struct Settings {
     pub(crate) owned: bool,
     /// `--aspect X`: the SVD rows factor `round(X n) x n` matrices.
     pub(crate) aspect: Option<f64>,
+    /// `--dissection`: the sparse factorizations' teamalg side ordered by nested dissection.
+    pub(crate) dissection: bool,
 }
 
 impl Settings {

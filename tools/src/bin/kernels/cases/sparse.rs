@@ -19,7 +19,7 @@ use super::{cx, re, Case, Row, Settings};
 
 /// The rows of `kernel` (`sparse`, `sparse_sparse`), or `None` when it is not sparse.
 pub(crate) fn rows<'a>(kernel: &str, s: &'a Settings) -> Option<Vec<Row<'a>>> {
-    let owned = s.owned;
+    let (owned, nd) = (s.owned, s.dissection);
     Some(match kernel {
         "sparse" => {
             // n is the side of the grid: s x s points, times 64 columns.
@@ -46,43 +46,43 @@ pub(crate) fn rows<'a>(kernel: &str, s: &'a Settings) -> Option<Vec<Row<'a>>> {
         // of n x n points (5-point) and the 3D one of n^3 (7-point), each analysed once.
         "sparse_cholesky" => vec![
             Row::new("spchol 2d f64", vec![100, 300, 700], move |n| {
-                Box::new(SparseLlt::<f64>::laplacian(n, 2, owned))
+                Box::new(SparseLlt::<f64>::laplacian(n, 2, owned, nd))
             }),
             Row::new("spchol 3d f64", vec![12, 20, 32], move |n| {
-                Box::new(SparseLlt::<f64>::laplacian(n, 3, owned))
+                Box::new(SparseLlt::<f64>::laplacian(n, 3, owned, nd))
             }),
             Row::new("spchol 3d c64", vec![20], move |n| {
-                Box::new(SparseLlt::<c64>::laplacian(n, 3, owned))
+                Box::new(SparseLlt::<c64>::laplacian(n, 3, owned, nd))
             }),
             // LDL^H of the 3D vector problem: 3 unknowns per node of an n^3 grid.
             Row::new("spldlt vec3d f64", vec![12, 20], move |n| {
-                Box::new(SparseLlt::<f64>::new(vector3(n), true, owned))
+                Box::new(SparseLlt::<f64>::new(vector3(n), true, owned, nd))
             }),
         ],
         // LU of the convection-diffusion operator of an n x n (2D) or n^3 (3D) grid, each
         // analysed once.
         "sparse_lu" => vec![
             Row::new("splu cd2d f64", vec![100, 300], move |n| {
-                Box::new(SparseLuCase::<f64>::new(convection(n, 2), owned))
+                Box::new(SparseLuCase::<f64>::new(convection(n, 2), owned, nd))
             }),
             Row::new("splu cd3d f64", vec![12, 20, 30], move |n| {
-                Box::new(SparseLuCase::<f64>::new(convection(n, 3), owned))
+                Box::new(SparseLuCase::<f64>::new(convection(n, 3), owned, nd))
             }),
             Row::new("splu cd3d c64", vec![20], move |n| {
-                Box::new(SparseLuCase::<c64>::new(convection(n, 3), owned))
+                Box::new(SparseLuCase::<c64>::new(convection(n, 3), owned, nd))
             }),
         ],
         // Least squares of a smoothing problem on an n x n (2D) or n^3 (3D) grid: a data row
         // per node and a difference row per edge, about (1 + dim) n^dim rows.
         "sparse_qr" => vec![
             Row::new("spqr smooth2d f64", vec![100, 300], move |n| {
-                Box::new(SparseQrCase::<f64>::new(smoothing(n, 2), owned))
+                Box::new(SparseQrCase::<f64>::new(smoothing(n, 2), owned, nd))
             }),
             Row::new("spqr smooth3d f64", vec![12, 20, 24], move |n| {
-                Box::new(SparseQrCase::<f64>::new(smoothing(n, 3), owned))
+                Box::new(SparseQrCase::<f64>::new(smoothing(n, 3), owned, nd))
             }),
             Row::new("spqr smooth3d c64", vec![16], move |n| {
-                Box::new(SparseQrCase::<c64>::new(smoothing(n, 3), owned))
+                Box::new(SparseQrCase::<c64>::new(smoothing(n, 3), owned, nd))
             }),
         ],
         _ => return None,
@@ -122,6 +122,82 @@ pub(crate) fn smoothing<T: ComplexField>(
     faer::sparse::SparseColMat::try_new_from_triplets(row, size, &t).expect("a valid matrix")
 }
 
+/// Which graph a sparse row's ordering reads.
+#[derive(Clone, Copy)]
+enum Graphs {
+    /// `A + A^H`'s, from the lower triangle (Cholesky, `LDL^H`).
+    Symmetric,
+    /// The columns' (LU, QR).
+    Columns,
+}
+
+/// `--dissection`: METIS's order of `a`'s graph, after printing the analysis it gives beside
+/// faer's own ordering's (`analyse(order)`: the tree and the factor's entries); else `None`.
+fn ordered(
+    a: faer::sparse::SymbolicSparseColMatRef<'_, usize>,
+    graph: Graphs,
+    nd: bool,
+    analyse: impl Fn(Option<&[usize]>) -> (teamalg::kernels::drive::forest::Forest, usize),
+) -> Option<Vec<usize>> {
+    if !nd {
+        return None;
+    }
+    #[cfg(feature = "metis")]
+    {
+        use teamalg::kernels::drive::forest::cut;
+        use teamalg::kernels::ordering::{dissection, Graph};
+        let dissect = || {
+            let g = match graph {
+                Graphs::Symmetric => Graph::symmetric(a, faer::Side::Lower),
+                Graphs::Columns => Graph::columns(a).expect("a graph"),
+            };
+            dissection(&g).expect("an ordering")
+        };
+        let order = dissect();
+        let mut line = format!("analysis of {} x {}:", a.nrows(), a.ncols());
+        for (name, order) in [("faer's own", None), ("dissection", Some(&order[..]))] {
+            let start = std::time::Instant::now();
+            let (forest, len) = match order {
+                Some(_) => analyse(Some(&dissect())),
+                None => analyse(None),
+            };
+            let secs = start.elapsed().as_secs_f64();
+            let c = cut(&forest, 2);
+            line += &format!(
+                " {name} {:.1} ms, {len} entries, work {:.3e}, top {:.2}, {} subtrees, heaviest {:.2};",
+                secs * 1e3,
+                forest.total_work(),
+                1.0 - c.subtree_work / forest.total_work(),
+                c.subtrees.len(),
+                c.heaviest / c.subtree_work.max(f64::MIN_POSITIVE),
+            );
+        }
+        eprintln!("{line}");
+        Some(order)
+    }
+    #[cfg(not(feature = "metis"))]
+    {
+        let _ = (a, graph, analyse);
+        unreachable!("--dissection is refused without the feature `metis`")
+    }
+}
+
+/// The facade's analysis with `order` (`None`: its default ordering).
+fn facade_order<S>(
+    order: &Option<Vec<usize>>,
+    analyse: impl Fn(linalg::SparseOrdering<'_>) -> Result<S, linalg::LinalgError>,
+) -> S {
+    let r = match order {
+        Some(fwd) => {
+            let inv = teamalg::kernels::ordering::inverse(fwd);
+            let perm = faer::perm::PermRef::new_checked(fwd, &inv, fwd.len());
+            analyse(linalg::SparseOrdering::Custom(perm))
+        }
+        None => analyse(linalg::SparseOrdering::Amd),
+    };
+    r.expect("an analysis")
+}
+
 /// The sparse QR's numeric factorization, its pattern analysed once (untimed): teamalg's
 /// kernel (the fronts allocated per call: the factor's storage) beside faer's
 /// `factorize_numeric_qr` into values and scratch kept by the case; `--owned` times the
@@ -140,10 +216,16 @@ struct SparseQrCase<T> {
 }
 
 impl<T: Field + Copy> SparseQrCase<T> {
-    fn new(a: faer::sparse::SparseColMat<usize, T>, owned: bool) -> Self {
-        use teamalg::kernels::sparse_qr::{analyse, factor_scratch};
-        let symbolic = linalg::SymbolicQr::new(a.symbolic()).expect("an analysis");
-        let analysis = analyse(a.symbolic()).expect("an analysis");
+    fn new(a: faer::sparse::SparseColMat<usize, T>, owned: bool, nd: bool) -> Self {
+        use teamalg::kernels::sparse_qr::{analyse_ordered, factor_scratch};
+        let analyse =
+            |order: Option<&[usize]>| analyse_ordered(a.symbolic(), order).expect("an analysis");
+        let order = ordered(a.symbolic(), Graphs::Columns, nd, |order| {
+            let an = analyse(order);
+            (an.forest().clone(), an.len_values())
+        });
+        let symbolic = facade_order(&order, |o| linalg::SymbolicQr::new_ordered(a.symbolic(), o));
+        let analysis = analyse(order.as_deref());
         let faer_symbolic =
             faer::sparse::linalg::qr::factorize_symbolic_qr(a.symbolic(), Default::default())
                 .expect("faer's analysis");
@@ -254,10 +336,16 @@ struct SparseLuCase<T> {
 }
 
 impl<T: Field + Copy> SparseLuCase<T> {
-    fn new(a: faer::sparse::SparseColMat<usize, T>, owned: bool) -> Self {
+    fn new(a: faer::sparse::SparseColMat<usize, T>, owned: bool, nd: bool) -> Self {
         use teamalg::kernels::sparse_lu::{factor_scratch, Analysis};
-        let symbolic = linalg::SymbolicLu::new(a.symbolic()).expect("an analysis");
-        let analysis = Analysis::new(a.symbolic()).expect("an analysis");
+        let analyse =
+            |order: Option<&[usize]>| Analysis::ordered(a.symbolic(), order).expect("an analysis");
+        let order = ordered(a.symbolic(), Graphs::Columns, nd, |order| {
+            let an = analyse(order);
+            (an.forest().clone(), an.len_values())
+        });
+        let symbolic = facade_order(&order, |o| linalg::SymbolicLu::new_ordered(a.symbolic(), o));
+        let analysis = analyse(order.as_deref());
         let faer_symbolic =
             faer::sparse::linalg::lu::factorize_symbolic_lu(a.symbolic(), Default::default())
                 .expect("faer's analysis");
@@ -410,6 +498,9 @@ struct SparseLlt<T> {
     symbolic: linalg::SymbolicCholesky,
     analysis: teamalg::kernels::sparse_cholesky::Analysis,
     values: Vec<T>,
+    /// faer's side: its AMD analysis (the same as teamalg's unless `--dissection`).
+    faer_analysis: teamalg::kernels::sparse_cholesky::Analysis,
+    faer_values: Vec<T>,
     mem: faer::dyn_stack::MemBuffer,
     faer_mem: faer::dyn_stack::MemBuffer,
     owned: bool,
@@ -419,22 +510,33 @@ struct SparseLlt<T> {
 }
 
 impl<T: Field + Copy> SparseLlt<T> {
-    fn laplacian(n: usize, dim: u32, owned: bool) -> Self {
-        Self::new(laplacian::<T>(n, dim), false, owned)
+    fn laplacian(n: usize, dim: u32, owned: bool, nd: bool) -> Self {
+        Self::new(laplacian::<T>(n, dim), false, owned, nd)
     }
 
-    fn new(a: faer::sparse::SparseColMat<usize, T>, ldlt: bool, owned: bool) -> Self {
+    fn new(a: faer::sparse::SparseColMat<usize, T>, ldlt: bool, owned: bool, nd: bool) -> Self {
         use teamalg::kernels::sparse_cholesky::{llt_in_place_scratch, Analysis};
-        let symbolic =
-            linalg::SymbolicCholesky::new(a.symbolic(), faer::Side::Lower).expect("an analysis");
-        let analysis = Analysis::new(a.symbolic(), faer::Side::Lower).expect("an analysis");
+        let lower = faer::Side::Lower;
+        let analyse = |order: Option<&[usize]>| {
+            Analysis::ordered(a.symbolic(), lower, order).expect("an analysis")
+        };
+        let order = ordered(a.symbolic(), Graphs::Symmetric, nd, |order| {
+            let an = analyse(order);
+            (an.forest().clone(), an.symbolic().len_val())
+        });
+        let symbolic = facade_order(&order, |o| {
+            linalg::SymbolicCholesky::new_ordered(a.symbolic(), lower, o)
+        });
+        let analysis = analyse(order.as_deref());
+        // faer's side: faer's own AMD order, as its users call it.
+        let faer_analysis = Analysis::new(a.symbolic(), lower).expect("an analysis");
         let len = analysis.symbolic().len_val();
         let req = llt_in_place_scratch::<T>(&analysis);
         let faer_req = faer::dyn_stack::StackReq::any_of(&[
-            analysis
+            faer_analysis
                 .symbolic()
                 .factorize_numeric_llt_scratch::<T>(Par::rayon(0), Default::default()),
-            analysis
+            faer_analysis
                 .symbolic()
                 .factorize_numeric_ldlt_scratch::<T>(Par::rayon(0), Default::default()),
         ]);
@@ -443,6 +545,8 @@ impl<T: Field + Copy> SparseLlt<T> {
             symbolic,
             analysis,
             values: vec![T::zero_impl(); len],
+            faer_values: vec![T::zero_impl(); faer_analysis.symbolic().len_val()],
+            faer_analysis,
             mem: faer::dyn_stack::MemBuffer::new(req),
             faer_mem: faer::dyn_stack::MemBuffer::new(faer_req),
             owned,
@@ -454,7 +558,7 @@ impl<T: Field + Copy> SparseLlt<T> {
 impl<T: Field + Copy> Case for SparseLlt<T> {
     fn faer(&mut self, par: Par) {
         use faer::dyn_stack::{MemBuffer, MemStack};
-        let sym = self.analysis.symbolic();
+        let sym = self.faer_analysis.symbolic();
         let a = self.a.as_ref();
         let ldlt = self.ldlt;
         let factor = |values: &mut [T], stack: &mut MemStack| {
@@ -480,7 +584,7 @@ impl<T: Field + Copy> Case for SparseLlt<T> {
             factor(&mut values, MemStack::new(&mut mem));
             std::hint::black_box(values);
         } else {
-            factor(&mut self.values, MemStack::new(&mut self.faer_mem));
+            factor(&mut self.faer_values, MemStack::new(&mut self.faer_mem));
         }
     }
     fn teamalg(&mut self, exec: &dyn Executor) {
