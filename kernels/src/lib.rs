@@ -25,7 +25,6 @@ pub mod exec;
 pub mod families;
 pub mod gemm;
 pub mod lu;
-pub mod ordering;
 pub mod qr;
 pub mod sparse;
 pub mod sparse_cholesky;

@@ -84,13 +84,13 @@ impl SparseOrdering<'_> {
             SparseOrdering::Amd => Ok(None),
             #[cfg(feature = "metis")]
             SparseOrdering::NestedDissection => {
-                use teamalg_kernels::ordering::Graph;
+                use teamalg_kernels::drive::ordering::Graph;
                 let graph = match of {
                     Of::Symmetric(side) => Ok(Graph::symmetric(pattern, side)),
                     Of::Columns => Graph::columns(pattern),
                 };
                 graph
-                    .and_then(|graph| teamalg_kernels::ordering::dissection(&graph))
+                    .and_then(|graph| teamalg_kernels::drive::ordering::dissection(&graph))
                     .map(Some)
                     .map_err(|e| analysis_error(op, e))
             }

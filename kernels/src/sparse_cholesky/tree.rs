@@ -1,7 +1,7 @@
 //! The analysis of a pattern: faer's supernodal symbolic Cholesky, ordered by AMD (or a given
-//! order, `crate::ordering`) and then by a postorder of the elimination tree (so that every
-//! subtree is a contiguous range of supernodes, and its values one contiguous slice), and the
-//! supernodal tree faer computes but keeps private: the supernodal [`Forest`] and the
+//! order, `crate::drive::ordering`) and then by a postorder of the elimination tree (so that
+//! every subtree is a contiguous range of supernodes, and its values one contiguous slice), and
+//! the supernodal tree faer computes but keeps private: the supernodal [`Forest`] and the
 //! descendants whose rows update each supernode.
 
 use std::ops::Range;
@@ -64,7 +64,7 @@ impl Analysis {
         // given one is always one, and a subtree must be a contiguous range of supernodes.
         let (fwd, inv) = match order {
             Some(order) => {
-                let inv = crate::ordering::inverse(order);
+                let inv = crate::drive::ordering::inverse(order);
                 postorder(pattern, side, PermRef::new_checked(order, &inv, n))?
             }
             None => {

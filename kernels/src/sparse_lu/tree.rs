@@ -139,7 +139,7 @@ impl Analysis {
         let mut mem = MemBuffer::try_new(req).map_err(|_| FaerError::OutOfMemory)?;
         let stack = MemStack::new(&mut mem);
         let (fwd, mut inv) = match order {
-            Some(order) => (order.to_vec(), crate::ordering::inverse(order)),
+            Some(order) => (order.to_vec(), crate::drive::ordering::inverse(order)),
             None => {
                 let (mut fwd, mut inv) = (vec![0usize; n], vec![0usize; n]);
                 colamd::order(&mut fwd, &mut inv, pattern, Default::default(), stack)?;

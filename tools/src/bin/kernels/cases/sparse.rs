@@ -145,7 +145,7 @@ fn ordered(
     #[cfg(feature = "metis")]
     {
         use teamalg::kernels::drive::forest::cut;
-        use teamalg::kernels::ordering::{dissection, Graph};
+        use teamalg::kernels::drive::ordering::{dissection, Graph};
         let dissect = || {
             let g = match graph {
                 Graphs::Symmetric => Graph::symmetric(a, faer::Side::Lower),
@@ -189,7 +189,7 @@ fn facade_order<S>(
 ) -> S {
     let r = match order {
         Some(fwd) => {
-            let inv = teamalg::kernels::ordering::inverse(fwd);
+            let inv = teamalg::kernels::drive::ordering::inverse(fwd);
             let perm = faer::perm::PermRef::new_checked(fwd, &inv, fwd.len());
             analyse(linalg::SparseOrdering::Custom(perm))
         }
