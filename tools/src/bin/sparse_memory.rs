@@ -16,15 +16,35 @@
 //! `SparseLu::new_with_symbolic` on the team). The sparse QR of the smoothing least-squares
 //! matrix of the grid (the kernel program's `smoothing`): `qr-faer` (faer's
 //! `factorize_numeric_qr`, its values, indices and scratch allocated for the call) and
-//! `qr-team` (the facade's `SparseQr::new_with_symbolic` on the team).
+//! `qr-team` (the facade's `SparseQr::new_with_symbolic` on the team). A fourth argument `nd`
+//! analyses the facade arms (`owned`, `lu-team`, `qr-team`) with METIS's nested dissection (a
+//! build with the feature `metis`); faer's arms keep faer's own ordering:
+//!
+//! ```text
+//! sparse_memory owned 3 32 nd; sparse_memory lu-team 3 30 nd; sparse_memory qr-team 3 24 nd
+//! ```
 
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::sparse::{SparseColMat, Triplet};
 use faer::{Par, Side};
 use teamalg::kernels::sparse_cholesky::{llt_in_place, llt_in_place_scratch, Analysis};
 use teamalg::linalg::{
-    SparseCholesky, SparseLu, SparseQr, SymbolicCholesky, SymbolicLu, SymbolicQr,
+    SparseCholesky, SparseLu, SparseOrdering, SparseQr, SymbolicCholesky, SymbolicLu, SymbolicQr,
 };
+
+/// The facade arms' ordering: nested dissection for `nd`, else the default.
+fn ordering(nd: bool) -> SparseOrdering<'static> {
+    if !nd {
+        return SparseOrdering::Amd;
+    }
+    #[cfg(feature = "metis")]
+    return SparseOrdering::NestedDissection;
+    #[cfg(not(feature = "metis"))]
+    {
+        eprintln!("nd needs a build with the feature `metis`");
+        std::process::exit(2)
+    }
+}
 
 /// The high water mark of this process's resident memory, in KiB.
 fn high_water() -> u64 {
@@ -74,9 +94,9 @@ fn convection(n: usize, dim: u32) -> SparseColMat<usize, f64> {
 }
 
 /// One LU arm: the analyses made first, then the factorization between two readings.
-fn lu(arm: &str, dim: u32, side: usize) {
+fn lu(arm: &str, dim: u32, side: usize, nd: bool) {
     let a = convection(side, dim);
-    let symbolic = SymbolicLu::new(a.symbolic()).expect("an analysis");
+    let symbolic = SymbolicLu::new_ordered(a.symbolic(), ordering(nd)).expect("an analysis");
     let faer_symbolic =
         faer::sparse::linalg::lu::factorize_symbolic_lu(a.symbolic(), Default::default())
             .expect("faer's analysis");
@@ -135,9 +155,9 @@ fn smoothing(n: usize, dim: u32) -> SparseColMat<usize, f64> {
 }
 
 /// One QR arm: the analyses made first, then the factorization between two readings.
-fn qr(arm: &str, dim: u32, side: usize) {
+fn qr(arm: &str, dim: u32, side: usize, nd: bool) {
     let a = smoothing(side, dim);
-    let symbolic = SymbolicQr::new(a.symbolic()).expect("an analysis");
+    let symbolic = SymbolicQr::new_ordered(a.symbolic(), ordering(nd)).expect("an analysis");
     let faer_symbolic =
         faer::sparse::linalg::qr::factorize_symbolic_qr(a.symbolic(), Default::default())
             .expect("faer's analysis");
@@ -174,14 +194,16 @@ fn main() {
     let arm = args.get(1).map_or("faer", String::as_str).to_string();
     let dim: u32 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(3);
     let side: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(32);
+    let nd = args.get(4).is_some_and(|s| s == "nd");
     if arm.starts_with("lu-") {
-        return lu(&arm, dim, side);
+        return lu(&arm, dim, side, nd);
     }
     if arm.starts_with("qr-") {
-        return qr(&arm, dim, side);
+        return qr(&arm, dim, side, nd);
     }
     let a = laplacian(side, dim);
-    let symbolic = SymbolicCholesky::new(a.symbolic(), Side::Lower).expect("an analysis");
+    let symbolic = SymbolicCholesky::new_ordered(a.symbolic(), Side::Lower, ordering(nd))
+        .expect("an analysis");
     let analysis = Analysis::new(a.symbolic(), Side::Lower).expect("an analysis");
     let team = teamalg::Pool::builder()
         .threads(2)

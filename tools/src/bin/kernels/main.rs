@@ -226,8 +226,10 @@ struct Config {
     /// The sparse factorizations' rows analyse teamalg's side with METIS's nested dissection
     /// (`SparseOrdering::NestedDissection`; a build with the feature `metis`) instead of AMD
     /// (Cholesky, `LDL^H`) or COLAMD (LU, QR); faer's side keeps its own, the call its users
-    /// make today. Each row's analysis is printed first: its time, fill, work and the share
-    /// of the work above the subtrees a team of two shares, beside AMD's.
+    /// make today. Every sparse row prints its analyses first (with this option or without):
+    /// faer's symbolic call's time, and teamalg's analysis's time, fill, work and the share of
+    /// the work above the subtrees a team of two shares, with AMD or COLAMD and, with this
+    /// option, with nested dissection.
     #[arg(long)]
     dissection: bool,
     /// The SVD rows factor round(X n) x n matrices (X >= 1: tall).

@@ -131,55 +131,63 @@ enum Graphs {
     Columns,
 }
 
-/// `--dissection`: METIS's order of `a`'s graph, after printing the analysis it gives beside
-/// faer's own ordering's (`analyse(order)`: the tree and the factor's entries); else `None`.
+/// The analyses of `a`, printed before its row (the symbolic times apart from the numeric
+/// ones the row times): faer's own symbolic call (`faer_symbolic`), teamalg's analysis with
+/// AMD or COLAMD (`analyse(None)`: the tree and the factor's entries) and, with
+/// `--dissection`, with METIS's order of `a`'s graph, which it returns (else `None`).
 fn ordered(
     a: faer::sparse::SymbolicSparseColMatRef<'_, usize>,
     graph: Graphs,
     nd: bool,
+    faer_symbolic: impl Fn(),
     analyse: impl Fn(Option<&[usize]>) -> (teamalg::kernels::drive::forest::Forest, usize),
 ) -> Option<Vec<usize>> {
-    if !nd {
-        return None;
-    }
-    #[cfg(feature = "metis")]
-    {
-        use teamalg::kernels::drive::forest::cut;
-        use teamalg::kernels::drive::ordering::{dissection, Graph};
-        let dissect = || {
+    use teamalg::kernels::drive::forest::cut;
+    let ms = |start: std::time::Instant| start.elapsed().as_secs_f64() * 1e3;
+    let start = std::time::Instant::now();
+    faer_symbolic();
+    let mut line = format!(
+        "analysis of {} x {}: faer {:.1} ms;",
+        a.nrows(),
+        a.ncols(),
+        ms(start)
+    );
+    let describe =
+        |name: &str, ms: f64, (forest, len): (teamalg::kernels::drive::forest::Forest, usize)| {
+            let c = cut(&forest, 2);
+            format!(
+            " {name} {ms:.1} ms, {len} entries, work {:.3e}, top {:.2}, {} subtrees, heaviest {:.2};",
+            forest.total_work(),
+            1.0 - c.subtree_work / forest.total_work(),
+            c.subtrees.len(),
+            c.heaviest / c.subtree_work.max(f64::MIN_POSITIVE),
+        )
+        };
+    let start = std::time::Instant::now();
+    let own = analyse(None);
+    line += &describe("teamalg AMD", ms(start), own);
+    let order = nd.then(|| {
+        #[cfg(feature = "metis")]
+        {
+            use teamalg::kernels::drive::ordering::{dissection, Graph};
+            let start = std::time::Instant::now();
             let g = match graph {
                 Graphs::Symmetric => Graph::symmetric(a, faer::Side::Lower),
                 Graphs::Columns => Graph::columns(a).expect("a graph"),
             };
-            dissection(&g).expect("an ordering")
-        };
-        let order = dissect();
-        let mut line = format!("analysis of {} x {}:", a.nrows(), a.ncols());
-        for (name, order) in [("faer's own", None), ("dissection", Some(&order[..]))] {
-            let start = std::time::Instant::now();
-            let (forest, len) = match order {
-                Some(_) => analyse(Some(&dissect())),
-                None => analyse(None),
-            };
-            let secs = start.elapsed().as_secs_f64();
-            let c = cut(&forest, 2);
-            line += &format!(
-                " {name} {:.1} ms, {len} entries, work {:.3e}, top {:.2}, {} subtrees, heaviest {:.2};",
-                secs * 1e3,
-                forest.total_work(),
-                1.0 - c.subtree_work / forest.total_work(),
-                c.subtrees.len(),
-                c.heaviest / c.subtree_work.max(f64::MIN_POSITIVE),
-            );
+            let order = dissection(&g).expect("an ordering");
+            let tree = analyse(Some(&order));
+            line += &describe("teamalg dissection", ms(start), tree);
+            order
         }
-        eprintln!("{line}");
-        Some(order)
-    }
-    #[cfg(not(feature = "metis"))]
-    {
-        let _ = (a, graph, analyse);
-        unreachable!("--dissection is refused without the feature `metis`")
-    }
+        #[cfg(not(feature = "metis"))]
+        {
+            let _ = graph;
+            unreachable!("--dissection is refused without the feature `metis`")
+        }
+    });
+    eprintln!("{line}");
+    order
 }
 
 /// The facade's analysis with `order` (`None`: its default ordering).
@@ -220,7 +228,12 @@ impl<T: Field + Copy> SparseQrCase<T> {
         use teamalg::kernels::sparse_qr::{analyse_ordered, factor_scratch};
         let analyse =
             |order: Option<&[usize]>| analyse_ordered(a.symbolic(), order).expect("an analysis");
-        let order = ordered(a.symbolic(), Graphs::Columns, nd, |order| {
+        let faer = || {
+            let sym =
+                faer::sparse::linalg::qr::factorize_symbolic_qr(a.symbolic(), Default::default());
+            std::hint::black_box(sym.expect("faer's analysis"));
+        };
+        let order = ordered(a.symbolic(), Graphs::Columns, nd, faer, |order| {
             let an = analyse(order);
             (an.forest().clone(), an.len_values())
         });
@@ -340,7 +353,12 @@ impl<T: Field + Copy> SparseLuCase<T> {
         use teamalg::kernels::sparse_lu::{factor_scratch, Analysis};
         let analyse =
             |order: Option<&[usize]>| Analysis::ordered(a.symbolic(), order).expect("an analysis");
-        let order = ordered(a.symbolic(), Graphs::Columns, nd, |order| {
+        let faer = || {
+            let sym =
+                faer::sparse::linalg::lu::factorize_symbolic_lu(a.symbolic(), Default::default());
+            std::hint::black_box(sym.expect("faer's analysis"));
+        };
+        let order = ordered(a.symbolic(), Graphs::Columns, nd, faer, |order| {
             let an = analyse(order);
             (an.forest().clone(), an.len_values())
         });
@@ -520,7 +538,13 @@ impl<T: Field + Copy> SparseLlt<T> {
         let analyse = |order: Option<&[usize]>| {
             Analysis::ordered(a.symbolic(), lower, order).expect("an analysis")
         };
-        let order = ordered(a.symbolic(), Graphs::Symmetric, nd, |order| {
+        let faer = || {
+            use faer::sparse::linalg::cholesky::{factorize_symbolic_cholesky, SymmetricOrdering};
+            let (amd, params) = (SymmetricOrdering::Amd, Default::default());
+            let sym = factorize_symbolic_cholesky(a.symbolic(), lower, amd, params);
+            std::hint::black_box(sym.expect("faer's analysis"));
+        };
+        let order = ordered(a.symbolic(), Graphs::Symmetric, nd, faer, |order| {
             let an = analyse(order);
             (an.forest().clone(), an.symbolic().len_val())
         });
