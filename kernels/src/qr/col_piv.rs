@@ -3,31 +3,33 @@
 //! shows on `R`'s diagonal.
 //!
 //! The pivot needs every trailing column's norm after the previous reflector, so each step
-//! is one section: the reflector of column `k` (serial, `O(m)`), then the trailing columns in
-//! chunks of whole blocks of columns, each block updated by the reflector (faer's products; the
-//! block stays in cache between the two passes) and its columns' norms downdated (LAPACK's rule: the
-//! norm is recomputed when downdating has cancelled more than `sqrt(eps)` of it). The blocks
-//! are counted from the step's first trailing column, so every block's work is the same on
-//! every width, and so is the result. When the gate keeps the whole call serial (family
-//! [`Family::QrColPivStep`]), the matrix goes to faer's serial column-pivoted QR instead (its
-//! fused, delayed update is faster on one core; its pivots may differ from the parallel
-//! path's on ties to rounding); a zero matrix, which faer's scaling would turn into NaN, takes
-//! this kernel's steps at width 1. Either way the block factors of `Q` are faer's layout, the
-//! one [`crate::qr::apply_q_in_place`] reads. Design record: `docs/kernels.md`.
+//! is one section: the pivot column's own pending update and its reflector (serial, `O(m)`),
+//! then the trailing columns in chunks of whole blocks of columns. Each reflector's update of
+//! the trailing columns is delayed by one step and fused with the next step's products, as in
+//! faer's serial kernel: one pass over each column applies reflector `k - 1`'s rank-one update
+//! and accumulates reflector `k`'s product (`spectral::fused`, SIMD), so each entry is read
+//! and written once per step; then the column's row `k` and its norm, downdated by LAPACK's
+//! rule (recomputed from the rows below when the downdate has cancelled more than `sqrt(eps)`
+//! of it). The blocks are counted from the step's first trailing column, so every block's
+//! work is the same on every width, and so is the result. When the gate keeps the whole call
+//! serial (family [`Family::QrColPivStep`]), the matrix goes to faer's serial column-pivoted QR
+//! instead (its pivots may differ from the parallel path's on ties to rounding); a zero
+//! matrix, which faer's scaling would turn into NaN, takes this kernel's steps at width 1.
+//! Either way the block factors of `Q` are faer's layout, the one
+//! [`crate::qr::apply_q_in_place`] reads. Design record: `docs/kernels.md`.
 
 use faer::dyn_stack::{MemStack, StackReq};
 use faer::linalg::householder::{make_householder_in_place, upgrade_householder_factor};
-use faer::linalg::matmul::matmul;
 use faer::linalg::qr::col_pivoting::factor::{
     qr_in_place as faer_qr, qr_in_place_scratch as faer_qr_scratch,
 };
 use faer::perm::swap_cols_idx;
 use faer::reborrow::{Reborrow, ReborrowMut};
 use faer::traits::math_utils::{
-    abs, eps, from_real, min_positive, mul_real, one, recip, sqrt, zero,
+    abs, abs2, eps, from_real, min_positive, mul_real, one, recip, sqrt, zero,
 };
 use faer::traits::ComplexField;
-use faer::{Accum, Mat, MatMut, Par};
+use faer::{Mat, MatMut, Par};
 use teamalg_gates::{Family, ParThreshold, Scalar};
 
 use super::cost;
@@ -35,6 +37,7 @@ use crate::exec::call::{self, Call};
 use crate::exec::gate::{self, Region, Scope};
 use crate::exec::par::{part_start, Executor};
 use crate::exec::tiles::Tiles;
+use crate::spectral::fused::Fused;
 
 /// Parameters of [`col_piv_qr_in_place`].
 #[derive(Debug, Clone, Copy, Default)]
@@ -68,7 +71,7 @@ pub fn col_piv_qr_in_place<T>(
     stack: &mut MemStack,
 ) -> usize
 where
-    T: ComplexField + Scalar + Send + Sync,
+    T: ComplexField + Scalar + Send + Sync + Fused,
 {
     let (m, n) = (a.nrows(), a.ncols());
     let size = m.min(n);
@@ -100,7 +103,15 @@ where
     if w > 1 {
         exec.warm(w);
     }
-    let swaps = factor(a.rb_mut(), h.rb_mut(), perm, exec, w, params.threshold);
+    // The fused pass reads columns as slices: a strided `a` is factored in a column-major copy.
+    let swaps = if a.row_stride() == 1 {
+        factor(a.rb_mut(), h.rb_mut(), perm, exec, w, params.threshold)
+    } else {
+        let mut copy = a.to_owned();
+        let swaps = factor(copy.as_mut(), h.rb_mut(), perm, exec, w, params.threshold);
+        a.copy_from(&copy);
+        swaps
+    };
     block_factors(a, h);
     for (j, &p) in perm.iter().enumerate() {
         perm_inv[p] = j;
@@ -119,6 +130,11 @@ fn scales<T: ComplexField>(a: faer::MatRef<'_, T>) -> bool {
 
 /// The pivoted factorization on at most `w` participants per step: the reflectors' scalars
 /// in `h`'s first row; returns the transpositions.
+///
+/// Each reflector's update of the trailing columns is delayed by one step and fused with the
+/// next step's products (faer's serial order): at step `k`, one pass over each trailing
+/// column applies reflector `k - 1`'s rank-one update below row `k` and accumulates `v_k^H`
+/// of the result ([`Fused::reflect_pass`]), so every entry is read and written once per step.
 fn factor<T>(
     mut a: MatMut<'_, T>,
     mut h: MatMut<'_, T>,
@@ -128,7 +144,7 @@ fn factor<T>(
     threshold: Option<ParThreshold>,
 ) -> usize
 where
-    T: ComplexField + Scalar + Send + Sync,
+    T: ComplexField + Scalar + Send + Sync + Fused,
 {
     let (m, n) = (a.nrows(), a.ncols());
     // Row 0: the columns' downdated norms; row 1: each norm when last computed in full.
@@ -141,7 +157,9 @@ where
     for (j, p) in perm.iter_mut().enumerate() {
         *p = j;
     }
-    let mut dots = Mat::<T>::zeros(1, n);
+    // Each column's coefficient of the pending update (reflector k - 1's), and each column's
+    // product with the step's reflector (the pass's output).
+    let mut dots = Mat::<T>::zeros(2, n);
     let mut swaps = 0;
     for k in 0..m.min(n) {
         let p = pivot(norms.as_ref().row(0).subcols(k, n - k)) + k;
@@ -150,10 +168,22 @@ where
             perm.swap(k, p);
             swap_cols_idx(a.rb_mut(), k, p);
             swap_cols_idx(norms.as_mut(), k, p);
+            swap_cols_idx(dots.as_mut(), k, p);
+        }
+        let pending = k > 0;
+        if pending {
+            // Column k's own pending update, rows k..m: reflector k - 1 (stored below its
+            // diagonal) times its coefficient.
+            let d = dots[(0, k)];
+            let (left, mut right) = a.rb_mut().subrows_mut(k, m - k).split_at_col_mut(k);
+            let vp = left.rb().col(k - 1);
+            let mut col = right.rb_mut().col_mut(0);
+            for i in 0..m - k {
+                col[i] += vp[i] * d;
+            }
         }
         let (mut head, tail) = a.rb_mut().subcols_mut(k, 1).split_at_row_mut(k + 1);
-        let tail = tail.col_mut(0);
-        let info = make_householder_in_place(&mut head[(k, 0)], tail);
+        let info = make_householder_in_place(&mut head[(k, 0)], tail.col_mut(0));
         h[(0, k)] = from_real::<T>(&info.tau);
         if k + 1 == n {
             break;
@@ -165,6 +195,7 @@ where
             norms: Tiles::new(norms.as_mut()),
             dots: Tiles::new(dots.as_mut()),
             k,
+            pending,
             tau_inv,
         };
         let cols = n - k - 1;
@@ -208,62 +239,90 @@ fn pivot<R: PartialOrd>(norms: faer::RowRef<'_, R>) -> usize {
     best
 }
 
-/// Columns a participant updates at a time: their two passes (the products with the reflector,
-/// then its rank-one update) meet the columns in its cache (32 columns of 1024 rows of `c64`
-/// are 512 KiB).
+/// Columns a participant handles at a time, counted from the step's first trailing column so
+/// that every width does the same arithmetic on each column.
 const BLOCK: usize = 32;
 
-/// One step's update of the trailing columns, shared by its participants.
+/// One step over the trailing columns, shared by its participants.
 struct Step<'a, T: ComplexField> {
     a: Tiles<'a, T>,
     norms: Tiles<'a, T::Real>,
-    /// Each column's `(a_kj + v^H a_j) / tau`.
+    /// Row 0: each column's pending coefficient, then the step's; row 1: the pass's products.
     dots: Tiles<'a, T>,
     k: usize,
+    /// Whether reflector `k - 1`'s update is pending (every step but the first).
+    pending: bool,
     tau_inv: T::Real,
 }
 
-impl<T: ComplexField> Step<'_, T> {
-    /// Applies reflector `k` to columns `c0..c1` (rows `k..m`) and downdates their norms.
+impl<T: ComplexField + Fused> Step<'_, T> {
+    /// Columns `c0..c1` (after column k): reflector k - 1's pending update and reflector k's
+    /// product in one pass, then row k, the new coefficient and the norm.
     fn columns(&self, c0: usize, c1: usize) {
         let (k, m) = (self.k, self.a.nrows());
-        // SAFETY: column k (rows k + 1..m) is the reflector, written before the step and in no
-        // participant's tile; the columns `c0..c1 > k`, their norms and their dots are this
-        // chunk's alone (the chunks partition the trailing columns).
-        let (v, mut cols, mut norms, mut dots) = unsafe {
+        // SAFETY: columns k - 1 and k (the reflectors, rows k..m) are written before the
+        // section and in no participant's tile; the columns `c0..c1 > k`, their norms and their
+        // dots are this chunk's alone (the chunks partition the trailing columns).
+        let (reflectors, mut cols, mut norms, mut dots) = unsafe {
             (
-                self.a.view(k + 1, m, k, k + 1),
+                self.a.view(k, m, k.saturating_sub(1), k + 1),
                 self.a.tile(k, m, c0, c1),
                 self.norms.tile(0, 2, c0, c1),
-                self.dots.tile(0, 1, c0, c1),
+                self.dots.tile(0, 2, c0, c1),
             )
+        };
+        let v = reflectors.col(reflectors.ncols() - 1).subrows(1, m - k - 1);
+        let v = v.try_as_col_major().expect("column-major").as_slice();
+        // The previous reflector's row k, and its rows below.
+        let (l, vp) = if self.pending {
+            let vp = reflectors.col(0);
+            (
+                vp[0],
+                Some(
+                    vp.subrows(1, m - k - 1)
+                        .try_as_col_major()
+                        .expect("column-major")
+                        .as_slice(),
+                ),
+            )
+        } else {
+            (zero(), None)
         };
         let len = c1 - c0;
         for b0 in (0..len).step_by(BLOCK) {
             let b = BLOCK.min(len - b0);
-            let (mut head, mut below) = cols.rb_mut().subcols_mut(b0, b).split_at_row_mut(1);
-            let mut w = dots.rb_mut().subcols_mut(b0, b);
-            // w = (a_k + v^H A) / tau; a_k -= w; A -= v w.
-            w.copy_from(head.rb());
-            matmul(
-                w.rb_mut(),
-                Accum::Add,
-                v.adjoint(),
-                below.rb(),
-                one(),
-                Par::Seq,
-            );
-            for j in 0..b {
-                w[(0, j)] = mul_real(&w[(0, j)], &self.tau_inv);
-                head[(0, j)] = head[(0, j)].clone() - w[(0, j)].clone();
+            let mut blk = dots.rb_mut().subcols_mut(b0, b);
+            let zeros = || -> [T; BLOCK] { core::array::from_fn(|_| zero()) };
+            let (mut d, mut acc, mut r) = (zeros(), zeros(), zeros());
+            if self.pending {
+                for j in 0..b {
+                    d[j] = blk[(0, j)];
+                }
             }
-            matmul(below.rb_mut(), Accum::Add, v, w.rb(), -one::<T>(), Par::Seq);
+            let (mut head, below) = cols.rb_mut().subcols_mut(b0, b).split_at_row_mut(1);
+            T::reflect_pass(below, vp.map(|vp| (vp, &d[..b])), v, &mut acc[..b]);
             for j in 0..b {
-                downdate(
-                    norms.rb_mut().col_mut(b0 + j),
-                    &head[(0, j)],
-                    below.rb().col(j),
-                );
+                // Row k: its pending update, then reflector k's.
+                let u = head[(0, j)] + l * d[j];
+                let dk = -mul_real(&(u + acc[j]), &self.tau_inv);
+                r[j] = u + dk;
+                head[(0, j)] = r[j];
+                blk[(0, j)] = dk;
+                blk[(1, j)] = acc[j];
+            }
+            for j in 0..b {
+                let dk = blk[(0, j)];
+                let col = cols.rb().col(b0 + j).subrows(1, m - k - 1);
+                // Column j below row k once reflector k's pending update is applied.
+                let fresh = || {
+                    let mut sum = zero::<T::Real>();
+                    for i in 0..m - k - 1 {
+                        let x = col[i] + v[i] * dk;
+                        sum += abs2(&x);
+                    }
+                    sqrt(&sum)
+                };
+                downdate(norms.rb_mut().col_mut(b0 + j), &r[j], fresh);
             }
         }
     }
@@ -271,11 +330,11 @@ impl<T: ComplexField> Step<'_, T> {
 
 /// LAPACK's downdate of a column's norm `norm[0]` once its row `k` (`head`) is done: from the
 /// norm itself while it keeps more than `sqrt(eps)` of the norm last computed in full
-/// (`norm[1]`), else computed afresh from the rows below (`below`).
+/// (`norm[1]`), else computed afresh (`fresh`, the rows below).
 fn downdate<T: ComplexField>(
     mut norm: faer::ColMut<'_, T::Real>,
     head: &T,
-    below: faer::ColRef<'_, T>,
+    fresh: impl FnOnce() -> T::Real,
 ) {
     let (n1, n2) = (norm[0].clone(), norm[1].clone());
     if n1 == zero() {
@@ -288,7 +347,7 @@ fn downdate<T: ComplexField>(
     }
     let q = n1.clone() / n2;
     if t.clone() * q.clone() * q <= sqrt(&eps::<T::Real>()) {
-        let fresh = below.norm_l2();
+        let fresh = fresh();
         norm[0] = fresh.clone();
         norm[1] = fresh;
     } else {

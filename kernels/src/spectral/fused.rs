@@ -1,7 +1,10 @@
-//! The tridiagonalization's fused pass, with runtime SIMD dispatch (`pulp`, the crate faer
-//! itself uses): over a band of columns, one read and one write of each matrix entry applies
-//! the previous step's rank-two update and accumulates both halves of the next Hermitian
-//! matrix-vector product. Design record: `docs/svd.md` ("The parallel tridiagonalization").
+//! The fused single passes, with runtime SIMD dispatch (`pulp`, the crate faer itself uses).
+//! The tridiagonalization's: over a band of columns, one read and one write of each matrix
+//! entry applies the previous step's rank-two update and accumulates both halves of the next
+//! Hermitian matrix-vector product (`docs/svd.md`, "The parallel tridiagonalization"). The
+//! pivoted QR's: over a chunk of columns, one read and one write of each entry applies the
+//! previous reflector's delayed rank-one update and accumulates the next reflector's product
+//! (`docs/kernels.md`, "QR with column pivoting").
 
 use faer::MatMut;
 use num_complex::Complex;
@@ -42,6 +45,15 @@ pub trait Fused: Copy + Send + Sync + Sized + sealed::Sealed {
     /// `b_ij -= vp_i conj(yp_j) + yp_i conj(vp_j)`, then `z_i += b_ij v_j` and, for `i > j`,
     /// `upper_j += conj(b_ij) v_i`.
     fn fused_band(band: Band<'_, Self>);
+
+    /// The pivoted QR's pass over the columns of `cols`: with `pending = (vp, d)`, first
+    /// `a_j += vp d_j` (the previous reflector's delayed update); then `acc_j = v^H a_j`.
+    fn reflect_pass(
+        cols: MatMut<'_, Self>,
+        pending: Option<(&[Self], &[Self])>,
+        v: &[Self],
+        acc: &mut [Self],
+    );
 }
 
 /// Column `j` of the column-major `a`, as a slice.
@@ -127,6 +139,76 @@ macro_rules! fused_impl {
                     }
                 }
                 pulp::Arch::new().dispatch(Op(band));
+            }
+
+            fn reflect_pass(
+                cols: MatMut<'_, $t>,
+                pending: Option<(&[$t], &[$t])>,
+                v: &[$t],
+                acc: &mut [$t],
+            ) {
+                struct Op<'a>(MatMut<'a, $t>, Option<(&'a [$t], &'a [$t])>, &'a [$t], &'a mut [$t]);
+                impl WithSimd for Op<'_> {
+                    type Output = ();
+                    #[inline(always)]
+                    fn with_simd<S: Simd>(self, simd: S) {
+                        let Op(mut cols, pending, v, out) = self;
+                        let conj: fn($t) -> $t = $conj;
+                        let zero = simd.$splat($zero);
+                        let (vh, vt) = S::$as(v);
+                        for j in 0..cols.ncols() {
+                            let col = column(cols.as_mut(), j);
+                            let (ah, at) = S::$as_mut(col);
+                            let (mut acc0, mut acc1) = (zero, zero);
+                            match pending {
+                                Some((vp, d)) => {
+                                    let dj = d[j];
+                                    let sd = simd.$splat(dj);
+                                    let (vph, vpt) = S::$as(vp);
+                                    let mut a2 = ah.chunks_exact_mut(2);
+                                    let (mut vp2, mut v2) = (vph.chunks_exact(2), vh.chunks_exact(2));
+                                    for ((a, vp), v) in (&mut a2).zip(&mut vp2).zip(&mut v2) {
+                                        let x0 = simd.$mul_add(vp[0], sd, a[0]);
+                                        let x1 = simd.$mul_add(vp[1], sd, a[1]);
+                                        a[0] = x0;
+                                        a[1] = x1;
+                                        acc0 = simd.$conj_mul_add(v[0], x0, acc0);
+                                        acc1 = simd.$conj_mul_add(v[1], x1, acc1);
+                                    }
+                                    for ((a, vp), v) in a2.into_remainder().iter_mut().zip(vp2.remainder()).zip(v2.remainder()) {
+                                        let x = simd.$mul_add(*vp, sd, *a);
+                                        *a = x;
+                                        acc0 = simd.$conj_mul_add(*v, x, acc0);
+                                    }
+                                    let mut sum = simd.$reduce(simd.$add(acc0, acc1));
+                                    for ((a, vp), v) in at.iter_mut().zip(vpt).zip(vt) {
+                                        let x = *a + *vp * dj;
+                                        *a = x;
+                                        sum += conj(*v) * x;
+                                    }
+                                    out[j] = sum;
+                                }
+                                None => {
+                                    let mut a2 = ah.chunks_exact(2);
+                                    let mut v2 = vh.chunks_exact(2);
+                                    for (a, v) in (&mut a2).zip(&mut v2) {
+                                        acc0 = simd.$conj_mul_add(v[0], a[0], acc0);
+                                        acc1 = simd.$conj_mul_add(v[1], a[1], acc1);
+                                    }
+                                    for (a, v) in a2.remainder().iter().zip(v2.remainder()) {
+                                        acc0 = simd.$conj_mul_add(*v, *a, acc0);
+                                    }
+                                    let mut sum = simd.$reduce(simd.$add(acc0, acc1));
+                                    for (a, v) in at.iter().zip(vt) {
+                                        sum += conj(*v) * *a;
+                                    }
+                                    out[j] = sum;
+                                }
+                            }
+                        }
+                    }
+                }
+                pulp::Arch::new().dispatch(Op(cols, pending, v, acc));
             }
 
         }
