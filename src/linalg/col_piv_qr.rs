@@ -96,7 +96,8 @@ pub fn col_piv_qr_with<'a, T: Field>(
 }
 
 /// [`col_piv_qr_with`] taking its scratch from `stack` (at least [`col_piv_qr_scratch`] of
-/// the shape): it allocates only the block factors and the permutation.
+/// the shape): it allocates only the block factors and the permutation (and the parallel
+/// path's norms and coefficients, and a column-major copy of an `a` that is not column-major).
 ///
 /// Errors: [`LinalgError::ScratchTooSmall`] when `stack` is smaller than
 /// [`col_piv_qr_scratch`] of the shape, and those of [`col_piv_qr`]; `a` is then unchanged.

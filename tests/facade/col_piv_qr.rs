@@ -361,3 +361,60 @@ fn a_factorization_is_shared_between_threads() {
         }
     });
 }
+
+/// Columns that nearly coincide (`c_j u + s_j w_j`, orthonormal `u` and `w_j`, `c_j` about 1
+/// and `s_j` about 1e-5, ordered differently): after the first step every norm cancels to
+/// about 1e-5 of itself, so the parallel path recomputes them, and its pivots must follow the
+/// recomputed norms, not the cancelled ones (which still order the columns by `c_j`), as
+/// faer's serial path's do (the same `|R_jj|`), also at a scale whose squares overflow.
+#[test]
+fn parallel_pivots_follow_recomputed_norms() {
+    fn check<T: Sample>(scale: f64) {
+        let (m, n) = (60, 8);
+        let basis = Qr::new(&mat::<T>(m, n, 0.2), &Exec::serial())
+            .unwrap()
+            .q_thin(&Exec::serial())
+            .unwrap();
+        let s = [0.0, 3.0, 7.0, 1.0, 5.0, 2.0, 6.0, 4.0];
+        let c = [1.0, 1.05, 1.01, 1.07, 1.03, 1.06, 1.02, 1.04];
+        let x = |v: f64| faer::traits::math_utils::from_f64::<T>(v);
+        let a = Mat::<T>::from_fn(m, n, |i, j| {
+            let w = if j == 0 { 0.0 } else { s[j] * 1e-5 };
+            (basis[(i, 0)] * x(c[j]) + basis[(i, j)] * x(w)) * x(scale)
+        });
+        let parallel = ColPivQr::new_with(&a, &team(2), &options(true)).unwrap();
+        let serial = ColPivQr::new(&a, &Exec::serial()).unwrap();
+        let (rp, rs) = (parallel.r().to_mat(), serial.r().to_mat());
+        for j in 0..n {
+            let (p, q) = (
+                real_f64::<T>(abs(&rp[(j, j)])),
+                real_f64::<T>(abs(&rs[(j, j)])),
+            );
+            assert!(
+                p.is_finite() && (p - q).abs() <= 1e-8 * q,
+                "scale {scale:e}: |R_{j}{j}| = {p:e} on the team, {q:e} serially"
+            );
+        }
+    }
+    for scale in [1.0, 1e160] {
+        check::<f64>(scale);
+        check::<c64>(scale);
+    }
+}
+
+/// A matrix that is not column-major (a transposed view) is factored in place on the parallel
+/// path as its column-major copy is, bit for bit.
+#[test]
+fn parallel_path_takes_a_strided_matrix() {
+    let a = low_rank::<c64>(50, 40, 25, 0.3)
+        + faer::Scale(c64::new(1e-4, 0.0)) * mat::<c64>(50, 40, 0.8);
+    let (t, o) = (team(2), options(true));
+    let mut plain = a.clone();
+    let want = linalg::col_piv_qr_with(plain.as_mut(), &t, &o).unwrap();
+    let mut stored = a.transpose().to_owned();
+    let strided = stored.as_mut().transpose_mut();
+    assert_ne!(strided.row_stride(), 1);
+    let got = linalg::col_piv_qr_with(strided, &t, &o).unwrap();
+    assert!(got.factors() == want.factors());
+    assert_eq!(got.p().arrays().0, want.p().arrays().0);
+}

@@ -26,7 +26,7 @@ use faer::linalg::qr::col_pivoting::factor::{
 use faer::perm::swap_cols_idx;
 use faer::reborrow::{Reborrow, ReborrowMut};
 use faer::traits::math_utils::{
-    abs, abs2, eps, from_real, min_positive, mul_real, one, recip, sqrt, zero,
+    abs, eps, from_real, min_positive, mul_real, one, recip, sqrt, zero,
 };
 use faer::traits::ComplexField;
 use faer::{Mat, MatMut, Par};
@@ -48,7 +48,8 @@ pub struct ColPivQrParams {
 }
 
 /// The scratch of [`col_piv_qr_in_place`] for an `m x n` matrix: faer's serial path's (two
-/// vectors of `n`); the parallel path keeps its norms in a buffer of its own.
+/// vectors of `n`); the parallel path keeps its norms and coefficients in buffers of its own
+/// (and factors a matrix that is not column-major in a column-major copy).
 pub fn col_piv_qr_in_place_scratch<T: ComplexField>(m: usize, n: usize) -> StackReq {
     faer_qr_scratch::<usize, T>(m, n, 1, Par::Seq, Default::default())
 }
@@ -157,9 +158,8 @@ where
     for (j, p) in perm.iter_mut().enumerate() {
         *p = j;
     }
-    // Each column's coefficient of the pending update (reflector k - 1's), and each column's
-    // product with the step's reflector (the pass's output).
-    let mut dots = Mat::<T>::zeros(2, n);
+    // Each column's coefficient of the pending update (reflector k - 1's, then k's).
+    let mut dots = Mat::<T>::zeros(1, n);
     let mut swaps = 0;
     for k in 0..m.min(n) {
         let p = pivot(norms.as_ref().row(0).subcols(k, n - k)) + k;
@@ -247,7 +247,7 @@ const BLOCK: usize = 32;
 struct Step<'a, T: ComplexField> {
     a: Tiles<'a, T>,
     norms: Tiles<'a, T::Real>,
-    /// Row 0: each column's pending coefficient, then the step's; row 1: the pass's products.
+    /// Each column's pending coefficient: reflector k - 1's, then the step's.
     dots: Tiles<'a, T>,
     k: usize,
     /// Whether reflector `k - 1`'s update is pending (every step but the first).
@@ -260,15 +260,16 @@ impl<T: ComplexField + Fused> Step<'_, T> {
     /// product in one pass, then row k, the new coefficient and the norm.
     fn columns(&self, c0: usize, c1: usize) {
         let (k, m) = (self.k, self.a.nrows());
-        // SAFETY: columns k - 1 and k (the reflectors, rows k..m) are written before the
-        // section and in no participant's tile; the columns `c0..c1 > k`, their norms and their
+        // SAFETY: columns k - 1 and k, rows k..m (the two reflectors below their diagonals,
+        // and column k's row k, R's entry, which is not read), are written before the section
+        // and in no participant's tile; the columns `c0..c1 > k`, their norms and their
         // dots are this chunk's alone (the chunks partition the trailing columns).
         let (reflectors, mut cols, mut norms, mut dots) = unsafe {
             (
                 self.a.view(k, m, k.saturating_sub(1), k + 1),
                 self.a.tile(k, m, c0, c1),
                 self.norms.tile(0, 2, c0, c1),
-                self.dots.tile(0, 2, c0, c1),
+                self.dots.tile(0, 1, c0, c1),
             )
         };
         let v = reflectors.col(reflectors.ncols() - 1).subrows(1, m - k - 1);
@@ -308,21 +309,22 @@ impl<T: ComplexField + Fused> Step<'_, T> {
                 r[j] = u + dk;
                 head[(0, j)] = r[j];
                 blk[(0, j)] = dk;
-                blk[(1, j)] = acc[j];
             }
             for j in 0..b {
-                let dk = blk[(0, j)];
-                let col = cols.rb().col(b0 + j).subrows(1, m - k - 1);
-                // Column j below row k once reflector k's pending update is applied.
-                let fresh = || {
-                    let mut sum = zero::<T::Real>();
+                if downdate(norms.rb_mut().col_mut(b0 + j), &r[j]) {
+                    // Cancelled: reflector k's update applied now (its coefficient then
+                    // zero), and the norm of the rows below row k computed afresh, scaled as
+                    // faer's norms are.
+                    let dk = core::mem::replace(&mut blk[(0, j)], zero());
+                    let mut col = cols.rb_mut().col_mut(b0 + j).subrows_mut(1, m - k - 1);
                     for i in 0..m - k - 1 {
-                        let x = col[i] + v[i] * dk;
-                        sum += abs2(&x);
+                        col[i] += v[i] * dk;
                     }
-                    sqrt(&sum)
-                };
-                downdate(norms.rb_mut().col_mut(b0 + j), &r[j], fresh);
+                    let fresh = col.rb().norm_l2();
+                    let mut norm = norms.rb_mut().col_mut(b0 + j);
+                    norm[0] = fresh.clone();
+                    norm[1] = fresh;
+                }
             }
         }
     }
@@ -330,15 +332,11 @@ impl<T: ComplexField + Fused> Step<'_, T> {
 
 /// LAPACK's downdate of a column's norm `norm[0]` once its row `k` (`head`) is done: from the
 /// norm itself while it keeps more than `sqrt(eps)` of the norm last computed in full
-/// (`norm[1]`), else computed afresh (`fresh`, the rows below).
-fn downdate<T: ComplexField>(
-    mut norm: faer::ColMut<'_, T::Real>,
-    head: &T,
-    fresh: impl FnOnce() -> T::Real,
-) {
+/// (`norm[1]`); else `true`, for the caller to compute it afresh from the rows below.
+fn downdate<T: ComplexField>(mut norm: faer::ColMut<'_, T::Real>, head: &T) -> bool {
     let (n1, n2) = (norm[0].clone(), norm[1].clone());
     if n1 == zero() {
-        return;
+        return false;
     }
     let ratio = abs(head) / n1.clone();
     let mut t = one::<T::Real>() - ratio.clone() * ratio;
@@ -347,11 +345,10 @@ fn downdate<T: ComplexField>(
     }
     let q = n1.clone() / n2;
     if t.clone() * q.clone() * q <= sqrt(&eps::<T::Real>()) {
-        let fresh = fresh();
-        norm[0] = fresh.clone();
-        norm[1] = fresh;
+        true
     } else {
         norm[0] = n1 * sqrt(&t);
+        false
     }
 }
 

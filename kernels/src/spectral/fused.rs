@@ -147,6 +147,12 @@ macro_rules! fused_impl {
                 v: &[$t],
                 acc: &mut [$t],
             ) {
+                assert_eq!(v.len(), cols.nrows(), "reflect_pass: v must have the columns' rows");
+                assert_eq!(acc.len(), cols.ncols(), "reflect_pass: one product per column");
+                if let Some((vp, d)) = pending {
+                    assert_eq!(vp.len(), cols.nrows(), "reflect_pass: vp must have the columns' rows");
+                    assert_eq!(d.len(), cols.ncols(), "reflect_pass: one coefficient per column");
+                }
                 struct Op<'a>(MatMut<'a, $t>, Option<(&'a [$t], &'a [$t])>, &'a [$t], &'a mut [$t]);
                 impl WithSimd for Op<'_> {
                     type Output = ();
