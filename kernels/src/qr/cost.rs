@@ -52,13 +52,14 @@ pub const HOUSEHOLDER_ROWS: Rows = Rows::new(
 );
 
 /// Column pivoting's steps' built-in rows ([`Family::QrColPivStep`](teamalg_gates::Family::QrColPivStep)). The split is fitted by
-/// hand to the rows forced parallel at orders 256 to 1024 on the Intel Xeon host
-/// (`docs/perf/runs/kernels-log.md`): its steps' two passes on each participant run at about
-/// half of faer's fused serial pass in real arithmetic and at 0.62 of it in complex, and each
-/// step's section costs about 3.5 us beyond its dispatch. So two wide never pays in real;
-/// complex pays from about order 256.
+/// hand to the rows forced parallel: each step's section costs about 3.5 us beyond its
+/// dispatch (orders 256 to 1024 on the Intel Xeon host, `docs/perf/runs/kernels-log.md`), and
+/// each participant runs its part at 0.63 of faer's fused serial pass in real arithmetic (the
+/// fused pass, forced at 512 and 1024 on the AMD EPYC host: 1.06 and 0.98, 0.88 and 0.84 of
+/// faer serial; the two passes before it ran at about half) and at 0.62 in complex. So two
+/// wide pays in real from about order 1024, in complex from about 256.
 pub const COL_PIV_ROWS: Rows = Rows::new(
     None,
     AppleRate::Measured(Rate::halved(0.202, 0.713)),
-    Some((SplitCost::new(3500.0, 0.5), SplitCost::new(3500.0, 0.62))),
+    Some((SplitCost::new(3500.0, 0.63), SplitCost::new(3500.0, 0.62))),
 );
