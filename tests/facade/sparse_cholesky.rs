@@ -871,3 +871,38 @@ fn every_ordering_is_used_and_solves() {
         );
     }
 }
+
+/// Every ordering on the empty matrix and on one entry: analyses that factor and solve.
+#[test]
+fn every_ordering_takes_empty_and_one_entry() {
+    for n in [0usize, 1] {
+        let a = SparseColMat::<usize, f64>::try_new_from_triplets(
+            n,
+            n,
+            &(0..n).map(|i| Triplet::new(i, i, 2.0)).collect::<Vec<_>>(),
+        )
+        .unwrap();
+        let identity = order((0..n).collect());
+        let b = Mat::<f64>::ones(n, 1);
+        for ordering in orderings(&identity) {
+            let exec = Exec::serial();
+            let symbolic =
+                SymbolicCholesky::new_ordered(a.symbolic(), Side::Lower, ordering).unwrap();
+            let chol = SparseCholesky::new_with_symbolic(&symbolic, a.as_ref(), on(&exec)).unwrap();
+            let x = chol.solve(&b, on(&exec)).unwrap();
+            assert!(x.nrows() == n && (n == 0 || (x[(0, 0)] - 0.5).abs() < 1e-15));
+            let lu = linalg::SymbolicLu::new_ordered(a.symbolic(), ordering).unwrap();
+            let x = linalg::SparseLu::new_with_symbolic(&lu, a.as_ref(), on(&exec))
+                .unwrap()
+                .solve(&b, on(&exec))
+                .unwrap();
+            assert!(x.nrows() == n && (n == 0 || (x[(0, 0)] - 0.5).abs() < 1e-15));
+            let qr = linalg::SymbolicQr::new_ordered(a.symbolic(), ordering).unwrap();
+            let x = linalg::SparseQr::new_with_symbolic(&qr, a.as_ref(), on(&exec))
+                .unwrap()
+                .lstsq(&b, on(&exec))
+                .unwrap();
+            assert!(x.nrows() == n && (n == 0 || (x[(0, 0)] - 0.5).abs() < 1e-15));
+        }
+    }
+}
