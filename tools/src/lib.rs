@@ -13,5 +13,6 @@ pub mod matrix;
 pub mod perf_page;
 pub mod plots;
 pub mod seen_load;
+pub mod sparse_problems;
 pub mod stats;
 pub mod tour;

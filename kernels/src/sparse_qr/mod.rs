@@ -210,25 +210,48 @@ pub fn lstsq_in_place<T>(
 ) where
     T: ComplexField + Scalar + Send + Sync,
 {
+    by_fronts(
+        "lstsq_in_place",
+        analysis,
+        factor,
+        rhs,
+        exec,
+        params,
+        lstsq_columns,
+    );
+}
+
+/// The checks and the column split the two solves share: `columns` solves a block of `rhs`'s
+/// columns, `what` names the solve in the panics.
+fn by_fronts<T>(
+    what: &str,
+    analysis: &Analysis,
+    factor: &Factor<T>,
+    rhs: MatMut<'_, T>,
+    exec: &(impl Executor + ?Sized),
+    params: SparseQrParams,
+    columns: fn(&Analysis, &Factor<T>, MatMut<'_, T>),
+) where
+    T: ComplexField + Scalar + Send + Sync,
+{
     let (m, k) = (rhs.nrows(), rhs.ncols());
-    assert_eq!(m, analysis.nrows(), "lstsq_in_place: rhs' rows");
+    assert_eq!(m, analysis.nrows(), "{what}: rhs' rows");
     assert_eq!(
         factor.fronts.len(),
         analysis.fronts_len(),
-        "lstsq_in_place: the factor of another analysis"
+        "{what}: the factor of another analysis"
     );
     if m == 0 || k == 0 {
         return;
     }
-    let solve = |cols: MatMut<'_, T>| lstsq_columns(analysis, factor, cols);
+    let solve = |cols: MatMut<'_, T>| columns(analysis, factor, cols);
     let units = cost::solve(analysis.len_values(), k);
-    let threshold = params.threshold;
     by_columns(
         exec,
         "sparse_qr/solve",
         Family::SparseQr,
         units,
-        threshold,
+        params.threshold,
         rhs,
         solve,
         &solve,
@@ -345,28 +368,14 @@ pub fn min_norm_adjoint_in_place<T>(
 ) where
     T: ComplexField + Scalar + Send + Sync,
 {
-    let (m, k) = (rhs.nrows(), rhs.ncols());
-    assert_eq!(m, analysis.nrows(), "min_norm_adjoint_in_place: rhs' rows");
-    assert_eq!(
-        factor.fronts.len(),
-        analysis.fronts_len(),
-        "min_norm_adjoint_in_place: the factor of another analysis"
-    );
-    if m == 0 || k == 0 {
-        return;
-    }
-    let solve = |cols: MatMut<'_, T>| adjoint_columns(analysis, factor, cols);
-    let units = cost::solve(analysis.len_values(), k);
-    let threshold = params.threshold;
-    by_columns(
-        exec,
-        "sparse_qr/solve",
-        Family::SparseQr,
-        units,
-        threshold,
+    by_fronts(
+        "min_norm_adjoint_in_place",
+        analysis,
+        factor,
         rhs,
-        solve,
-        &solve,
+        exec,
+        params,
+        adjoint_columns,
     );
 }
 

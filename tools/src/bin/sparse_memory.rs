@@ -25,12 +25,31 @@
 //! ```
 
 use faer::dyn_stack::{MemBuffer, MemStack};
-use faer::sparse::{SparseColMat, Triplet};
 use faer::{Par, Side};
 use teamalg::kernels::sparse_cholesky::{llt_in_place, llt_in_place_scratch, Analysis};
 use teamalg::linalg::{
     SparseCholesky, SparseLu, SparseOrdering, SparseQr, SymbolicCholesky, SymbolicLu, SymbolicQr,
 };
+use teamalg_tools::sparse_problems::{convection, laplacian, smoothing};
+
+/// A held team of 2, made before the first reading.
+fn team() -> teamalg::Team {
+    teamalg::Pool::builder()
+        .threads(2)
+        .build()
+        .expect("a pool")
+        .into_team(2)
+        .expect("a team")
+}
+
+/// Prints the high water mark's growth since `before` for one arm.
+fn report(arm: &str, dim: u32, side: usize, before: u64) {
+    let after = high_water();
+    println!(
+        "{arm} {dim}D {side}: high water {before} KiB before, {after} KiB after, {} KiB for the factorization",
+        after.saturating_sub(before)
+    );
+}
 
 /// The facade arms' ordering: nested dissection for `nd`, else the default.
 fn ordering(nd: bool) -> SparseOrdering<'static> {
@@ -56,56 +75,14 @@ fn high_water() -> u64 {
         .unwrap_or(0)
 }
 
-/// The lower triangle of the `dim`-dimensional Laplacian of a grid of side `n`.
-fn laplacian(n: usize, dim: u32) -> SparseColMat<usize, f64> {
-    let size = n.pow(dim);
-    let mut t = Vec::new();
-    for i in 0..size {
-        t.push(Triplet::new(i, i, 2.0 * dim as f64 + 0.01));
-        let mut stride = 1;
-        for _ in 0..dim {
-            if (i / stride) % n + 1 < n {
-                t.push(Triplet::new(i + stride, i, -1.0));
-            }
-            stride *= n;
-        }
-    }
-    SparseColMat::try_new_from_triplets(size, size, &t).expect("a valid matrix")
-}
-
-/// The convection-diffusion operator of a grid of side `n` in `dim` dimensions (the kernel
-/// program's `convection`).
-fn convection(n: usize, dim: u32) -> SparseColMat<usize, f64> {
-    let size = n.pow(dim);
-    let wind = [0.4, 0.3, 0.2];
-    let mut t = Vec::new();
-    for i in 0..size {
-        t.push(Triplet::new(i, i, 2.0 * dim as f64 + 0.01));
-        let mut stride = 1;
-        for w in wind.iter().take(dim as usize) {
-            if (i / stride) % n + 1 < n {
-                t.push(Triplet::new(i + stride, i, -1.0 - w));
-                t.push(Triplet::new(i, i + stride, -1.0 + w));
-            }
-            stride *= n;
-        }
-    }
-    SparseColMat::try_new_from_triplets(size, size, &t).expect("a valid matrix")
-}
-
 /// One LU arm: the analyses made first, then the factorization between two readings.
 fn lu(arm: &str, dim: u32, side: usize, nd: bool) {
-    let a = convection(side, dim);
+    let a = convection::<f64>(side, dim);
     let symbolic = SymbolicLu::new_ordered(a.symbolic(), ordering(nd)).expect("an analysis");
     let faer_symbolic =
         faer::sparse::linalg::lu::factorize_symbolic_lu(a.symbolic(), Default::default())
             .expect("faer's analysis");
-    let team = teamalg::Pool::builder()
-        .threads(2)
-        .build()
-        .expect("a pool")
-        .into_team(2)
-        .expect("a team");
+    let team = team();
     let before = high_water();
     if arm == "lu-faer" {
         let mut numeric = faer::sparse::linalg::lu::NumericLu::new();
@@ -125,48 +102,17 @@ fn lu(arm: &str, dim: u32, side: usize, nd: bool) {
         let lu = SparseLu::new_with_symbolic(&symbolic, a.as_ref(), &team);
         std::hint::black_box(lu.expect("nonsingular"));
     }
-    let after = high_water();
-    println!(
-        "{arm} {dim}D {side}: high water {before} KiB before, {after} KiB after, {} KiB for the factorization",
-        after.saturating_sub(before)
-    );
-}
-
-/// The smoothing least-squares matrix of a grid of side `n` in `dim` dimensions (the kernel
-/// program's `smoothing`): a data row per node, a difference row per edge.
-fn smoothing(n: usize, dim: u32) -> SparseColMat<usize, f64> {
-    let size = n.pow(dim);
-    let mut t = Vec::new();
-    let mut row = 0;
-    for i in 0..size {
-        t.push(Triplet::new(row, i, 1.0 + (i % 7) as f64 / 10.0));
-        row += 1;
-        let mut stride = 1;
-        for _ in 0..dim {
-            if (i / stride) % n + 1 < n {
-                t.push(Triplet::new(row, i, -2.0));
-                t.push(Triplet::new(row, i + stride, 2.0));
-                row += 1;
-            }
-            stride *= n;
-        }
-    }
-    SparseColMat::try_new_from_triplets(row, size, &t).expect("a valid matrix")
+    report(arm, dim, side, before);
 }
 
 /// One QR arm: the analyses made first, then the factorization between two readings.
 fn qr(arm: &str, dim: u32, side: usize, nd: bool) {
-    let a = smoothing(side, dim);
+    let a = smoothing::<f64>(side, dim);
     let symbolic = SymbolicQr::new_ordered(a.symbolic(), ordering(nd)).expect("an analysis");
     let faer_symbolic =
         faer::sparse::linalg::qr::factorize_symbolic_qr(a.symbolic(), Default::default())
             .expect("faer's analysis");
-    let team = teamalg::Pool::builder()
-        .threads(2)
-        .build()
-        .expect("a pool")
-        .into_team(2)
-        .expect("a team");
+    let team = team();
     let before = high_water();
     if arm == "qr-faer" {
         let sym = &faer_symbolic;
@@ -182,11 +128,7 @@ fn qr(arm: &str, dim: u32, side: usize, nd: bool) {
         let qr = SparseQr::new_with_symbolic(&symbolic, a.as_ref(), &team);
         std::hint::black_box(qr.expect("a factor"));
     }
-    let after = high_water();
-    println!(
-        "{arm} {dim}D {side}: high water {before} KiB before, {after} KiB after, {} KiB for the factorization",
-        after.saturating_sub(before)
-    );
+    report(arm, dim, side, before);
 }
 
 fn main() {
@@ -201,16 +143,11 @@ fn main() {
     if arm.starts_with("qr-") {
         return qr(&arm, dim, side, nd);
     }
-    let a = laplacian(side, dim);
+    let a = laplacian::<f64>(side, dim);
     let symbolic = SymbolicCholesky::new_ordered(a.symbolic(), Side::Lower, ordering(nd))
         .expect("an analysis");
     let analysis = Analysis::new(a.symbolic(), Side::Lower).expect("an analysis");
-    let team = teamalg::Pool::builder()
-        .threads(2)
-        .build()
-        .expect("a pool")
-        .into_team(2)
-        .expect("a team");
+    let team = team();
     let before = high_water();
     let sym = analysis.symbolic();
     match arm.as_str() {
@@ -247,9 +184,5 @@ fn main() {
             std::hint::black_box(chol.expect("positive definite"));
         }
     }
-    let after = high_water();
-    println!(
-        "{arm} {dim}D {side}: high water {before} KiB before, {after} KiB after, {} KiB for the factorization",
-        after.saturating_sub(before)
-    );
+    report(&arm, dim, side, before);
 }
