@@ -18,6 +18,7 @@ mod lookahead;
 mod lu;
 mod qr;
 mod rows;
+mod schur;
 mod sparse;
 mod svd;
 mod triangular;

@@ -1,0 +1,230 @@
+//! The complex Schur form of an upper Hessenberg matrix, `H = Q T Q^H`, by multishift QR
+//! sweeps with aggressive early deflation (LAPACK's `zlaqr0`, faer's `multishift_qr`), with
+//! the sweeps' and the deflation windows' far updates on the executor. Design record:
+//! `docs/general-evd.md`.
+//!
+//! - `small.rs`: single-shift QR (`zlahqr`), for blocks below [`MULTISHIFT_FROM`] and for the
+//!   deflation windows;
+//! - `deflate.rs`: aggressive early deflation, which also gives the sweeps their shifts;
+//! - `sweep.rs`: a chain of bulges chased window by window;
+//! - `far.rs`: a window's unitary applied to the rest of `H` and to `Q`, on the team.
+
+mod deflate;
+mod far;
+pub mod scalar;
+mod small;
+mod sweep;
+
+use std::fmt;
+
+use faer::{Mat, MatMut};
+use teamalg_gates::{Family, ParThreshold};
+
+use self::deflate::deflate;
+use self::far::Team;
+use self::scalar::Cplx;
+use self::small::{lahqr, negligible, Reach};
+use self::sweep::{sweep, window};
+use crate::exec::gate::{self, Region, Scope};
+use crate::exec::par::Executor;
+use crate::spectral::scalar::Real;
+
+/// Blocks of fewer rows are finished by single-shift QR.
+pub const MULTISHIFT_FROM: usize = 75;
+
+/// A deflation window that deflated at least this percentage of its rows skips the sweep
+/// (LAPACK's `NIBBLE`).
+const NIBBLE: usize = 14;
+
+/// Iterations without a deflation between two exceptional shift sets (LAPACK's `KEXSH`).
+const EXCEPTIONAL: usize = 6;
+
+/// Parameters of [`schur_in_place`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SchurParams {
+    /// How the far updates decide to go parallel (family `Gemm`); `None` leaves it to the
+    /// executor's model.
+    pub threshold: Option<ParThreshold>,
+}
+
+/// Why [`schur_in_place`] failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SchurError {
+    /// The iterations ran out before every eigenvalue converged.
+    NoConvergence,
+}
+
+impl fmt::Display for SchurError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the Schur iterations did not converge")
+    }
+}
+
+impl std::error::Error for SchurError {}
+
+/// The shifts per sweep for a matrix of order `n` (faer's and LAPACK's `iparmq` table).
+pub fn shift_count(n: usize) -> usize {
+    match n {
+        0..30 => 2,
+        30..60 => 4,
+        60..150 => 12,
+        150..590 => 32,
+        590..3000 => 64,
+        3000..6000 => 128,
+        _ => 256,
+    }
+}
+
+/// The deflation window for a matrix of order `n` (the same table).
+pub fn deflation_window(n: usize) -> usize {
+    match n {
+        0..30 => 2,
+        30..60 => 4,
+        60..150 => 10,
+        150..590 => (n as f64 / (n as f64).log2()) as usize,
+        590..3000 => 96,
+        3000..6000 => 192,
+        _ => 384,
+    }
+}
+
+/// Reduces the upper Hessenberg `h` to upper triangular `T` by unitary similarity
+/// (`H = Q T Q^H`), and, when `z` is given, replaces it by `z Q` (give the Hessenberg
+/// reduction's unitary to get `A = (Z Q) T (Z Q)^H`). Entries of `h` below the subdiagonal
+/// are taken as zero. The eigenvalues are `T`'s diagonal.
+///
+/// # Errors
+/// [`SchurError::NoConvergence`] when the iterations run out (`30 max(10, n)` of them);
+/// `h` and `z` then hold a partial reduction.
+///
+/// # Panics
+/// When `h` is not square, or `z` has another column count.
+pub fn schur_in_place<C: Cplx>(
+    mut h: MatMut<'_, C>,
+    mut z: Option<MatMut<'_, C>>,
+    exec: &(impl Executor + ?Sized),
+    params: SchurParams,
+) -> Result<(), SchurError> {
+    let n = h.nrows();
+    assert!(h.ncols() == n, "schur: H is {}x{}", n, h.ncols());
+    if let Some(z) = &z {
+        assert!(z.ncols() == n, "schur: Z has {} columns for H of order {n}", z.ncols());
+    }
+    for j in 0..n {
+        for i in j + 2..n {
+            h[(i, j)] = C::ZERO;
+        }
+    }
+    if n <= 1 {
+        return Ok(());
+    }
+    let reach = Reach { top: 0, end: n };
+    if n < MULTISHIFT_FROM {
+        return lahqr(&mut h, z.as_mut(), 0, n - 1, reach).map_err(|_| SchurError::NoConvergence);
+    }
+    let zrows = z.as_ref().map_or(0, |z| z.nrows());
+    let call_units = cost(n, zrows);
+    let region = Region {
+        site: "schur",
+        dims: [n, n, zrows],
+        units: call_units,
+        family: Family::Gemm,
+        sections: n,
+        scope: Scope::Call,
+        call_units,
+    };
+    let call = gate::call::<C>(exec, region, params.threshold);
+    let team = Team {
+        exec,
+        width: call.width(),
+        call_units,
+        threshold: params.threshold,
+    };
+    if team.width > 1 {
+        exec.warm(team.width);
+    }
+    let nsr = shift_count(n);
+    let nwr = deflation_window(n);
+    let mut u = Mat::<C>::zeros(window(nsr), window(nsr));
+    let itmax = 30 * n.max(10);
+    let mut since_deflation = 1usize;
+    // Rows kbot + 1.. have converged.
+    let mut kbot = n - 1;
+    for _ in 0..itmax {
+        // The active block: up from kbot to a negligible subdiagonal (set to zero).
+        let mut ktop = 0;
+        for k in (1..=kbot).rev() {
+            if negligible(&h, k, 0, kbot) {
+                h[(k, k - 1)] = C::ZERO;
+                ktop = k;
+                break;
+            }
+        }
+        let nh = kbot + 1 - ktop;
+        if nh < MULTISHIFT_FROM {
+            lahqr(&mut h, z.as_mut(), ktop, kbot, reach).map_err(|_| SchurError::NoConvergence)?;
+            if ktop == 0 {
+                return Ok(());
+            }
+            kbot = ktop - 1;
+            since_deflation = 1;
+            continue;
+        }
+        let d = deflate(&mut h, z.as_mut(), ktop, kbot, nwr.min(nh), reach, &team);
+        if d.deflated > 0 {
+            since_deflation = 1;
+            if d.deflated > kbot {
+                return Ok(());
+            }
+            kbot -= d.deflated;
+        } else {
+            since_deflation += 1;
+        }
+        let nw = nwr.min(nh);
+        let left = kbot + 1 - ktop;
+        let sweep_due = d.deflated == 0
+            || (100 * d.deflated <= nw * NIBBLE && left > MULTISHIFT_FROM.min(nw));
+        if !sweep_due || left < 2 {
+            continue;
+        }
+        let ns = nsr.min(left - 1).max(1);
+        let shifts = if since_deflation % EXCEPTIONAL == 0 {
+            exceptional(&h, ktop, kbot, ns)
+        } else if d.shifts.len() >= ns.div_ceil(2).max(1) {
+            let s = &d.shifts;
+            s[s.len().saturating_sub(ns)..].to_vec()
+        } else {
+            bottom_eigenvalues(&h, ktop, kbot, ns).unwrap_or_else(|| exceptional(&h, ktop, kbot, ns))
+        };
+        sweep(&mut h, z.as_mut(), ktop, kbot, &shifts, reach, &mut u, &team);
+    }
+    Err(SchurError::NoConvergence)
+}
+
+/// Shifts that break a cycle: the bottom diagonal moved by the subdiagonal's size.
+fn exceptional<C: Cplx>(h: &MatMut<'_, C>, ktop: usize, kbot: usize, ns: usize) -> Vec<C> {
+    let q = <C::R as Real>::from_f64(0.75);
+    (0..ns)
+        .map(|i| {
+            let k = kbot - i.min(kbot - ktop - 1);
+            h[(k, k)] + C::new(q * h[(k, k - 1)].abs1(), <C::R as Real>::ZERO)
+        })
+        .collect()
+}
+
+/// The eigenvalues of the trailing `ns x ns` block of the active block, as shifts.
+fn bottom_eigenvalues<C: Cplx>(h: &MatMut<'_, C>, ktop: usize, kbot: usize, ns: usize) -> Option<Vec<C>> {
+    let ns = ns.min(kbot + 1 - ktop).max(2);
+    let k0 = kbot + 1 - ns;
+    let mut b = Mat::<C>::from_fn(ns, ns, |i, j| if i <= j + 1 { h[(k0 + i, k0 + j)] } else { C::ZERO });
+    lahqr(&mut b.as_mut(), None, 0, ns - 1, Reach { top: 0, end: ns }).ok()?;
+    Some((0..ns).map(|i| b[(i, i)]).collect())
+}
+
+/// The multiply-adds of the far updates the call is expected to make: about `10 n^3` for `T`
+/// and `Z` together, `7 n^3` without `Z` (a sweep's window products over the whole matrix,
+/// some ten sweeps' worth of chains).
+pub fn cost(n: usize, zrows: usize) -> f64 {
+    let n = n as f64;
+    7.0 * n * n * n + 3.0 * n * n * zrows as f64
+}

@@ -1,0 +1,89 @@
+//! One multishift QR sweep: a chain of bulges, one shift each, introduced at the top of the
+//! active block and chased off its bottom, window by window. Inside a window every
+//! transformation is applied at once to the window and accumulated in `U`; the window's far
+//! parts then take `U` in three products on the team (`far.rs`). LAPACK's `zlaqr5` packs
+//! two shifts per bulge and exploits `U`'s banded structure; one shift per bulge keeps the
+//! chase short and the rules simple, for a denser `U`.
+
+use faer::reborrow::ReborrowMut;
+use faer::{Mat, MatMut};
+
+use super::far::{self, Team};
+use super::scalar::Cplx;
+use super::small::{left2, reflector, right2, Reach};
+use crate::exec::par::Executor;
+
+/// Rows between two bulges of the chain: a bulge at step `k` lives in rows `k..=k + 2`.
+const GAP: usize = 3;
+
+/// The window a sweep of `shifts` bulges works in: the chain and as many rows again to move.
+pub(crate) fn window(shifts: usize) -> usize {
+    2 * (GAP * shifts + GAP)
+}
+
+/// Chases one bulge per shift through `h[ktop..=kbot, ktop..=kbot]`. `u` is scratch of at
+/// least `window(shifts.len())` square.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn sweep<C: Cplx, E: Executor + ?Sized>(
+    h: &mut MatMut<'_, C>,
+    mut z: Option<&mut MatMut<'_, C>>,
+    ktop: usize,
+    kbot: usize,
+    shifts: &[C],
+    reach: Reach,
+    u: &mut Mat<C>,
+    team: &Team<'_, E>,
+) {
+    let nb = shifts.len();
+    if nb == 0 || kbot <= ktop {
+        return;
+    }
+    let win = window(nb);
+    // The next step of each bulge (`kbot`: chased off).
+    let mut pos = vec![ktop; nb];
+    while let Some(trail) = (0..nb).rev().find(|&j| pos[j] < kbot) {
+        let lead = (0..nb).find(|&j| pos[j] < kbot).unwrap_or(trail);
+        let ws = if pos[trail] == ktop {
+            ktop
+        } else {
+            pos[trail] - 1
+        };
+        let we = (ws + win - 1).min(kbot);
+        let wl = we + 1 - ws;
+        let mut uw = u.as_mut().submatrix_mut(0, 0, wl, wl);
+        uw.fill(C::ZERO);
+        uw.rb_mut().diagonal_mut().fill(C::ONE);
+        loop {
+            let mut moved = false;
+            for j in lead..=trail {
+                let k = pos[j];
+                if k >= kbot
+                    || (j > 0 && pos[j - 1] < kbot && pos[j - 1] < k + GAP)
+                    || (k > ktop && k - 1 < ws)
+                    || (k + 2).min(kbot) > we
+                {
+                    continue;
+                }
+                let (alpha, mut x) = if k == ktop {
+                    (h[(k, k)] - shifts[j], [h[(k + 1, k)]])
+                } else {
+                    (h[(k, k - 1)], [h[(k + 1, k - 1)]])
+                };
+                let g = reflector(alpha, &mut x);
+                if k > ktop {
+                    h[(k, k - 1)] = g.beta;
+                    h[(k + 1, k - 1)] = C::ZERO;
+                }
+                left2(h, k, k..we + 1, g.tau, x[0]);
+                right2(h, k, ws..(k + 3).min(kbot + 1), g.tau, x[0]);
+                right2(&mut uw, k - ws, 0..wl, g.tau, x[0]);
+                pos[j] = k + 1;
+                moved = true;
+            }
+            if !moved {
+                break;
+            }
+        }
+        far::apply(h, z.as_deref_mut(), u.as_ref().submatrix(0, 0, wl, wl), ws, reach, team);
+    }
+}

@@ -1,0 +1,115 @@
+//! The complex Schur form: `H = Z T Z^H` to rounding with `T` upper triangular and `Z`
+//! unitary, the eigenvalues against faer's, below and above the multishift threshold, on
+//! every executor.
+
+use faer::linalg::matmul::matmul;
+use faer::{Accum, Mat, Par, c32, c64};
+use teamalg::gates::ParThreshold;
+use teamalg::kernels::evd::schur::scalar::Cplx;
+use teamalg::kernels::evd::schur::{SchurParams, schur_in_place};
+use teamalg::kernels::bidiag_svd::Real;
+use teamalg::kernels::par::{Executor, Seq};
+
+use super::sample::{Sample, every_executor, mat};
+
+/// A reproducible upper Hessenberg matrix.
+fn hessenberg<T: Sample + Cplx>(n: usize, seed: f64) -> Mat<T> {
+    let a = mat::<T>(n, n, seed);
+    Mat::from_fn(n, n, |i, j| if i <= j + 1 { a[(i, j)] } else { T::ZERO })
+}
+
+fn fro<T: Cplx>(a: faer::MatRef<'_, T>) -> f64 {
+    let mut s = 0.0;
+    for j in 0..a.ncols() {
+        for i in 0..a.nrows() {
+            let x = a[(i, j)].abs().to_f64();
+            s += x * x;
+        }
+    }
+    s.sqrt()
+}
+
+/// `||H - Z T Z^H|| / (n ||H||)` and `||Z^H Z - I|| / n` in units of the roundoff, after
+/// checking that `T` is upper triangular.
+fn errors<T: Sample + Cplx>(h: &Mat<T>, t: &Mat<T>, z: &Mat<T>) -> (f64, f64) {
+    let n = h.nrows();
+    for j in 0..n {
+        for i in j + 1..n {
+            assert!(t[(i, j)] == T::ZERO, "T[{i}, {j}] = {:?}", t[(i, j)]);
+        }
+    }
+    let mut zt = Mat::<T>::zeros(n, n);
+    matmul(zt.as_mut(), Accum::Replace, z.as_ref(), t.as_ref(), T::ONE, Par::Seq);
+    let mut r = h.clone();
+    matmul(r.as_mut(), Accum::Add, zt.as_ref(), z.adjoint(), -T::ONE, Par::Seq);
+    let mut g = Mat::<T>::from_fn(n, n, |i, j| if i == j { -T::ONE } else { T::ZERO });
+    matmul(g.as_mut(), Accum::Add, z.adjoint(), z.as_ref(), T::ONE, Par::Seq);
+    let (u, nn) = (T::unit(), n.max(1) as f64);
+    (
+        fro(r.as_ref()) / (if fro(h.as_ref()) == 0.0 { 1.0 } else { fro(h.as_ref()) } * nn * u),
+        fro(g.as_ref()) / (nn * u),
+    )
+}
+
+fn run<T: Sample + Cplx>(h: &Mat<T>, exec: &dyn Executor, force: bool) -> (Mat<T>, Mat<T>) {
+    let n = h.nrows();
+    let mut t = h.clone();
+    let mut z = Mat::<T>::from_fn(n, n, |i, j| if i == j { T::ONE } else { T::ZERO });
+    let params = SchurParams {
+        threshold: force.then_some(ParThreshold::Fixed(0)),
+    };
+    schur_in_place(t.as_mut(), Some(z.as_mut()), exec, params).unwrap();
+    (t, z)
+}
+
+/// faer's eigenvalues of `h`, each matched to the nearest of `ours`.
+fn assert_eigenvalues<T: Sample + Cplx>(h: &Mat<T>, t: &Mat<T>, tol: f64) {
+    let n = h.nrows();
+    let theirs = h.eigenvalues().unwrap();
+    let mut ours: Vec<T> = (0..n).map(|i| t[(i, i)]).collect();
+    let scale = fro(h.as_ref()).max(1.0);
+    for e in theirs {
+        let e = T::new(
+            <T::R as Real>::from_f64(e.re.to_f64()),
+            <T::R as Real>::from_f64(e.im.to_f64()),
+        );
+        let (k, d) = ours
+            .iter()
+            .enumerate()
+            .map(|(k, x)| (k, (*x - e).abs().to_f64()))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .unwrap();
+        assert!(d <= tol * scale, "eigenvalue {e:?}: nearest at {d}");
+        ours.swap_remove(k);
+    }
+}
+
+const ORDERS: [usize; 9] = [0, 1, 2, 5, 40, 74, 75, 130, 260];
+
+/// Backward error and orthogonality within `c u n` (c = 10), `T` triangular, the eigenvalues
+/// faer's, every order, both precisions, serially.
+#[test]
+fn schur_form_is_a_unitary_similarity() {
+    for n in ORDERS {
+        let h = hessenberg::<c64>(n, 0.3);
+        let (t, z) = run(&h, &Seq, false);
+        let (back, orth) = errors(&h, &t, &z);
+        assert!(back <= 10.0 && orth <= 10.0, "c64 n={n}: backward {back} orthogonality {orth}");
+        assert_eigenvalues(&h, &t, 1e-9);
+        let h = hessenberg::<c32>(n, 0.7);
+        let (t, z) = run(&h, &Seq, false);
+        let (back, orth) = errors(&h, &t, &z);
+        assert!(back <= 10.0 && orth <= 10.0, "c32 n={n}: backward {back} orthogonality {orth}");
+    }
+}
+
+/// The same on every executor, forced to its full width and gated.
+#[test]
+fn every_executor_gives_a_schur_form() {
+    let h = hessenberg::<c64>(200, 0.9);
+    every_executor(|exec, force| {
+        let (t, z) = run(&h, exec, force);
+        let (back, orth) = errors(&h, &t, &z);
+        assert!(back <= 10.0 && orth <= 10.0, "backward {back} orthogonality {orth}");
+    });
+}
