@@ -3,11 +3,12 @@
 //! every executor.
 
 use faer::linalg::matmul::matmul;
+use faer::reborrow::ReborrowMut;
 use faer::{Accum, Mat, Par, c32, c64};
 use teamalg::gates::ParThreshold;
-use teamalg::kernels::evd::schur::scalar::Cplx;
-use teamalg::kernels::evd::schur::{SchurParams, schur_in_place};
 use teamalg::kernels::bidiag_svd::Real;
+use teamalg::kernels::evd::schur::scalar::Cplx;
+use teamalg::kernels::evd::schur::{SchurError, SchurParams, schur_in_place};
 use teamalg::kernels::par::{Executor, Seq};
 
 use super::sample::{Sample, every_executor, mat};
@@ -39,14 +40,41 @@ fn errors<T: Sample + Cplx>(h: &Mat<T>, t: &Mat<T>, z: &Mat<T>) -> (f64, f64) {
         }
     }
     let mut zt = Mat::<T>::zeros(n, n);
-    matmul(zt.as_mut(), Accum::Replace, z.as_ref(), t.as_ref(), T::ONE, Par::Seq);
+    matmul(
+        zt.as_mut(),
+        Accum::Replace,
+        z.as_ref(),
+        t.as_ref(),
+        T::ONE,
+        Par::Seq,
+    );
     let mut r = h.clone();
-    matmul(r.as_mut(), Accum::Add, zt.as_ref(), z.adjoint(), -T::ONE, Par::Seq);
+    matmul(
+        r.as_mut(),
+        Accum::Add,
+        zt.as_ref(),
+        z.adjoint(),
+        -T::ONE,
+        Par::Seq,
+    );
     let mut g = Mat::<T>::from_fn(n, n, |i, j| if i == j { -T::ONE } else { T::ZERO });
-    matmul(g.as_mut(), Accum::Add, z.adjoint(), z.as_ref(), T::ONE, Par::Seq);
+    matmul(
+        g.as_mut(),
+        Accum::Add,
+        z.adjoint(),
+        z.as_ref(),
+        T::ONE,
+        Par::Seq,
+    );
     let (u, nn) = (T::unit(), n.max(1) as f64);
     (
-        fro(r.as_ref()) / (if fro(h.as_ref()) == 0.0 { 1.0 } else { fro(h.as_ref()) } * nn * u),
+        fro(r.as_ref())
+            / (if fro(h.as_ref()) == 0.0 {
+                1.0
+            } else {
+                fro(h.as_ref())
+            } * nn
+                * u),
         fro(g.as_ref()) / (nn * u),
     )
 }
@@ -57,6 +85,7 @@ fn run<T: Sample + Cplx>(h: &Mat<T>, exec: &dyn Executor, force: bool) -> (Mat<T
     let mut z = Mat::<T>::from_fn(n, n, |i, j| if i == j { T::ONE } else { T::ZERO });
     let params = SchurParams {
         threshold: force.then_some(ParThreshold::Fixed(0)),
+        ..SchurParams::default()
     };
     schur_in_place(t.as_mut(), Some(z.as_mut()), exec, params).unwrap();
     (t, z)
@@ -94,12 +123,18 @@ fn schur_form_is_a_unitary_similarity() {
         let h = hessenberg::<c64>(n, 0.3);
         let (t, z) = run(&h, &Seq, false);
         let (back, orth) = errors(&h, &t, &z);
-        assert!(back <= 10.0 && orth <= 10.0, "c64 n={n}: backward {back} orthogonality {orth}");
+        assert!(
+            back <= 10.0 && orth <= 10.0,
+            "c64 n={n}: backward {back} orthogonality {orth}"
+        );
         assert_eigenvalues(&h, &t, 1e-9);
         let h = hessenberg::<c32>(n, 0.7);
         let (t, z) = run(&h, &Seq, false);
         let (back, orth) = errors(&h, &t, &z);
-        assert!(back <= 10.0 && orth <= 10.0, "c32 n={n}: backward {back} orthogonality {orth}");
+        assert!(
+            back <= 10.0 && orth <= 10.0,
+            "c32 n={n}: backward {back} orthogonality {orth}"
+        );
     }
 }
 
@@ -110,6 +145,34 @@ fn every_executor_gives_a_schur_form() {
     every_executor(|exec, force| {
         let (t, z) = run(&h, exec, force);
         let (back, orth) = errors(&h, &t, &z);
-        assert!(back <= 10.0 && orth <= 10.0, "backward {back} orthogonality {orth}");
+        assert!(
+            back <= 10.0 && orth <= 10.0,
+            "backward {back} orthogonality {orth}"
+        );
     });
+}
+
+/// A row-major `H` and `Z` give the same result as column-major ones; an infinity or a NaN
+/// is refused at once, with `H` unchanged.
+#[test]
+fn strides_and_bad_input() {
+    let n = 90;
+    let h = hessenberg::<c64>(n, 0.4);
+    let (t, z) = run(&h, &Seq, false);
+    let mut tr = Mat::<c64>::zeros(n, n);
+    let mut zr = Mat::<c64>::zeros(n, n);
+    let (mut tt, mut zt) = (tr.as_mut().transpose_mut(), zr.as_mut().transpose_mut());
+    tt.copy_from(h.as_ref());
+    zt.fill(c64::ZERO);
+    zt.rb_mut().diagonal_mut().fill(c64::ONE);
+    schur_in_place(tt.rb_mut(), Some(zt.rb_mut()), &Seq, SchurParams::default()).unwrap();
+    assert!(tt.as_ref() == t.as_ref() && zt.as_ref() == z.as_ref());
+    for bad in [f64::NAN, f64::INFINITY] {
+        let mut b = h.clone();
+        b[(3, 2)] = c64::new(bad, 0.0);
+        let before = b.clone();
+        let r = schur_in_place(b.as_mut(), None, &Seq, SchurParams::default());
+        assert_eq!(r, Err(SchurError::NotFinite));
+        assert!(b.as_ref().col(0) == before.as_ref().col(0));
+    }
 }

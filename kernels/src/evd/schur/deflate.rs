@@ -216,3 +216,60 @@ fn reflect_right<C: Cplx>(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use faer::linalg::matmul::matmul;
+    use faer::{c64, Accum, Par};
+
+    /// Moving a diagonal entry up keeps `T` triangular and `V^H T0 V = T`, with the entry at
+    /// its new place and the ones it passed one place down.
+    #[test]
+    fn move_up_reorders_by_a_unitary_similarity() {
+        let n = 7;
+        let t0 = Mat::<c64>::from_fn(n, n, |i, j| {
+            if i <= j {
+                c64::new(
+                    (i * 3 + j) as f64 * 0.37 - 1.0,
+                    (j as f64 - i as f64) * 0.21,
+                )
+            } else {
+                c64::ZERO
+            }
+        });
+        let mut t = t0.clone();
+        let mut v = Mat::<c64>::identity(n, n);
+        move_up(&mut t.as_mut(), &mut v.as_mut(), 5, 1);
+        assert_eq!(t[(1, 1)], t0[(5, 5)]);
+        for k in 1..5 {
+            assert!((t[(k + 1, k + 1)] - t0[(k, k)]).norm() < 1e-12);
+        }
+        let mut tv = Mat::<c64>::zeros(n, n);
+        matmul(
+            tv.as_mut(),
+            Accum::Replace,
+            t0.as_ref(),
+            v.as_ref(),
+            c64::ONE,
+            Par::Seq,
+        );
+        let mut r = t.clone();
+        matmul(
+            r.as_mut(),
+            Accum::Add,
+            v.adjoint(),
+            tv.as_ref(),
+            -c64::ONE,
+            Par::Seq,
+        );
+        for j in 0..n {
+            for i in 0..n {
+                assert!(r[(i, j)].norm() < 1e-12, "({i}, {j}): {}", r[(i, j)]);
+                if i > j {
+                    assert!(t[(i, j)].norm() < 1e-12);
+                }
+            }
+        }
+    }
+}

@@ -96,7 +96,14 @@ pub(crate) fn apply<C: Cplx, E: Executor + ?Sized>(
 fn left_product<C: Cplx>(mut b: MatMut<'_, C>, u: MatRef<'_, C>) {
     let tmp = Mat::<C>::from_fn(b.nrows(), b.ncols(), |_, _| C::ZERO);
     let mut tmp = tmp;
-    matmul(tmp.as_mut(), Accum::Replace, u.adjoint(), b.rb(), C::ONE, Par::Seq);
+    matmul(
+        tmp.as_mut(),
+        Accum::Replace,
+        u.adjoint(),
+        b.rb(),
+        C::ONE,
+        Par::Seq,
+    );
     b.copy_from(tmp.as_ref());
 }
 

@@ -45,18 +45,27 @@ pub struct SchurParams {
     /// How the far updates decide to go parallel (family `Gemm`); `None` leaves it to the
     /// executor's model.
     pub threshold: Option<ParThreshold>,
+    /// Shifts per sweep; `None`: [`shift_count`].
+    pub shifts: Option<usize>,
+    /// Rows of the deflation window; `None`: [`deflation_window`].
+    pub window: Option<usize>,
 }
 
 /// Why [`schur_in_place`] failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SchurError {
+    /// `H` (on and above its subdiagonal) holds an infinity or a NaN; nothing was changed.
+    NotFinite,
     /// The iterations ran out before every eigenvalue converged.
     NoConvergence,
 }
 
 impl fmt::Display for SchurError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("the Schur iterations did not converge")
+        f.write_str(match self {
+            SchurError::NotFinite => "the Hessenberg matrix holds an infinity or a NaN",
+            SchurError::NoConvergence => "the Schur iterations did not converge",
+        })
     }
 }
 
@@ -93,9 +102,14 @@ pub fn deflation_window(n: usize) -> usize {
 /// reduction's unitary to get `A = (Z Q) T (Z Q)^H`). Entries of `h` below the subdiagonal
 /// are taken as zero. The eigenvalues are `T`'s diagonal.
 ///
+/// `h` and `z` may have any strides; the iterations run on column-major copies of those that
+/// are not column-major.
+///
 /// # Errors
-/// [`SchurError::NoConvergence`] when the iterations run out (`30 max(10, n)` of them);
-/// `h` and `z` then hold a partial reduction.
+/// [`SchurError::NotFinite`] when `h` holds an infinity or a NaN on or above its subdiagonal
+/// (checked first: such a matrix would iterate to the limit); [`SchurError::NoConvergence`]
+/// when the iterations run out (`30 max(10, n)` of them); `h` and `z` then hold a partial
+/// reduction.
 ///
 /// # Panics
 /// When `h` is not square, or `z` has another column count.
@@ -108,7 +122,31 @@ pub fn schur_in_place<C: Cplx>(
     let n = h.nrows();
     assert!(h.ncols() == n, "schur: H is {}x{}", n, h.ncols());
     if let Some(z) = &z {
-        assert!(z.ncols() == n, "schur: Z has {} columns for H of order {n}", z.ncols());
+        assert!(
+            z.ncols() == n,
+            "schur: Z has {} columns for H of order {n}",
+            z.ncols()
+        );
+    }
+    for j in 0..n {
+        for i in 0..(j + 2).min(n) {
+            let x = h[(i, j)];
+            if !(x.re().is_finite() && x.im().is_finite()) {
+                return Err(SchurError::NotFinite);
+            }
+        }
+    }
+    if h.row_stride() != 1 {
+        let mut copy = h.to_owned();
+        let r = schur_in_place(copy.as_mut(), z, exec, params);
+        h.copy_from(copy.as_ref());
+        return r;
+    }
+    if let Some(zz) = z.as_mut().filter(|z| z.row_stride() != 1) {
+        let mut copy = zz.to_owned();
+        let r = schur_in_place(h, Some(copy.as_mut()), exec, params);
+        zz.copy_from(copy.as_ref());
+        return r;
     }
     for j in 0..n {
         for i in j + 2..n {
@@ -143,8 +181,8 @@ pub fn schur_in_place<C: Cplx>(
     if team.width > 1 {
         exec.warm(team.width);
     }
-    let nsr = shift_count(n);
-    let nwr = deflation_window(n);
+    let nsr = params.shifts.unwrap_or_else(|| shift_count(n)).max(1);
+    let nwr = params.window.unwrap_or_else(|| deflation_window(n)).max(2);
     let mut u = Mat::<C>::zeros(window(nsr), window(nsr));
     let itmax = 30 * n.max(10);
     let mut since_deflation = 1usize;
@@ -162,7 +200,13 @@ pub fn schur_in_place<C: Cplx>(
         }
         let nh = kbot + 1 - ktop;
         if nh < MULTISHIFT_FROM {
-            lahqr(&mut h, z.as_mut(), ktop, kbot, reach).map_err(|_| SchurError::NoConvergence)?;
+            // The whole block as one deflation window: its Schur form on a copy, then the far
+            // parts by products. Single-shift QR in place only if the window's failed.
+            let d = deflate(&mut h, z.as_mut(), ktop, kbot, nh, reach, &team);
+            if d.deflated < nh {
+                lahqr(&mut h, z.as_mut(), ktop, kbot, reach)
+                    .map_err(|_| SchurError::NoConvergence)?;
+            }
             if ktop == 0 {
                 return Ok(());
             }
@@ -182,8 +226,8 @@ pub fn schur_in_place<C: Cplx>(
         }
         let nw = nwr.min(nh);
         let left = kbot + 1 - ktop;
-        let sweep_due = d.deflated == 0
-            || (100 * d.deflated <= nw * NIBBLE && left > MULTISHIFT_FROM.min(nw));
+        let sweep_due =
+            d.deflated == 0 || (100 * d.deflated <= nw * NIBBLE && left > MULTISHIFT_FROM.min(nw));
         if !sweep_due || left < 2 {
             continue;
         }
@@ -194,9 +238,19 @@ pub fn schur_in_place<C: Cplx>(
             let s = &d.shifts;
             s[s.len().saturating_sub(ns)..].to_vec()
         } else {
-            bottom_eigenvalues(&h, ktop, kbot, ns).unwrap_or_else(|| exceptional(&h, ktop, kbot, ns))
+            bottom_eigenvalues(&h, ktop, kbot, ns)
+                .unwrap_or_else(|| exceptional(&h, ktop, kbot, ns))
         };
-        sweep(&mut h, z.as_mut(), ktop, kbot, &shifts, reach, &mut u, &team);
+        sweep(
+            &mut h,
+            z.as_mut(),
+            ktop,
+            kbot,
+            &shifts,
+            reach,
+            &mut u,
+            &team,
+        );
     }
     Err(SchurError::NoConvergence)
 }
@@ -213,10 +267,21 @@ fn exceptional<C: Cplx>(h: &MatMut<'_, C>, ktop: usize, kbot: usize, ns: usize) 
 }
 
 /// The eigenvalues of the trailing `ns x ns` block of the active block, as shifts.
-fn bottom_eigenvalues<C: Cplx>(h: &MatMut<'_, C>, ktop: usize, kbot: usize, ns: usize) -> Option<Vec<C>> {
+fn bottom_eigenvalues<C: Cplx>(
+    h: &MatMut<'_, C>,
+    ktop: usize,
+    kbot: usize,
+    ns: usize,
+) -> Option<Vec<C>> {
     let ns = ns.min(kbot + 1 - ktop).max(2);
     let k0 = kbot + 1 - ns;
-    let mut b = Mat::<C>::from_fn(ns, ns, |i, j| if i <= j + 1 { h[(k0 + i, k0 + j)] } else { C::ZERO });
+    let mut b = Mat::<C>::from_fn(ns, ns, |i, j| {
+        if i <= j + 1 {
+            h[(k0 + i, k0 + j)]
+        } else {
+            C::ZERO
+        }
+    });
     lahqr(&mut b.as_mut(), None, 0, ns - 1, Reach { top: 0, end: ns }).ok()?;
     Some((0..ns).map(|i| b[(i, i)]).collect())
 }

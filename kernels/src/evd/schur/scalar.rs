@@ -103,4 +103,3 @@ macro_rules! cplx {
 
 cplx!(f32);
 cplx!(f64);
-

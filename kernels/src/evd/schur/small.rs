@@ -2,9 +2,11 @@
 //! (LAPACK's `zlahqr`, in general complex arithmetic). It finishes blocks below the
 //! multishift threshold and computes the Schur form of a deflation window.
 
+use faer::reborrow::ReborrowMut;
 use faer::MatMut;
 
 use super::scalar::Cplx;
+use crate::spectral::fused::column;
 use crate::spectral::scalar::Real;
 
 /// A reflector `G = I - tau v v^H` with `v = [1, v1, ...]`: `G^H [alpha; x] = [beta; 0]`.
@@ -41,8 +43,8 @@ pub(crate) fn reflector<C: Cplx>(alpha: C, x: &mut [C]) -> Reflector<C> {
     }
 }
 
-/// `G^H` applied from the left to rows `r, r + 1` of `a`, columns `cols` (`G` of length 2,
-/// tail `v1`).
+/// `G^H` applied from the left to rows `r, r + 1` of the column-major `a`, columns `cols`
+/// (`G` of length 2, tail `v1`).
 #[inline]
 pub(crate) fn left2<C: Cplx>(
     a: &mut MatMut<'_, C>,
@@ -51,15 +53,25 @@ pub(crate) fn left2<C: Cplx>(
     tau: C,
     v1: C,
 ) {
+    assert!(a.row_stride() == 1 && r + 1 < a.nrows() && cols.end <= a.ncols());
     let (tc, v1c) = (tau.conj(), v1.conj());
+    let cs = a.col_stride();
+    let p = a.as_ptr_mut();
     for j in cols {
-        let s = tc * (a[(r, j)] + v1c * a[(r + 1, j)]);
-        a[(r, j)] = a[(r, j)] - s;
-        a[(r + 1, j)] = a[(r + 1, j)] - s * v1;
+        // SAFETY: rows r and r + 1 and column j lie in the matrix (asserted), whose rows are
+        // adjacent (row stride 1); `a`'s exclusive borrow covers them and nothing else
+        // reaches them meanwhile.
+        unsafe {
+            let x = p.offset(j as isize * cs + r as isize);
+            let y = x.add(1);
+            let s = tc * (*x + v1c * *y);
+            *x = *x - s;
+            *y = *y - s * v1;
+        }
     }
 }
 
-/// `G` applied from the right to columns `c, c + 1` of `a`, rows `rows`.
+/// `G` applied from the right to columns `c, c + 1` of the column-major `a`, rows `rows`.
 #[inline]
 pub(crate) fn right2<C: Cplx>(
     a: &mut MatMut<'_, C>,
@@ -69,11 +81,12 @@ pub(crate) fn right2<C: Cplx>(
     v1: C,
 ) {
     let v1c = v1.conj();
-    let (c0, c1) = (c, c + 1);
-    for i in rows {
-        let s = tau * (a[(i, c0)] + a[(i, c1)] * v1);
-        a[(i, c0)] = a[(i, c0)] - s;
-        a[(i, c1)] = a[(i, c1)] - s * v1c;
+    let (a0, a1) = a.rb_mut().subcols_mut(c, 2).split_at_col_mut(1);
+    let (x, y) = (column(a0, 0), column(a1, 0));
+    for (xi, yi) in x[rows.clone()].iter_mut().zip(&mut y[rows]) {
+        let s = tau * (*xi + *yi * v1);
+        *xi = *xi - s;
+        *yi = *yi - s * v1c;
     }
 }
 
@@ -176,7 +189,13 @@ pub(crate) fn lahqr<C: Cplx>(
             } else if its == 20 {
                 h[(i, i)] + C::new(three_quarters * h[(i, i - 1)].abs1(), zero)
             } else {
-                wilkinson(h[(i - 1, i - 1)], h[(i - 1, i)], h[(i, i - 1)], h[(i, i)], half)
+                wilkinson(
+                    h[(i - 1, i - 1)],
+                    h[(i - 1, i)],
+                    h[(i, i - 1)],
+                    h[(i, i)],
+                    half,
+                )
             };
             // Start where two consecutive subdiagonals are small enough.
             let mut m = l;

@@ -16,9 +16,10 @@ use crate::exec::par::Executor;
 /// Rows between two bulges of the chain: a bulge at step `k` lives in rows `k..=k + 2`.
 const GAP: usize = 3;
 
-/// The window a sweep of `shifts` bulges works in: the chain and as many rows again to move.
+/// The window a sweep of `shifts` bulges works in: the chain (two rows a bulge once packed)
+/// and as many rows again to move it by.
 pub(crate) fn window(shifts: usize) -> usize {
-    2 * (GAP * shifts + GAP)
+    2 * (2 * shifts + GAP)
 }
 
 /// Chases one bulge per shift through `h[ktop..=kbot, ktop..=kbot]`. `u` is scratch of at
@@ -53,6 +54,9 @@ pub(crate) fn sweep<C: Cplx, E: Executor + ?Sized>(
         let mut uw = u.as_mut().submatrix_mut(0, 0, wl, wl);
         uw.fill(C::ZERO);
         uw.rb_mut().diagonal_mut().fill(C::ONE);
+        // The rows where each column of U may be nonzero (a rotation of two columns unites
+        // their ranges): U stays near triangular, and its updates skip the zeros.
+        let mut span: Vec<(usize, usize)> = (0..wl).map(|c| (c, c)).collect();
         loop {
             let mut moved = false;
             for j in lead..=trail {
@@ -76,7 +80,10 @@ pub(crate) fn sweep<C: Cplx, E: Executor + ?Sized>(
                 }
                 left2(h, k, k..we + 1, g.tau, x[0]);
                 right2(h, k, ws..(k + 3).min(kbot + 1), g.tau, x[0]);
-                right2(&mut uw, k - ws, 0..wl, g.tau, x[0]);
+                let c = k - ws;
+                let (r0, r1) = (span[c].0.min(span[c + 1].0), span[c].1.max(span[c + 1].1));
+                (span[c], span[c + 1]) = ((r0, r1), (r0, r1));
+                right2(&mut uw, c, r0..r1 + 1, g.tau, x[0]);
                 pos[j] = k + 1;
                 moved = true;
             }
@@ -84,6 +91,13 @@ pub(crate) fn sweep<C: Cplx, E: Executor + ?Sized>(
                 break;
             }
         }
-        far::apply(h, z.as_deref_mut(), u.as_ref().submatrix(0, 0, wl, wl), ws, reach, team);
+        far::apply(
+            h,
+            z.as_deref_mut(),
+            u.as_ref().submatrix(0, 0, wl, wl),
+            ws,
+            reach,
+            team,
+        );
     }
 }
