@@ -145,6 +145,7 @@ fn main() {
         };
         let (s1, s2) = (ours(false, false), ours(false, true));
         let (v1, v2) = (ours(true, false), ours(true, true));
+
         println!(
             "{n:4}  faer whole {whole:7.2}  values {values:7.2}  hessenberg {hess:6.2}  schur {:7.2} | teamalg no Z {s1:7.2} / {s2:7.2}  with Z {v1:7.2} / {v2:7.2}",
             values - hess

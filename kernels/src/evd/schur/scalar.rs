@@ -64,6 +64,10 @@ pub trait Cplx:
             Self::new((a * r + b) / den, (b * r - a) / den)
         }
     }
+    /// `[x y] = [x y] G` for `G = I - tau v v^H`, `v = [1, v1]`: a reflector of two
+    /// columns applied from the right, row by row (SIMD where the target has it).
+    fn reflect_pair(x: &mut [Self], y: &mut [Self], tau: Self, v1: Self);
+
     /// The principal square root.
     fn sqrt(self) -> Self {
         let (x, y) = (self.re(), self.im());
@@ -82,9 +86,50 @@ pub trait Cplx:
     }
 }
 
+/// The coefficients of `x' = x + a x + b y`, `y' = y + c x + d y` for [`Cplx::reflect_pair`]:
+/// `x' = x - s`, `y' = y - s conj(v1)` with `s = tau (x + v1 y)`.
+fn pair_coefficients<C: Cplx>(tau: C, v1: C) -> [C; 4] {
+    let v1c = v1.conj();
+    [-tau, -(tau * v1), -(v1c * tau), -(v1c * tau * v1)]
+}
+
 macro_rules! cplx {
-    ($r:ty) => {
+    ($r:ty, $splat:ident, $as_mut:ident, $mul_add:ident) => {
         impl Cplx for Complex<$r> {
+            fn reflect_pair(x: &mut [Self], y: &mut [Self], tau: Self, v1: Self) {
+                assert_eq!(x.len(), y.len(), "reflect_pair: columns of one length");
+                struct Op<'a>(
+                    &'a mut [Complex<$r>],
+                    &'a mut [Complex<$r>],
+                    [Complex<$r>; 4],
+                );
+                impl pulp::WithSimd for Op<'_> {
+                    type Output = ();
+                    #[inline(always)]
+                    fn with_simd<S: pulp::Simd>(self, simd: S) {
+                        let Op(x, y, [a, b, c, d]) = self;
+                        let (sa, sb, sc, sd) = (
+                            simd.$splat(a),
+                            simd.$splat(b),
+                            simd.$splat(c),
+                            simd.$splat(d),
+                        );
+                        let (xh, xt) = S::$as_mut(x);
+                        let (yh, yt) = S::$as_mut(y);
+                        for (xi, yi) in xh.iter_mut().zip(yh.iter_mut()) {
+                            let (x0, y0) = (*xi, *yi);
+                            *xi = simd.$mul_add(sa, x0, simd.$mul_add(sb, y0, x0));
+                            *yi = simd.$mul_add(sc, x0, simd.$mul_add(sd, y0, y0));
+                        }
+                        for (xi, yi) in xt.iter_mut().zip(yt.iter_mut()) {
+                            let (x0, y0) = (*xi, *yi);
+                            *xi = x0 + a * x0 + b * y0;
+                            *yi = y0 + c * x0 + d * y0;
+                        }
+                    }
+                }
+                pulp::Arch::new().dispatch(Op(x, y, pair_coefficients(tau, v1)));
+            }
             type R = $r;
             const ZERO: Self = Complex::new(0.0, 0.0);
             const ONE: Self = Complex::new(1.0, 0.0);
@@ -101,5 +146,5 @@ macro_rules! cplx {
     };
 }
 
-cplx!(f32);
-cplx!(f64);
+cplx!(f32, splat_c32s, as_mut_simd_c32s, mul_add_c32s);
+cplx!(f64, splat_c64s, as_mut_simd_c64s, mul_add_c64s);

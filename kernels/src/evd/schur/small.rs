@@ -2,11 +2,9 @@
 //! (LAPACK's `zlahqr`, in general complex arithmetic). It finishes blocks below the
 //! multishift threshold and computes the Schur form of a deflation window.
 
-use faer::reborrow::ReborrowMut;
 use faer::MatMut;
 
 use super::scalar::Cplx;
-use crate::spectral::fused::column;
 use crate::spectral::scalar::Real;
 
 /// A reflector `G = I - tau v v^H` with `v = [1, v1, ...]`: `G^H [alpha; x] = [beta; 0]`.
@@ -80,13 +78,31 @@ pub(crate) fn right2<C: Cplx>(
     tau: C,
     v1: C,
 ) {
+    assert!(a.row_stride() == 1 && c + 1 < a.ncols() && rows.end <= a.nrows());
+    if rows.start >= rows.end {
+        return;
+    }
     let v1c = v1.conj();
-    let (a0, a1) = a.rb_mut().subcols_mut(c, 2).split_at_col_mut(1);
-    let (x, y) = (column(a0, 0), column(a1, 0));
-    for (xi, yi) in x[rows.clone()].iter_mut().zip(&mut y[rows]) {
-        let s = tau * (*xi + *yi * v1);
-        *xi = *xi - s;
-        *yi = *yi - s * v1c;
+    let cs = a.col_stride();
+    let len = rows.end - rows.start;
+    // SAFETY: columns c and c + 1 and the rows lie in the matrix (asserted), each column's
+    // rows contiguous (row stride 1); the two slices are distinct columns (a column stride
+    // of at least the row count), and `a`'s exclusive borrow covers them.
+    let (x, y) = unsafe {
+        let p = a.as_ptr_mut().offset(c as isize * cs + rows.start as isize);
+        (
+            std::slice::from_raw_parts_mut(p, len),
+            std::slice::from_raw_parts_mut(p.offset(cs), len),
+        )
+    };
+    if len < 8 {
+        for (xi, yi) in x.iter_mut().zip(y.iter_mut()) {
+            let s = tau * (*xi + *yi * v1);
+            *xi = *xi - s;
+            *yi = *yi - s * v1c;
+        }
+    } else {
+        C::reflect_pair(x, y, tau, v1);
     }
 }
 
