@@ -6,6 +6,7 @@
 //! ([`crate::qr::householder::apply_q_in_place`]). Design record: `docs/svd.md` ("The self-adjoint EVD").
 
 pub mod cost;
+pub mod general;
 pub mod schur;
 pub mod tridiag;
 pub(crate) mod tridiag_dc;

@@ -11,6 +11,7 @@ use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::evd::{self, hessenberg};
 use faer::{c64, Mat, Par};
 use std::time::Instant;
+use teamalg::kernels::evd::general::{complex_evd, GeneralEvdParams};
 use teamalg::kernels::evd::schur::{schur_in_place, SchurParams};
 use teamalg::kernels::par::Seq;
 use teamalg::Pool;
@@ -145,10 +146,23 @@ fn main() {
         };
         let (s1, s2) = (ours(false, false), ours(false, true));
         let (v1, v2) = (ours(true, false), ours(true, true));
+        let mut wv = vec![c64::new(0.0, 0.0); n];
+        let gp = GeneralEvdParams {
+            schur: params,
+            ..GeneralEvdParams::default()
+        };
+        let e1 = median(|| {
+            complex_evd(a.as_ref(), &mut wv, Some(vecs.as_mut()), &Seq, gp).expect("converged")
+        });
+        let e2 = median(|| {
+            complex_evd(a.as_ref(), &mut wv, Some(vecs.as_mut()), &team, gp).expect("converged")
+        });
 
         println!(
-            "{n:4}  faer whole {whole:7.2}  values {values:7.2}  hessenberg {hess:6.2}  schur {:7.2} | teamalg no Z {s1:7.2} / {s2:7.2}  with Z {v1:7.2} / {v2:7.2}",
-            values - hess
+            "{n:4}  faer whole {whole:7.2}  values {values:7.2}  hessenberg {hess:6.2}  schur {:7.2} | teamalg no Z {s1:7.2} / {s2:7.2}  with Z {v1:7.2} / {v2:7.2} | EVD {e1:7.2} / {e2:7.2} ({:.2} / {:.2} of faer's)",
+            values - hess,
+            e1 / whole,
+            e2 / whole
         );
     }
 }

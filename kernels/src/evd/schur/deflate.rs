@@ -170,7 +170,7 @@ fn rotation<C: Cplx>(f: C, g: C) -> (C::R, C) {
     if f == C::ZERO {
         return (zero, g.conj().scale(<C::R as Real>::ONE / g.abs()));
     }
-    let (fa, ga) = (f.abs(), g.abs());
+    let (fa, ga) = (f.re().hypot(f.im()), g.re().hypot(g.im()));
     let d = fa.hypot(ga);
     let phase = f.scale(<C::R as Real>::ONE / fa);
     (fa / d, phase * g.conj().scale(<C::R as Real>::ONE / d))

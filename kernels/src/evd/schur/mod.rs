@@ -14,6 +14,9 @@ mod far;
 pub mod scalar;
 mod small;
 mod sweep;
+mod vectors;
+
+pub use self::vectors::triangular_eigenvectors;
 
 use std::fmt;
 

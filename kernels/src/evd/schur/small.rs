@@ -18,17 +18,35 @@ pub(crate) struct Reflector<C> {
 /// identity (`tau = 0`) when `x` is zero and `alpha` real.
 pub(crate) fn reflector<C: Cplx>(alpha: C, x: &mut [C]) -> Reflector<C> {
     let zero = <C::R as Real>::ZERO;
-    let mut xnorm = zero;
-    for v in x.iter() {
-        xnorm = xnorm.hypot(v.abs());
+    // The norms scaled by the largest part, so that squares neither overflow nor underflow.
+    let mut big = zero;
+    for p in x.iter().flat_map(|v| [v.re().abs(), v.im().abs()]) {
+        if p > big {
+            big = p;
+        }
     }
-    if xnorm == zero && alpha.im() == zero {
+    if big == zero && alpha.im() == zero {
         return Reflector {
             tau: C::ZERO,
             beta: alpha,
         };
     }
-    let norm = alpha.re().hypot(alpha.im()).hypot(xnorm);
+    for p in [alpha.re().abs(), alpha.im().abs()] {
+        if p > big {
+            big = p;
+        }
+    }
+    let inv = <C::R as Real>::ONE / big;
+    let mut sum = zero;
+    for p in x
+        .iter()
+        .chain(std::iter::once(&alpha))
+        .flat_map(|v| [v.re(), v.im()])
+    {
+        let q = p * inv;
+        sum = sum + q * q;
+    }
+    let norm = big * sum.sqrt();
     let beta = if alpha.re() >= zero { -norm } else { norm };
     let tau = C::new((beta - alpha.re()) / beta, -alpha.im() / beta);
     let inv = C::ONE.quot(alpha - C::new(beta, zero));

@@ -1,0 +1,110 @@
+//! The eigendecomposition of a general complex matrix, `A V = V diag(w)`: faer's Hessenberg
+//! reduction `A = Z H Z^H` (serial), teamalg's Schur form `H = Q T Q^H` with its far updates
+//! on the executor ([`crate::evd::schur`]), the eigenvectors `X` of `T` in column chunks on the
+//! executor, and `V = (Z Q) X` by the executor's GEMM. Design record: `docs/general-evd.md`.
+
+use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::linalg::evd::hessenberg::{hessenberg_in_place, hessenberg_in_place_scratch};
+use faer::linalg::householder::{
+    apply_block_householder_sequence_on_the_right_in_place_scratch,
+    apply_block_householder_sequence_on_the_right_in_place_with_conj,
+};
+use faer::linalg::qr::no_pivoting::factor::recommended_block_size;
+use faer::{Accum, Conj, Mat, MatMut, MatRef, Par};
+use teamalg_gates::ParThreshold;
+
+use crate::evd::schur::scalar::Cplx;
+use crate::evd::schur::{schur_in_place, triangular_eigenvectors, SchurError, SchurParams};
+use crate::exec::par::Executor;
+use crate::gemm::{matmul, GemmParams};
+
+/// Parameters of [`complex_evd`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GeneralEvdParams {
+    /// The Schur iterations' parameters.
+    pub schur: SchurParams,
+    /// How the eigenvectors of `T` decide to go parallel (family `TriangularSolve`).
+    pub vectors: Option<ParThreshold>,
+    /// How `V = Z X` decides to go parallel (family `Gemm`).
+    pub gemm: Option<ParThreshold>,
+}
+
+/// The eigenvalues of the square `a` into `w`, and, when `v` is given, its eigenvectors
+/// (columns of `v`, scaled so that the `k`-th has a unit entry in the Schur basis; the facade
+/// normalizes them).
+///
+/// # Errors
+/// As [`schur_in_place`]: a non-finite `a` (its Hessenberg form) or iterations that ran out;
+/// `w` and `v` then hold no result.
+///
+/// # Panics
+/// When the shapes disagree.
+pub fn complex_evd<C: Cplx>(
+    a: MatRef<'_, C>,
+    w: &mut [C],
+    v: Option<MatMut<'_, C>>,
+    exec: &(impl Executor + ?Sized),
+    params: GeneralEvdParams,
+) -> Result<(), SchurError> {
+    let n = a.nrows();
+    assert!(a.ncols() == n && w.len() == n, "complex_evd: shapes");
+    if let Some(v) = &v {
+        assert!(
+            v.nrows() == n && v.ncols() == n,
+            "complex_evd: V is not n x n"
+        );
+    }
+    if n == 0 {
+        return Ok(());
+    }
+    let mut h = a.to_owned();
+    let bs = recommended_block_size::<C>(n - 1, n - 1).max(1);
+    let mut hh = Mat::<C>::zeros(bs, n - 1);
+    let mut mem = MemBuffer::new(
+        hessenberg_in_place_scratch::<C>(n, bs, Par::Seq, Default::default())
+            .or(apply_block_householder_sequence_on_the_right_in_place_scratch::<C>(n - 1, bs, n)),
+    );
+    hessenberg_in_place(
+        h.as_mut(),
+        hh.as_mut(),
+        Par::Seq,
+        MemStack::new(&mut mem),
+        Default::default(),
+    );
+    let Some(mut v) = v else {
+        schur_in_place(h.as_mut(), None, exec, params.schur)?;
+        for (i, wi) in w.iter_mut().enumerate() {
+            *wi = h[(i, i)];
+        }
+        return Ok(());
+    };
+    let mut z = Mat::<C>::identity(n, n);
+    if n > 1 {
+        apply_block_householder_sequence_on_the_right_in_place_with_conj(
+            h.as_ref().submatrix(1, 0, n - 1, n - 1),
+            hh.as_ref(),
+            Conj::No,
+            z.as_mut().submatrix_mut(1, 1, n - 1, n - 1),
+            Par::Seq,
+            MemStack::new(&mut mem),
+        );
+    }
+    schur_in_place(h.as_mut(), Some(z.as_mut()), exec, params.schur)?;
+    for (i, wi) in w.iter_mut().enumerate() {
+        *wi = h[(i, i)];
+    }
+    let mut x = Mat::<C>::zeros(n, n);
+    triangular_eigenvectors(h.as_ref(), x.as_mut(), exec, params.vectors);
+    matmul(
+        v.as_mut(),
+        Accum::Replace,
+        z.as_ref(),
+        x.as_ref(),
+        C::ONE,
+        exec,
+        GemmParams {
+            threshold: params.gemm,
+        },
+    );
+    Ok(())
+}
