@@ -93,7 +93,7 @@ pub(crate) fn apply<C: Cplx, E: Executor + ?Sized>(
 }
 
 /// `b = u^H b`.
-fn left_product<C: Cplx>(mut b: MatMut<'_, C>, u: MatRef<'_, C>) {
+pub(crate) fn left_product<C: Cplx>(mut b: MatMut<'_, C>, u: MatRef<'_, C>) {
     let tmp = Mat::<C>::from_fn(b.nrows(), b.ncols(), |_, _| C::ZERO);
     let mut tmp = tmp;
     matmul(
@@ -108,7 +108,7 @@ fn left_product<C: Cplx>(mut b: MatMut<'_, C>, u: MatRef<'_, C>) {
 }
 
 /// `a = a u`.
-fn right_product<C: Cplx>(mut a: MatMut<'_, C>, u: MatRef<'_, C>) {
+pub(crate) fn right_product<C: Cplx>(mut a: MatMut<'_, C>, u: MatRef<'_, C>) {
     let mut tmp = Mat::<C>::from_fn(a.nrows(), a.ncols(), |_, _| C::ZERO);
     matmul(tmp.as_mut(), Accum::Replace, a.rb(), u, C::ONE, Par::Seq);
     a.copy_from(tmp.as_ref());

@@ -189,7 +189,10 @@ pub fn schur_in_place<C: Cplx>(
     }
     let nsr = params.shifts.unwrap_or_else(|| shift_count(n)).max(1);
     let nwr = params.window.unwrap_or_else(|| deflation_window(n)).max(2);
-    let mut u = Mat::<C>::zeros(window(nsr), window(nsr));
+    let mut u = [
+        Mat::<C>::zeros(window(nsr), window(nsr)),
+        Mat::<C>::zeros(window(nsr), window(nsr)),
+    ];
     let itmax = 30 * n.max(10);
     let mut since_deflation = 1usize;
     // Rows kbot + 1.. have converged.
