@@ -5,25 +5,23 @@
 
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::evd::hessenberg::{hessenberg_in_place, hessenberg_in_place_scratch};
-use faer::linalg::householder::{
-    apply_block_householder_sequence_on_the_right_in_place_scratch,
-    apply_block_householder_sequence_on_the_right_in_place_with_conj,
-};
 use faer::linalg::qr::no_pivoting::factor::recommended_block_size;
-use faer::{Accum, Conj, Mat, MatMut, MatRef, Par};
+use faer::{Accum, Mat, MatMut, MatRef, Par};
 use teamalg_gates::ParThreshold;
 
 use crate::evd::schur::scalar::Cplx;
 use crate::evd::schur::{schur_in_place, triangular_eigenvectors, SchurError, SchurParams};
 use crate::exec::par::Executor;
 use crate::gemm::{matmul, GemmParams};
+use crate::qr::householder::apply_q_in_place;
 
 /// Parameters of [`complex_evd`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GeneralEvdParams {
     /// The Schur iterations' parameters.
     pub schur: SchurParams,
-    /// How the eigenvectors of `T` decide to go parallel (family `TriangularSolve`).
+    /// How forming `Z` (family `Qr`) and the eigenvectors of `T` (family
+    /// `TriangularSolve`) decide to go parallel.
     pub vectors: Option<ParThreshold>,
     /// How `V = Z X` decides to go parallel (family `Gemm`).
     pub gemm: Option<ParThreshold>,
@@ -61,8 +59,7 @@ pub fn complex_evd<C: Cplx>(
     let bs = recommended_block_size::<C>(n - 1, n - 1).max(1);
     let mut hh = Mat::<C>::zeros(bs, n - 1);
     let mut mem = MemBuffer::new(
-        hessenberg_in_place_scratch::<C>(n, bs, Par::Seq, Default::default())
-            .or(apply_block_householder_sequence_on_the_right_in_place_scratch::<C>(n - 1, bs, n)),
+        hessenberg_in_place_scratch::<C>(n, bs, Par::Seq, Default::default()),
     );
     hessenberg_in_place(
         h.as_mut(),
@@ -78,15 +75,16 @@ pub fn complex_evd<C: Cplx>(
         }
         return Ok(());
     };
+    // Z = Q I: the reflectors applied to the identity's columns, in chunks on the executor.
     let mut z = Mat::<C>::identity(n, n);
     if n > 1 {
-        apply_block_householder_sequence_on_the_right_in_place_with_conj(
+        apply_q_in_place(
             h.as_ref().submatrix(1, 0, n - 1, n - 1),
             hh.as_ref(),
-            Conj::No,
             z.as_mut().submatrix_mut(1, 1, n - 1, n - 1),
-            Par::Seq,
-            MemStack::new(&mut mem),
+            false,
+            exec,
+            params.vectors,
         );
     }
     schur_in_place(h.as_mut(), Some(z.as_mut()), exec, params.schur)?;

@@ -68,6 +68,9 @@ pub trait Cplx:
     /// columns applied from the right, row by row (SIMD where the target has it).
     fn reflect_pair(x: &mut [Self], y: &mut [Self], tau: Self, v1: Self);
 
+    /// `y += a x` (SIMD where the target has it).
+    fn axpy(y: &mut [Self], a: Self, x: &[Self]);
+
     /// The principal square root.
     fn sqrt(self) -> Self {
         let (x, y) = (self.re(), self.im());
@@ -107,7 +110,7 @@ fn pair_coefficients<C: Cplx>(tau: C, v1: C) -> [C; 4] {
 }
 
 macro_rules! cplx {
-    ($r:ty, $splat:ident, $as_mut:ident, $mul_add:ident) => {
+    ($r:ty, $splat:ident, $as:ident, $as_mut:ident, $mul_add:ident) => {
         impl Cplx for Complex<$r> {
             fn reflect_pair(x: &mut [Self], y: &mut [Self], tau: Self, v1: Self) {
                 assert_eq!(x.len(), y.len(), "reflect_pair: columns of one length");
@@ -143,6 +146,27 @@ macro_rules! cplx {
                 }
                 pulp::Arch::new().dispatch(Op(x, y, pair_coefficients(tau, v1)));
             }
+            fn axpy(y: &mut [Self], a: Self, x: &[Self]) {
+                assert_eq!(x.len(), y.len(), "axpy: vectors of one length");
+                struct Op<'a>(&'a mut [Complex<$r>], Complex<$r>, &'a [Complex<$r>]);
+                impl pulp::WithSimd for Op<'_> {
+                    type Output = ();
+                    #[inline(always)]
+                    fn with_simd<S: pulp::Simd>(self, simd: S) {
+                        let Op(y, a, x) = self;
+                        let sa = simd.$splat(a);
+                        let (yh, yt) = S::$as_mut(y);
+                        let (xh, xt) = S::$as(x);
+                        for (yi, xi) in yh.iter_mut().zip(xh) {
+                            *yi = simd.$mul_add(sa, *xi, *yi);
+                        }
+                        for (yi, xi) in yt.iter_mut().zip(xt) {
+                            *yi = *yi + a * *xi;
+                        }
+                    }
+                }
+                pulp::Arch::new().dispatch(Op(y, a, x));
+            }
             type R = $r;
             const ZERO: Self = Complex::new(0.0, 0.0);
             const ONE: Self = Complex::new(1.0, 0.0);
@@ -159,5 +183,5 @@ macro_rules! cplx {
     };
 }
 
-cplx!(f32, splat_c32s, as_mut_simd_c32s, mul_add_c32s);
-cplx!(f64, splat_c64s, as_mut_simd_c64s, mul_add_c64s);
+cplx!(f32, splat_c32s, as_simd_c32s, as_mut_simd_c32s, mul_add_c32s);
+cplx!(f64, splat_c64s, as_simd_c64s, as_mut_simd_c64s, mul_add_c64s);

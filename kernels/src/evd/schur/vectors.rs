@@ -89,9 +89,14 @@ pub fn triangular_eigenvectors<C: Cplx>(
                 let xi = col[i].quot(d);
                 col[i] = xi;
                 if i > 0 {
-                    let ti = t.col(i);
-                    for (xr, tr) in col[..i].iter_mut().zip(ti.iter()) {
-                        *xr = *xr - xi * *tr;
+                    let ti = t.col(i).subrows(0, i);
+                    match ti.try_as_col_major() {
+                        Some(ti) => C::axpy(&mut col[..i], -xi, ti.as_slice()),
+                        None => {
+                            for (xr, tr) in col[..i].iter_mut().zip(ti.iter()) {
+                                *xr = *xr - xi * *tr;
+                            }
+                        }
                     }
                 }
             }
