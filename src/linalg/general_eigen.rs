@@ -10,6 +10,9 @@ use faer::traits::math_utils::{
 };
 use faer::traits::{Conjugate, RealField};
 use faer::{Mat, MatMut, MatRef, Par};
+use teamalg_gates::Family;
+use teamalg_kernels::evd::general::TEAM_FROM;
+use teamalg_kernels::evd::schur::SchurError;
 use teamalg_kernels::par::Executor;
 
 use super::check::{self, Stored};
@@ -23,8 +26,12 @@ use super::{det, norm_l1, real_to_f64, scratch, Field, LinalgError, Lu, Options}
 /// diag(w)` holds to the backward-error bound `c u n ||A|| ||V||`. For a defective `A` (a
 /// Jordan block: fewer independent eigenvectors than `n`) the same holds, but `V` is singular
 /// or nearly (the block's columns agree to rounding), so [`Eigen::inverse`] refuses it.
-/// faer's Hessenberg reduction, Schur form (multishift QR) and back substitution, serially on
-/// the calling thread: the Hessenberg reduction on the team is not built yet. For a
+/// Complex input from order [`TEAM_FROM`] on, where the gate sends the work to the team:
+/// faer's Hessenberg reduction, then teamalg's Schur form (multishift QR with aggressive early
+/// deflation, its far updates on the team), the eigenvectors of the triangular form in column
+/// chunks and their back-transformation by the team's GEMM (`docs/general-evd.md`). Real
+/// input, and complex input below that order or where the gate stays serial: faer's
+/// Hessenberg reduction, Schur form and back substitution, serially. For a
 /// Hermitian matrix use [`SelfAdjointEigen`](super::SelfAdjointEigen) (real eigenvalues,
 /// orthonormal vectors, faster).
 ///
@@ -52,10 +59,9 @@ pub struct Eigen<T: Field> {
 }
 
 impl<T: Field> Eigen<T> {
-    /// The eigenvalues and eigenvectors of `a` (square; it may be a conjugated view). `exec`
-    /// is taken as every decomposition takes it (`docs/kernels.md`, "Coming from faer"), but
-    /// the work runs on the calling thread today: the Hessenberg reduction on the team is not
-    /// built yet, and when it is, this signature stays.
+    /// The eigenvalues and eigenvectors of `a` (square; it may be a conjugated view), on
+    /// `exec` as the type's docs say (complex input from order [`TEAM_FROM`]); `options`'
+    /// threshold for [`Family::Gemm`] decides for the Schur form's far updates.
     /// Errors: [`LinalgError::NotSquare`], [`LinalgError::OutOfMemory`] (the results and the
     /// solver's copy are sized before anything is read), [`LinalgError::NotFinite`] (always
     /// checked: the iteration has no result on NaN), [`LinalgError::NoConvergence`].
@@ -72,10 +78,9 @@ impl<T: Field> Eigen<T> {
         exec: &(impl Executor + ?Sized),
         options: &Options,
     ) -> Result<Self, LinalgError> {
-        let (_, _) = (exec, options);
         let mut copy = None;
         let a = canonical("eigen", a.as_mat_ref(), &mut copy)?;
-        let (values, vectors) = run("eigen", a, true)?;
+        let (values, vectors) = run("eigen", a, true, exec, options)?;
         Ok(Eigen { values, vectors })
     }
 
@@ -187,10 +192,9 @@ pub fn eigenvalues_with<T: Field, A: Conjugate<Canonical = T>>(
     exec: &(impl Executor + ?Sized),
     options: &Options,
 ) -> Result<Vec<Complex<T::Real>>, LinalgError> {
-    let (_, _) = (exec, options);
     let mut copy = None;
     let a = canonical("eigenvalues", a.as_mat_ref(), &mut copy)?;
-    Ok(run("eigenvalues", a, false)?.0)
+    Ok(run("eigenvalues", a, false, exec, options)?.0)
 }
 
 /// The checked decomposition: real input through faer's real path (pairs of conjugate
@@ -200,6 +204,8 @@ fn run<T: Field>(
     op: &'static str,
     a: MatRef<'_, T>,
     vectors: bool,
+    exec: &(impl Executor + ?Sized),
+    options: &Options,
 ) -> Result<(Vec<Complex<T::Real>>, Mat<Complex<T::Real>>), LinalgError> {
     let n = check::square(op, "A", a)?;
     let want = if vectors {
@@ -265,6 +271,16 @@ fn run<T: Field>(
         let ac = scratch::room::<Complex<T::Real>>(op, n, n)?;
         let mut w = scratch::mat(op, n, 1, |_, _| Complex::new(zero(), zero()))?;
         check::finite(op, "A", a, Stored::All)?;
+        // teamalg's Schur form on the team where it pays (`TeamEvd`), else faer's serial call.
+        let mut values = vec![Complex::new(zero(), zero()); n];
+        let gemm = options.get(Family::Gemm);
+        if let Some(r) = T::team_evd(a, &mut values, vectors.then(|| v.as_mut()), exec, gemm) {
+            // The input is finite (checked above): a Hessenberg form that is not overflowed,
+            // and the iterations have no meaningful result then either.
+            r.map_err(|_: SchurError| LinalgError::NoConvergence { op })?;
+            unit_columns(v.as_mut());
+            return Ok((values, v));
+        }
         let ac = ac.fill(|i, j| Complex::new(real(&a[(i, j)]), imag(&a[(i, j)])));
         let req = evd_scratch::<Complex<T::Real>>(
             n,

@@ -157,6 +157,7 @@ pub use svd::{
 };
 pub use teamalg_kernels::bidiag_svd::Rotate;
 use teamalg_kernels::bidiag_svd::Real as SolverReal;
+use teamalg_kernels::evd::general::TeamEvd;
 pub use teamalg_kernels::triangular::{Diag, SolveSide, Triangle};
 pub use triangular::{solve_triangular, solve_triangular_with, TriangularView};
 
@@ -168,6 +169,7 @@ pub trait Field:
     ComplexField<Real: SolverReal>
     + Scalar
     + Rotate<RealPart = <Self as ComplexField>::Real>
+    + TeamEvd<Cplx = faer::complex::Complex<<Self as ComplexField>::Real>>
     + Send
     + Sync
 {
@@ -177,6 +179,7 @@ impl<T> Field for T where
     T: ComplexField<Real: SolverReal>
         + Scalar
         + Rotate<RealPart = <T as ComplexField>::Real>
+        + TeamEvd<Cplx = faer::complex::Complex<<T as ComplexField>::Real>>
         + Send
         + Sync
 {

@@ -10,8 +10,12 @@ use super::sample;
 use sample::{Sample, mat, norm};
 
 fn residual<T: Sample>(n: usize) {
+    residual_on::<T>(n, &Exec::serial(), &linalg::Options::new());
+}
+
+fn residual_on<T: Sample>(n: usize, exec: &teamalg::Exec, options: &linalg::Options) {
     let a = mat::<T>(n, n, 0.25);
-    let evd = Eigen::new(&a, &Exec::serial()).unwrap();
+    let evd = Eigen::new_with(&a, exec, options).unwrap();
     let w = evd.eigenvalues();
     let v = evd.eigenvectors();
     let ac = Mat::<Complex<T::Real>>::from_fn(n, n, |i, j| {
@@ -45,8 +49,36 @@ fn residual<T: Sample>(n: usize) {
         "A V = V D, {n}: {:e} > {bound:e}",
         s.sqrt()
     );
-    let values = linalg::eigenvalues(&a, &Exec::serial()).unwrap();
+    let values = linalg::eigenvalues_with(&a, exec, options).unwrap();
     assert_eq!(values.len(), n);
+    // The same eigenvalues as faer's serial path, matched nearest first.
+    let mut theirs = linalg::eigenvalues(&a, &Exec::serial()).unwrap();
+    for x in &values {
+        let (k, d) = theirs
+            .iter()
+            .enumerate()
+            .map(|(k, y)| {
+                let (re, im) = to64(&(*x - *y));
+                (k, (re * re + im * im).sqrt())
+            })
+            .min_by(|p, q| p.1.total_cmp(&q.1))
+            .unwrap();
+        assert!(d <= 1e3 * bound, "eigenvalue {n}: {d:e}");
+        theirs.swap_remove(k);
+    }
+}
+
+/// Complex input above `TEAM_FROM` goes through teamalg's Schur form on a team (forced by
+/// the GEMM threshold, and gated), with the same bound and faer's eigenvalues.
+#[test]
+fn complex_input_on_a_team() {
+    use teamalg::gates::{Family, ParThreshold};
+    let team = sample::team(2);
+    let forced = linalg::Options::new().threshold(Family::Gemm, ParThreshold::Fixed(0));
+    for options in [forced, linalg::Options::new()] {
+        residual_on::<c64>(200, &team.exec(2), &options);
+        residual_on::<c32>(200, &team.exec(2), &options);
+    }
 }
 
 #[test]

@@ -58,9 +58,12 @@ pub fn complex_evd<C: Cplx>(
     let mut h = a.to_owned();
     let bs = recommended_block_size::<C>(n - 1, n - 1).max(1);
     let mut hh = Mat::<C>::zeros(bs, n - 1);
-    let mut mem = MemBuffer::new(
-        hessenberg_in_place_scratch::<C>(n, bs, Par::Seq, Default::default()),
-    );
+    let mut mem = MemBuffer::new(hessenberg_in_place_scratch::<C>(
+        n,
+        bs,
+        Par::Seq,
+        Default::default(),
+    ));
     hessenberg_in_place(
         h.as_mut(),
         hh.as_mut(),
@@ -106,3 +109,107 @@ pub fn complex_evd<C: Cplx>(
     );
     Ok(())
 }
+
+/// Below this order the general EVD stays faer's serial call: teamalg's path on a team of two
+/// took 1.16 to 1.39 of faer's time at 128 (`schur_phases`, `docs/general-evd.md`), where at
+/// 256 and 512 it took 0.79 to 0.88.
+pub const TEAM_FROM: usize = 192;
+
+/// Whether the general EVD of order `n` goes through teamalg's path on `exec`: from
+/// [`TEAM_FROM`] on, when the gate sends the Schur iterations' far updates to at least two
+/// participants (a quiet team; beside a busy process it reads the contention and says no).
+/// Otherwise faer's serial call, which is faster on one thread.
+pub fn team_pays<C: Cplx>(
+    n: usize,
+    exec: &(impl Executor + ?Sized),
+    threshold: Option<ParThreshold>,
+) -> bool {
+    if n < TEAM_FROM {
+        return false;
+    }
+    let units = crate::evd::schur::cost(n, n);
+    let region = crate::exec::gate::Region {
+        site: "eigen",
+        dims: [n, n, n],
+        units,
+        family: teamalg_gates::Family::Gemm,
+        sections: n,
+        scope: crate::exec::gate::Scope::Call,
+        call_units: units,
+    };
+    crate::exec::gate::width::<C>(exec, region, threshold) >= 2
+}
+
+/// The scalars of the general EVD: the complex ones go through teamalg's path where it pays
+/// ([`team_pays`]); the real ones have no Schur form of teamalg's yet.
+pub trait TeamEvd: Sized + sealed::Sealed {
+    /// The eigenvalues' and eigenvectors' type.
+    type Cplx;
+    /// The eigenvalues into `w` and, when `v` is given, the eigenvectors, on `exec`, when
+    /// teamalg's path pays for this scalar and order; `None` leaves the call to faer.
+    /// `threshold` is the call's for family `Gemm` (the Schur iterations' far updates), and
+    /// sends the call to teamalg's path from [`TEAM_FROM`] on when it forces a width.
+    fn team_evd<E: Executor + ?Sized>(
+        a: MatRef<'_, Self>,
+        w: &mut [Self::Cplx],
+        v: Option<MatMut<'_, Self::Cplx>>,
+        exec: &E,
+        threshold: Option<ParThreshold>,
+    ) -> Option<Result<(), SchurError>>;
+}
+
+mod sealed {
+    /// The four scalar types alone.
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+    impl Sealed for num_complex::Complex<f32> {}
+    impl Sealed for num_complex::Complex<f64> {}
+}
+
+macro_rules! real_evd {
+    ($r:ty) => {
+        impl TeamEvd for $r {
+            type Cplx = num_complex::Complex<$r>;
+            fn team_evd<E: Executor + ?Sized>(
+                _: MatRef<'_, Self>,
+                _: &mut [Self::Cplx],
+                _: Option<MatMut<'_, Self::Cplx>>,
+                _: &E,
+                _: Option<ParThreshold>,
+            ) -> Option<Result<(), SchurError>> {
+                None
+            }
+        }
+    };
+}
+
+macro_rules! complex_team_evd {
+    ($r:ty) => {
+        impl TeamEvd for num_complex::Complex<$r> {
+            type Cplx = Self;
+            fn team_evd<E: Executor + ?Sized>(
+                a: MatRef<'_, Self>,
+                w: &mut [Self],
+                v: Option<MatMut<'_, Self>>,
+                exec: &E,
+                threshold: Option<ParThreshold>,
+            ) -> Option<Result<(), SchurError>> {
+                let params = GeneralEvdParams {
+                    schur: SchurParams {
+                        threshold,
+                        ..SchurParams::default()
+                    },
+                    ..GeneralEvdParams::default()
+                };
+                team_pays::<Self>(a.nrows(), exec, threshold)
+                    .then(|| complex_evd(a, w, v, exec, params))
+            }
+        }
+    };
+}
+
+real_evd!(f32);
+real_evd!(f64);
+complex_team_evd!(f32);
+complex_team_evd!(f64);

@@ -183,5 +183,17 @@ macro_rules! cplx {
     };
 }
 
-cplx!(f32, splat_c32s, as_simd_c32s, as_mut_simd_c32s, mul_add_c32s);
-cplx!(f64, splat_c64s, as_simd_c64s, as_mut_simd_c64s, mul_add_c64s);
+cplx!(
+    f32,
+    splat_c32s,
+    as_simd_c32s,
+    as_mut_simd_c32s,
+    mul_add_c32s
+);
+cplx!(
+    f64,
+    splat_c64s,
+    as_simd_c64s,
+    as_mut_simd_c64s,
+    mul_add_c64s
+);

@@ -9,11 +9,11 @@ use faer::reborrow::ReborrowMut;
 use faer::{Mat, MatMut};
 
 use super::far::{self, Team};
-use crate::exec::call;
-use crate::exec::tiles::Tiles;
 use super::scalar::Cplx;
 use super::small::{left2, reflector, right2, Reach};
+use crate::exec::call;
 use crate::exec::par::Executor;
+use crate::exec::tiles::Tiles;
 
 /// The pieces the previous window's far parts are cut into, claimed by whoever is free
 /// (the chase of the next window is one more).
@@ -114,8 +114,7 @@ pub(crate) fn sweep<C: Cplx, E: Executor + ?Sized>(
                 if r1 > r0 {
                     // SAFETY: rows above the previous window (which starts at or before ws),
                     // piece r0..r1 of them.
-                    let above =
-                        unsafe { tiles.tile(reach.top + r0, reach.top + r1, pws, pwe) };
+                    let above = unsafe { tiles.tile(reach.top + r0, reach.top + r1, pws, pwe) };
                     far::right_product(above, up);
                 }
                 if let Some(zt) = &zt {
