@@ -110,10 +110,11 @@ pub fn complex_evd<C: Cplx>(
     Ok(())
 }
 
-/// Below this order the general EVD stays faer's serial call: teamalg's path on a team of two
-/// took 1.16 to 1.39 of faer's time at 128 (`schur_phases`, `docs/general-evd.md`), where at
-/// 256 and 512 it took 0.79 to 0.88.
-pub const TEAM_FROM: usize = 192;
+/// Below this order the general EVD stays faer's serial call. Through the facade on a held
+/// team of two (`kernels --kernels eigen`, `docs/general-evd.md`), c64: 1.04 of faer at 128
+/// and 0.92 at 192 on a quiet machine, but 1.07 (held team) and 1.12 (pool per call) at 192
+/// beside one busy process, where 256 took 1.03 and 1.04.
+pub const TEAM_FROM: usize = 256;
 
 /// Whether the general EVD of order `n` goes through teamalg's path on `exec`: from
 /// [`TEAM_FROM`] on, when the gate sends the Schur iterations' far updates to at least two
