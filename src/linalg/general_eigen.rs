@@ -11,7 +11,6 @@ use faer::traits::math_utils::{
 use faer::traits::{Conjugate, RealField};
 use faer::{Mat, MatMut, MatRef, Par};
 use teamalg_gates::Family;
-use teamalg_kernels::evd::general::TEAM_FROM;
 use teamalg_kernels::evd::schur::SchurError;
 use teamalg_kernels::par::Executor;
 

@@ -201,7 +201,7 @@ fn general_evd_satisfies_a_v_equals_v_d() {
             for j in 0..n {
                 let norm = fro(v.as_ref().subcols(j, 1));
                 for i in 0..n {
-                    v[(i, j)] = v[(i, j)] / norm;
+                    v[(i, j)] /= norm;
                 }
             }
             let mut r = Mat::<c64>::from_fn(n, n, |i, j| -(v[(i, j)] * w[j]));

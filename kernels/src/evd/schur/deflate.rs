@@ -68,12 +68,16 @@ pub(crate) fn deflate<C: Cplx, E: Executor + ?Sized>(
     let mut ilst = 0;
     while ilst < ns {
         let tt = t[(ns - 1, ns - 1)];
-        let foo = if tt.abs1() == <C::R as Real>::ZERO {
+        let size = if tt.abs1() == <C::R as Real>::ZERO {
             s.abs1()
         } else {
             tt.abs1()
         };
-        let bound = if small > ulp * foo { small } else { ulp * foo };
+        let bound = if small > ulp * size {
+            small
+        } else {
+            ulp * size
+        };
         if (s * v[(0, ns - 1)].conj()).abs1() <= bound {
             ns -= 1;
         } else {
@@ -188,11 +192,11 @@ fn reflect_left<C: Cplx>(
     for j in cols {
         let mut s = C::ZERO;
         for (i, vi) in v.iter().enumerate() {
-            s = s + vi.conj() * a[(r0 + i, j)];
+            s += vi.conj() * a[(r0 + i, j)];
         }
         let s = tc * s;
         for (i, vi) in v.iter().enumerate() {
-            a[(r0 + i, j)] = a[(r0 + i, j)] - s * *vi;
+            a[(r0 + i, j)] -= s * *vi;
         }
     }
 }
@@ -208,11 +212,11 @@ fn reflect_right<C: Cplx>(
     for i in rows {
         let mut s = C::ZERO;
         for (j, vj) in v.iter().enumerate() {
-            s = s + a[(i, c0 + j)] * *vj;
+            s += a[(i, c0 + j)] * *vj;
         }
         let s = tau * s;
         for (j, vj) in v.iter().enumerate() {
-            a[(i, c0 + j)] = a[(i, c0 + j)] - s * vj.conj();
+            a[(i, c0 + j)] -= s * vj.conj();
         }
     }
 }

@@ -161,7 +161,7 @@ macro_rules! cplx {
                             *yi = simd.$mul_add(sa, *xi, *yi);
                         }
                         for (yi, xi) in yt.iter_mut().zip(xt) {
-                            *yi = *yi + a * *xi;
+                            *yi += a * *xi;
                         }
                     }
                 }

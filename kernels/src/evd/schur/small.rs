@@ -44,14 +44,14 @@ pub(crate) fn reflector<C: Cplx>(alpha: C, x: &mut [C]) -> Reflector<C> {
         .flat_map(|v| [v.re(), v.im()])
     {
         let q = p * inv;
-        sum = sum + q * q;
+        sum += q * q;
     }
     let norm = big * sum.sqrt();
     let beta = if alpha.re() >= zero { -norm } else { norm };
     let tau = C::new((beta - alpha.re()) / beta, -alpha.im() / beta);
     let inv = C::ONE.quot(alpha - C::new(beta, zero));
     for v in x.iter_mut() {
-        *v = *v * inv;
+        *v *= inv;
     }
     Reflector {
         tau,
@@ -81,8 +81,8 @@ pub(crate) fn left2<C: Cplx>(
             let x = p.offset(j as isize * cs + r as isize);
             let y = x.add(1);
             let s = tc * (*x + v1c * *y);
-            *x = *x - s;
-            *y = *y - s * v1;
+            *x -= s;
+            *y -= s * v1;
         }
     }
 }
@@ -116,8 +116,8 @@ pub(crate) fn right2<C: Cplx>(
     if len < 8 {
         for (xi, yi) in x.iter_mut().zip(y.iter_mut()) {
             let s = tau * (*xi + *yi * v1);
-            *xi = *xi - s;
-            *yi = *yi - s * v1c;
+            *xi -= s;
+            *yi -= s * v1c;
         }
     } else {
         C::reflect_pair(x, y, tau, v1);
@@ -135,10 +135,10 @@ pub(crate) fn negligible<C: Cplx>(h: &MatMut<'_, C>, k: usize, lo: usize, hi: us
     let mut tst = h[(k - 1, k - 1)].abs1() + h[(k, k)].abs1();
     if tst == <C::R as Real>::ZERO {
         if k >= lo + 2 {
-            tst = tst + h[(k - 1, k - 2)].abs1();
+            tst += h[(k - 1, k - 2)].abs1();
         }
         if k < hi {
-            tst = tst + h[(k + 1, k)].abs1();
+            tst += h[(k + 1, k)].abs1();
         }
     }
     if sub > ulp * tst {

@@ -134,7 +134,7 @@ pub(crate) fn sweep<C: Cplx, E: Executor + ?Sized>(
     if let Some((pws, pwl, pu)) = prev {
         far::apply(
             h,
-            z.as_deref_mut(),
+            z,
             u[pu].as_ref().submatrix(0, 0, pwl, pwl),
             pws,
             reach,

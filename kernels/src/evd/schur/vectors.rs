@@ -94,7 +94,7 @@ pub fn triangular_eigenvectors<C: Cplx>(
                         Some(ti) => C::axpy(&mut col[..i], -xi, ti.as_slice()),
                         None => {
                             for (xr, tr) in col[..i].iter_mut().zip(ti.iter()) {
-                                *xr = *xr - xi * *tr;
+                                *xr -= xi * *tr;
                             }
                         }
                     }
