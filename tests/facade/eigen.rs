@@ -75,10 +75,15 @@ fn complex_input_on_a_team() {
     use teamalg::gates::{Family, ParThreshold};
     let team = sample::team(2);
     let forced = linalg::Options::new().threshold(Family::Gemm, ParThreshold::Fixed(0));
-    for options in [forced, linalg::Options::new()] {
+    for options in [forced.clone(), linalg::Options::new()] {
         residual_on::<c64>(260, &team.exec(2), &options);
         residual_on::<c32>(260, &team.exec(2), &options);
     }
+    // Forced, the path taken is teamalg's: its eigenvalues are not faer's to the last bit.
+    let a = mat::<c64>(260, 260, 0.25);
+    let ours = linalg::eigenvalues_with(&a, &team.exec(2), &forced).unwrap();
+    let faers = linalg::eigenvalues(&a, &Exec::serial()).unwrap();
+    assert!(ours.iter().any(|x| !faers.contains(x)));
 }
 
 #[test]

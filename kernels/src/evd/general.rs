@@ -14,6 +14,7 @@ use crate::evd::schur::{schur_in_place, triangular_eigenvectors, SchurError, Sch
 use crate::exec::par::Executor;
 use crate::gemm::{matmul, GemmParams};
 use crate::qr::householder::apply_q_in_place;
+use crate::spectral::scalar::Real;
 
 /// Parameters of [`complex_evd`].
 #[derive(Debug, Clone, Copy, Default)]
@@ -33,6 +34,7 @@ pub struct GeneralEvdParams {
 ///
 /// # Errors
 /// As [`schur_in_place`]: a non-finite `a` (its Hessenberg form) or iterations that ran out;
+/// also [`SchurError::NoConvergence`] when the eigenvectors' back substitution overflowed.
 /// `w` and `v` then hold no result.
 ///
 /// # Panics
@@ -96,6 +98,16 @@ pub fn complex_evd<C: Cplx>(
     }
     let mut x = Mat::<C>::zeros(n, n);
     triangular_eigenvectors(h.as_ref(), x.as_mut(), exec, params.vectors);
+    // The back substitution does not rescale (LAPACK's `ztrevc` does): a strongly non-normal
+    // `T` can overflow it, and then there is no result to give.
+    let finite = (0..n).all(|j| {
+        x.col(j)
+            .iter()
+            .all(|e| e.re().is_finite() && e.im().is_finite())
+    });
+    if !finite {
+        return Err(SchurError::NoConvergence);
+    }
     matmul(
         v.as_mut(),
         Accum::Replace,
@@ -111,15 +123,15 @@ pub fn complex_evd<C: Cplx>(
 }
 
 /// Below this order the general EVD stays faer's serial call. Through the facade on a held
-/// team of two (`kernels --kernels eigen`, `docs/general-evd.md`), c64: 1.04 of faer at 128
-/// and 0.92 at 192 on a quiet machine, but 1.07 (held team) and 1.12 (pool per call) at 192
-/// beside one busy process, where 256 took 1.03 and 1.04.
+/// team of two (`kernels --kernels eigen`, `docs/perf/runs/kernels-log.md`), c64 at 192 took
+/// 0.92 of faer on a quiet machine but 1.07 (held team) and 1.12 (pool per call) beside one
+/// busy process, where 256 took 1.03 and 1.04.
 pub const TEAM_FROM: usize = 256;
 
 /// Whether the general EVD of order `n` goes through teamalg's path on `exec`: from
-/// [`TEAM_FROM`] on, when the gate sends the Schur iterations' far updates to at least two
-/// participants (a quiet team; beside a busy process it reads the contention and says no).
-/// Otherwise faer's serial call, which is faster on one thread.
+/// [`TEAM_FROM`] on, when the gate (which weighs the contention it reads) sends the Schur
+/// iterations' far updates to at least two participants. Otherwise faer's serial call, which
+/// is faster on one thread.
 pub fn team_pays<C: Cplx>(
     n: usize,
     exec: &(impl Executor + ?Sized),

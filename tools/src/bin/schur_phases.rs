@@ -48,6 +48,7 @@ fn main() {
         .enumerate()
         .filter(|(i, _)| *i == 0 || !args[i - 1].starts_with("--"))
         .filter_map(|(_, s)| s.parse().ok())
+        .filter(|&n: &usize| n >= 2)
         .collect();
     let sizes = if sizes.is_empty() {
         vec![256, 512]

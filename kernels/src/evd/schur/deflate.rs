@@ -85,6 +85,15 @@ pub(crate) fn deflate<C: Cplx, E: Executor + ?Sized>(
             ilst += 1;
         }
     }
+    // The undeflated eigenvalues, before their part returns to Hessenberg form.
+    let shifts: Vec<C> = (0..ns).map(|i| t[(i, i)]).collect();
+    if ns == nw && s != C::ZERO {
+        // Nothing deflated: the matrix stays as it was (LAPACK's `zlaqr3` does the same).
+        return Deflation {
+            deflated: 0,
+            shifts,
+        };
+    }
     let s = if ns == 0 { C::ZERO } else { s };
     if ns > 1 && s != C::ZERO {
         // The spike's undeflated part to a multiple of e1, then that part back to Hessenberg.
@@ -125,7 +134,7 @@ pub(crate) fn deflate<C: Cplx, E: Executor + ?Sized>(
     far::apply(h, z, v.as_ref(), kwtop, reach_of(reach, kbot), team);
     Deflation {
         deflated: nw - ns,
-        shifts: (0..ns).map(|i| t[(i, i)]).collect(),
+        shifts,
     }
 }
 

@@ -35,8 +35,9 @@ use crate::spectral::scalar::Real;
 /// Blocks of fewer rows are finished by single-shift QR.
 pub const MULTISHIFT_FROM: usize = 75;
 
-/// A deflation window that deflated at least this percentage of its rows skips the sweep
-/// (LAPACK's `NIBBLE`).
+/// A deflation window that deflated more than this percentage of its rows skips the sweep:
+/// faer's value (LAPACK's `NIBBLE` is 14, with which every iteration here was a window's
+/// Schur form and no sweep ran, `docs/general-evd.md`).
 const NIBBLE: usize = 50;
 
 /// Iterations without a deflation between two exceptional shift sets (LAPACK's `KEXSH`).
@@ -74,10 +75,10 @@ impl fmt::Display for SchurError {
 
 impl std::error::Error for SchurError {}
 
-/// The shifts per sweep for a matrix of order `n`: half of LAPACK's `iparmq` table (faer's),
-/// whose bulges carry two shifts each in three rows where these carry one in two. Measured
-/// with `schur_phases` (`docs/general-evd.md`): at 512, 16 shifts took 145 ms where 32 took
-/// 158 to 167 ms.
+/// The shifts per sweep for a matrix of order `n`: half of faer's table (its
+/// `recommended_shift_count`), whose bulges carry two shifts each in three rows where these
+/// carry one in two. Measured with `schur_phases` (`docs/general-evd.md`, "Tuning"): at 512,
+/// 16 shifts took 145 to 153 ms where 32 took 158 to 167 ms.
 pub fn shift_count(n: usize) -> usize {
     match n {
         0..30 => 2,
@@ -187,8 +188,16 @@ pub fn schur_in_place<C: Cplx>(
     if team.width > 1 {
         exec.warm(team.width);
     }
-    let nsr = params.shifts.unwrap_or_else(|| shift_count(n)).max(1);
-    let nwr = params.window.unwrap_or_else(|| deflation_window(n)).max(2);
+    // At most n - 1 shifts and n rows of window are ever used: larger requests are clamped
+    // before the scratch is sized from them.
+    let nsr = params
+        .shifts
+        .unwrap_or_else(|| shift_count(n))
+        .clamp(1, n - 1);
+    let nwr = params
+        .window
+        .unwrap_or_else(|| deflation_window(n))
+        .clamp(2, n);
     let mut u = [
         Mat::<C>::zeros(window(nsr), window(nsr)),
         Mat::<C>::zeros(window(nsr), window(nsr)),

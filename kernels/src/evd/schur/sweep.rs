@@ -23,8 +23,8 @@ const PIECES: usize = 6;
 const GAP: usize = 3;
 
 /// Rows a window moves the chain by, at least: a longer move makes fewer, larger far
-/// products, a shorter one less local work per step (measured at 256 and 512 with 16 shifts:
-/// 16 to 32 rows best, 64 slower by 10 to 20 %).
+/// products, a shorter one less local work per step (`docs/general-evd.md`, "Tuning": with
+/// 16 shifts at 512, moves of 16 and 32 rows took 153 and 145 ms, 64 rows 168 ms).
 const MOVE: usize = 24;
 
 /// The window a sweep of `shifts` bulges works in: the chain (two rows a bulge once packed)
