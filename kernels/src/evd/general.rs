@@ -129,9 +129,11 @@ pub fn complex_evd<C: Cplx>(
 pub const TEAM_FROM: usize = 256;
 
 /// Whether the general EVD of order `n` goes through teamalg's path on `exec`: from
-/// [`TEAM_FROM`] on, when the gate (which weighs the contention it reads) sends the Schur
-/// iterations' far updates to at least two participants. Otherwise faer's serial call, which
-/// is faster on one thread.
+/// [`TEAM_FROM`] on, when the gate sends the Schur iterations' far updates to at least two
+/// participants and the contention signal found room for them or a crowd too brief to believe
+/// (or the caller's `threshold` decides). Otherwise faer's serial call: teamalg's Schur form is slower than faer's on one
+/// thread, so a team that cannot run at full speed loses to it (beside one busy process, with
+/// the gate's own weighing alone, 1.03 to 1.09 of faer at 256 to 512).
 pub fn team_pays<C: Cplx>(
     n: usize,
     exec: &(impl Executor + ?Sized),
@@ -150,7 +152,16 @@ pub fn team_pays<C: Cplx>(
         scope: crate::exec::gate::Scope::Call,
         call_units: units,
     };
-    crate::exec::gate::width::<C>(exec, region, threshold) >= 2
+    let w = crate::exec::gate::weigh::<C>(exec, region, threshold);
+    let forced = matches!(threshold, Some(ParThreshold::Fixed(_)));
+    // Room, or a crowd seen only now (threads spinning a moment before they sleep, which the
+    // signal does not believe until it persists): a steady competitor reads otherwise.
+    let quiet = match w.contention.signal {
+        teamalg_gates::Signal::Room => true,
+        teamalg_gates::Signal::Count => w.contention.late.is_zero(),
+        _ => false,
+    };
+    w.width >= 2 && (forced || quiet)
 }
 
 /// The scalars of the general EVD: the complex ones go through teamalg's path where it pays
