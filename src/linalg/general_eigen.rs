@@ -25,7 +25,8 @@ use super::{det, norm_l1, real_to_f64, scratch, Field, LinalgError, Lu, Options}
 /// diag(w)` holds to the backward-error bound `c u n ||A|| ||V||`. For a defective `A` (a
 /// Jordan block: fewer independent eigenvectors than `n`) the same holds, but `V` is singular
 /// or nearly (the block's columns agree to rounding), so [`Eigen::inverse`] refuses it.
-/// Complex input from order [`TEAM_FROM`] on, where the gate sends the work to the team:
+/// Complex input from order [`TEAM_FROM`] on, where the gate sends the work to the team and
+/// the CPUs have room for it (teamalg's Schur form is slower than faer's on one thread):
 /// faer's Hessenberg reduction, then teamalg's Schur form (multishift QR with aggressive early
 /// deflation, its far updates on the team), the eigenvectors of the triangular form in column
 /// chunks and their back-transformation by the team's GEMM (`docs/general-evd.md`). Real
