@@ -75,7 +75,7 @@ fn complex_input_on_a_team() {
     use teamalg::gates::{Family, ParThreshold};
     let team = sample::team(2);
     let forced = linalg::Options::new().threshold(Family::Gemm, ParThreshold::Fixed(0));
-    for options in [forced.clone(), linalg::Options::new()] {
+    for options in [forced, linalg::Options::new()] {
         residual_on::<c64>(260, &team.exec(2), &options);
         residual_on::<c32>(260, &team.exec(2), &options);
     }
