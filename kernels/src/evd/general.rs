@@ -166,7 +166,7 @@ pub fn team_pays<C: Cplx>(
 
 /// The scalars of the general EVD: the complex ones go through teamalg's path where it pays
 /// ([`team_pays`]); the real ones have no Schur form of teamalg's yet.
-pub trait TeamEvd: Sized + sealed::Sealed {
+pub trait TeamEvd: Sized + crate::spectral::scalar::sealed::Sealed {
     /// The eigenvalues' and eigenvectors' type.
     type Cplx;
     /// The eigenvalues into `w` and, when `v` is given, the eigenvectors, on `exec`, when
@@ -180,15 +180,6 @@ pub trait TeamEvd: Sized + sealed::Sealed {
         exec: &E,
         threshold: Option<ParThreshold>,
     ) -> Option<Result<(), SchurError>>;
-}
-
-mod sealed {
-    /// The four scalar types alone.
-    pub trait Sealed {}
-    impl Sealed for f32 {}
-    impl Sealed for f64 {}
-    impl Sealed for num_complex::Complex<f32> {}
-    impl Sealed for num_complex::Complex<f64> {}
 }
 
 macro_rules! real_evd {

@@ -52,7 +52,7 @@ pub trait Real:
     fn total_cmp(&self, other: &Self) -> std::cmp::Ordering;
 }
 
-mod sealed {
+pub(crate) mod sealed {
     /// Only `f32` and `f64`, and the four scalar types, take part.
     pub trait Sealed {}
     impl Sealed for f32 {}

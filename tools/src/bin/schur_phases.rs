@@ -19,15 +19,14 @@ use teamalg::Pool;
 /// The median of `f`'s times over 5 calls after one untimed, in ms.
 fn median(mut f: impl FnMut()) -> f64 {
     f();
-    let mut t: Vec<f64> = (0..5)
+    let t: Vec<f64> = (0..5)
         .map(|_| {
             let s = Instant::now();
             f();
             s.elapsed().as_secs_f64() * 1e3
         })
         .collect();
-    t.sort_by(f64::total_cmp);
-    t[2]
+    teamalg_tools::stats::median(&t)
 }
 
 fn main() {
