@@ -19,15 +19,22 @@ fn hessenberg<T: Sample + Cplx>(n: usize, seed: f64) -> Mat<T> {
     Mat::from_fn(n, n, |i, j| if i <= j + 1 { a[(i, j)] } else { T::ZERO })
 }
 
+/// The Frobenius norm, scaled by the largest entry so that it neither overflows nor
+/// underflows.
 fn fro<T: Cplx>(a: faer::MatRef<'_, T>) -> f64 {
-    let mut s = 0.0;
-    for j in 0..a.ncols() {
-        for i in 0..a.nrows() {
-            let x = a[(i, j)].abs().to_f64();
-            s += x * x;
-        }
+    let entries = || (0..a.ncols()).flat_map(move |j| (0..a.nrows()).map(move |i| (i, j)));
+    let big = entries()
+        .map(|(i, j)| a[(i, j)].abs().to_f64())
+        .fold(0.0f64, f64::max);
+    if big == 0.0 || !big.is_finite() {
+        return big;
     }
-    s.sqrt()
+    let mut s = 0.0;
+    for (i, j) in entries() {
+        let x = a[(i, j)].abs().to_f64() / big;
+        s += x * x;
+    }
+    big * s.sqrt()
 }
 
 /// `||H - Z T Z^H|| / (n ||H||)` and `||Z^H Z - I|| / n` in units of the roundoff, after
@@ -285,4 +292,76 @@ fn structured_matrices_and_parameters() {
     let h = hessenberg::<c32>(n, 0.5);
     let (t, _) = run(&h, &Seq, false);
     assert_eigenvalues(&h, &t, 1e-3);
+}
+
+/// Matrices scaled near the ends of the exponent range: the same relative bounds.
+#[test]
+fn extreme_scales() {
+    let n = 100;
+    let base = hessenberg::<c64>(n, 0.8);
+    for scale in [1e-300, 1e-200, 1e200, 1e300] {
+        let h = Mat::<c64>::from_fn(n, n, |i, j| base[(i, j)] * scale);
+        let (t, z) = run(&h, &Seq, false);
+        let (back, orth) = errors(&h, &t, &z);
+        assert!(
+            back <= 10.0 && orth <= 20.0,
+            "scale {scale}: backward {back} orthogonality {orth}"
+        );
+    }
+}
+
+/// The whole EVD at the ends of the exponent range: `A V = V D` relative to `||A||`, the
+/// eigenvalues scaled back (against those of the unscaled matrix, scaled).
+#[test]
+fn general_evd_at_extreme_scales() {
+    use teamalg::kernels::evd::general::{GeneralEvdParams, complex_evd};
+    let n = 90;
+    let base = mat::<c64>(n, n, 0.3);
+    let mut w0 = vec![c64::ZERO; n];
+    complex_evd(
+        base.as_ref(),
+        &mut w0,
+        None,
+        &Seq,
+        GeneralEvdParams::default(),
+    )
+    .unwrap();
+    for scale in [1e-300, 1e300] {
+        let a = Mat::<c64>::from_fn(n, n, |i, j| base[(i, j)] * scale);
+        let mut w = vec![c64::ZERO; n];
+        let mut v = Mat::<c64>::zeros(n, n);
+        complex_evd(
+            a.as_ref(),
+            &mut w,
+            Some(v.as_mut()),
+            &Seq,
+            GeneralEvdParams::default(),
+        )
+        .unwrap();
+        for j in 0..n {
+            let norm = fro(v.as_ref().subcols(j, 1));
+            for i in 0..n {
+                v[(i, j)] = v[(i, j)] / norm;
+            }
+        }
+        // Residual of the unscaled problem: (A / scale) V - V diag(w / scale).
+        let mut r = Mat::<c64>::from_fn(n, n, |i, j| -(v[(i, j)] * (w[j] / scale)));
+        matmul(
+            r.as_mut(),
+            Accum::Add,
+            base.as_ref(),
+            v.as_ref(),
+            c64::ONE,
+            Par::Seq,
+        );
+        let bound = 10.0 * c64::unit() * n as f64 * fro(base.as_ref()) * (n as f64).sqrt();
+        assert!(
+            fro(r.as_ref()) <= bound,
+            "scale {scale}: {} > {bound}",
+            fro(r.as_ref())
+        );
+        let t = Mat::<c64>::from_fn(n, n, |i, j| if i == j { w[i] / scale } else { c64::ZERO });
+        let t0 = Mat::<c64>::from_fn(n, n, |i, j| if i == j { w0[i] } else { c64::ZERO });
+        assert_eigenvalues(&t0, &t, 1e-9);
+    }
 }

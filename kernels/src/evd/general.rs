@@ -58,6 +58,25 @@ pub fn complex_evd<C: Cplx>(
         return Ok(());
     }
     let mut h = a.to_owned();
+    // Near either end of the exponent range, the whole problem is scaled by a power of two
+    // (LAPACK's `zgeev`): the eigenvectors' pivot floor and the deflation tests assume a
+    // matrix of moderate size. The eigenvalues are scaled back; the vectors need not be.
+    let mut big = 0.0f64;
+    for j in 0..n {
+        for i in 0..n {
+            big = big.max(h[(i, j)].abs1().to_f64());
+        }
+    }
+    let e = crate::evd::schur::exponent_for::<C>(big);
+    let unscale = <C::R as Real>::from_f64(2f64.powi(-e));
+    if e != 0 {
+        let f = <C::R as Real>::from_f64(2f64.powi(e));
+        for j in 0..n {
+            for i in 0..n {
+                h[(i, j)] = h[(i, j)].scale(f);
+            }
+        }
+    }
     let bs = recommended_block_size::<C>(n - 1, n - 1).max(1);
     let mut hh = Mat::<C>::zeros(bs, n - 1);
     let mut mem = MemBuffer::new(hessenberg_in_place_scratch::<C>(
@@ -76,7 +95,7 @@ pub fn complex_evd<C: Cplx>(
     let Some(mut v) = v else {
         schur_in_place(h.as_mut(), None, exec, params.schur)?;
         for (i, wi) in w.iter_mut().enumerate() {
-            *wi = h[(i, i)];
+            *wi = h[(i, i)].scale(unscale);
         }
         return Ok(());
     };
@@ -94,7 +113,7 @@ pub fn complex_evd<C: Cplx>(
     }
     schur_in_place(h.as_mut(), Some(z.as_mut()), exec, params.schur)?;
     for (i, wi) in w.iter_mut().enumerate() {
-        *wi = h[(i, i)];
+        *wi = h[(i, i)].scale(unscale);
     }
     let mut x = Mat::<C>::zeros(n, n);
     triangular_eigenvectors(h.as_ref(), x.as_mut(), exec, params.vectors);

@@ -20,6 +20,7 @@ pub use self::vectors::triangular_eigenvectors;
 
 use std::fmt;
 
+use faer::reborrow::ReborrowMut;
 use faer::{Mat, MatMut};
 use teamalg_gates::{Family, ParThreshold};
 
@@ -163,6 +164,65 @@ pub fn schur_in_place<C: Cplx>(
     if n <= 1 {
         return Ok(());
     }
+    // A matrix near either end of the exponent range is scaled by a power of two first (as
+    // LAPACK's `zgeev` scales before `zhseqr`): the deflation tests' floor, `safe_min n / ulp`,
+    // would otherwise call every subdiagonal of a tiny matrix negligible.
+    let e = scale_exponent::<C>(&h);
+    if e != 0 {
+        scale_hessenberg(&mut h, <C::R as Real>::from_f64(2f64.powi(e)));
+    }
+    let r = iterate(h.rb_mut(), z, exec, params);
+    if e != 0 {
+        scale_hessenberg(&mut h, <C::R as Real>::from_f64(2f64.powi(-e)));
+    }
+    r
+}
+
+/// The exponent `e` of the power of two that brings the largest entry of the Hessenberg part
+/// of `h` near 1 ([`exponent_for`]).
+fn scale_exponent<C: Cplx>(h: &MatMut<'_, C>) -> i32 {
+    let n = h.nrows();
+    let mut big = 0.0f64;
+    for j in 0..n {
+        for i in 0..(j + 2).min(n) {
+            big = big.max(h[(i, j)].abs1().to_f64());
+        }
+    }
+    exponent_for::<C>(big)
+}
+
+/// The exponent `e` of the power of two that brings `big` (a matrix's largest entry) near 1
+/// when it lies outside `[sqrt(safe_min) / ulp, its reciprocal]`; 0 when it lies inside (or
+/// is zero).
+pub(crate) fn exponent_for<C: Cplx>(big: f64) -> i32 {
+    let ulp = 2.0 * <C::R as Real>::EPS.to_f64();
+    let small = <C::R as Real>::SAFE_MIN.to_f64().sqrt() / ulp;
+    if big == 0.0 || (small..=1.0 / small).contains(&big) {
+        return 0;
+    }
+    // The largest power of two the real type holds, against overflow of the factor itself.
+    let reach = if ulp > 1e-10 { 126 } else { 1022 };
+    (-(big.log2().floor() as i32)).clamp(-reach, reach)
+}
+
+/// Multiplies the upper Hessenberg part of `h` by `f`.
+fn scale_hessenberg<C: Cplx>(h: &mut MatMut<'_, C>, f: C::R) {
+    let n = h.nrows();
+    for j in 0..n {
+        for i in 0..(j + 2).min(n) {
+            h[(i, j)] = h[(i, j)].scale(f);
+        }
+    }
+}
+
+/// The iterations on a column-major, finite, scaled Hessenberg `h` of order 2 or more.
+fn iterate<C: Cplx>(
+    mut h: MatMut<'_, C>,
+    mut z: Option<MatMut<'_, C>>,
+    exec: &(impl Executor + ?Sized),
+    params: SchurParams,
+) -> Result<(), SchurError> {
+    let n = h.nrows();
     let reach = Reach { top: 0, end: n };
     if n < MULTISHIFT_FROM {
         return lahqr(&mut h, z.as_mut(), 0, n - 1, reach).map_err(|_| SchurError::NoConvergence);
