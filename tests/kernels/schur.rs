@@ -341,7 +341,7 @@ fn general_evd_at_extreme_scales() {
         for j in 0..n {
             let norm = fro(v.as_ref().subcols(j, 1));
             for i in 0..n {
-                v[(i, j)] = v[(i, j)] / norm;
+                v[(i, j)] /= norm;
             }
         }
         // Residual of the unscaled problem: (A / scale) V - V diag(w / scale).
