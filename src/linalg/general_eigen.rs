@@ -274,10 +274,18 @@ fn run<T: Field>(
         // teamalg's Schur form on the team where it pays (`TeamEvd`), else faer's serial call.
         let mut values = vec![Complex::new(zero(), zero()); n];
         let gemm = options.get(Family::Gemm);
-        if let Some(r) = T::team_evd(a, &mut values, vectors.then(|| v.as_mut()), exec, gemm) {
-            // The input is finite (checked above): a Hessenberg form that is not overflowed,
-            // and the iterations have no meaningful result then either.
-            r.map_err(|_: SchurError| LinalgError::NoConvergence { op })?;
+        if T::pays_on_team(n, exec, gemm) {
+            // The copy faer's call would read is not needed: freed before the path's own.
+            drop(ac);
+            // Only the complex scalars have the path, and `pays_on_team` says no for the rest.
+            let r = T::team_evd(a, &mut values, vectors.then(|| v.as_mut()), exec, gemm)
+                .unwrap_or(Err(SchurError::NoConvergence));
+            r.map_err(|e| match e {
+                SchurError::OutOfMemory => LinalgError::OutOfMemory { op },
+                // The input is finite (checked above): an overflow on the way, or iterations
+                // that ran out; no meaningful result either way.
+                _ => LinalgError::NoConvergence { op },
+            })?;
             unit_columns(v.as_mut());
             return Ok((values, v));
         }

@@ -34,7 +34,9 @@ pub struct GeneralEvdParams {
 ///
 /// # Errors
 /// As [`schur_in_place`]: a non-finite `a` (its Hessenberg form) or iterations that ran out;
-/// also [`SchurError::NoConvergence`] when the eigenvectors' back substitution overflowed.
+/// also [`SchurError::NoConvergence`] when the eigenvectors' back substitution overflowed,
+/// and [`SchurError::OutOfMemory`] when one of its three `n x n` work matrices cannot be
+/// allocated.
 /// `w` and `v` then hold no result.
 ///
 /// # Panics
@@ -57,7 +59,8 @@ pub fn complex_evd<C: Cplx>(
     if n == 0 {
         return Ok(());
     }
-    let mut h = a.to_owned();
+    let mut h = try_zeros::<C>(n, n)?;
+    h.copy_from(a);
     // Near either end of the exponent range, the whole problem is scaled by a power of two
     // (LAPACK's `zgeev`): the eigenvectors' pivot floor and the deflation tests assume a
     // matrix of moderate size. The eigenvalues are scaled back; the vectors need not be.
@@ -100,7 +103,8 @@ pub fn complex_evd<C: Cplx>(
         return Ok(());
     };
     // Z = Q I: the reflectors applied to the identity's columns, in chunks on the executor.
-    let mut z = Mat::<C>::identity(n, n);
+    let mut z = try_zeros::<C>(n, n)?;
+    z.as_mut().diagonal_mut().fill(C::ONE);
     if n > 1 {
         apply_q_in_place(
             h.as_ref().submatrix(1, 0, n - 1, n - 1),
@@ -115,7 +119,7 @@ pub fn complex_evd<C: Cplx>(
     for (i, wi) in w.iter_mut().enumerate() {
         *wi = h[(i, i)].scale(unscale);
     }
-    let mut x = Mat::<C>::zeros(n, n);
+    let mut x = try_zeros::<C>(n, n)?;
     triangular_eigenvectors(h.as_ref(), x.as_mut(), exec, params.vectors);
     // The back substitution does not rescale (LAPACK's `ztrevc` does): a strongly non-normal
     // `T` can overflow it, and then there is no result to give.
@@ -139,6 +143,14 @@ pub fn complex_evd<C: Cplx>(
         },
     );
     Ok(())
+}
+
+/// An `m x n` matrix of zeros, or [`SchurError::OutOfMemory`] when it cannot be allocated.
+fn try_zeros<C: Cplx>(m: usize, n: usize) -> Result<Mat<C>, SchurError> {
+    let mut x = Mat::new();
+    x.try_reserve(m, n).map_err(|_| SchurError::OutOfMemory)?;
+    x.resize_with(m, n, |_, _| C::ZERO);
+    Ok(x)
 }
 
 /// Below this order the general EVD stays faer's serial call. Through the facade on a held
@@ -188,8 +200,9 @@ pub fn team_pays<C: Cplx>(
 pub trait TeamEvd: Sized + crate::spectral::scalar::sealed::Sealed {
     /// The eigenvalues' and eigenvectors' type.
     type Cplx;
-    /// The eigenvalues into `w` and, when `v` is given, the eigenvectors, on `exec`, when
-    /// teamalg's path pays for this scalar and order; `None` leaves the call to faer.
+    /// The eigenvalues into `w` and, when `v` is given, the eigenvectors, on `exec`, by
+    /// teamalg's path; `None` for a scalar without one (the real ones). Ask
+    /// [`pays_on_team`](TeamEvd::pays_on_team) first.
     /// `threshold` is the call's for family `Gemm` (the Schur iterations' far updates), and
     /// sends the call to teamalg's path from [`TEAM_FROM`] on when it forces a width.
     fn team_evd<E: Executor + ?Sized>(
@@ -199,6 +212,14 @@ pub trait TeamEvd: Sized + crate::spectral::scalar::sealed::Sealed {
         exec: &E,
         threshold: Option<ParThreshold>,
     ) -> Option<Result<(), SchurError>>;
+
+    /// Whether [`team_evd`](TeamEvd::team_evd) would take teamalg's path for order `n` now
+    /// (asked first by a caller that frees memory it would not need then).
+    fn pays_on_team<E: Executor + ?Sized>(
+        n: usize,
+        exec: &E,
+        threshold: Option<ParThreshold>,
+    ) -> bool;
 }
 
 macro_rules! real_evd {
@@ -213,6 +234,13 @@ macro_rules! real_evd {
                 _: Option<ParThreshold>,
             ) -> Option<Result<(), SchurError>> {
                 None
+            }
+            fn pays_on_team<E: Executor + ?Sized>(
+                _: usize,
+                _: &E,
+                _: Option<ParThreshold>,
+            ) -> bool {
+                false
             }
         }
     };
@@ -236,8 +264,14 @@ macro_rules! complex_team_evd {
                     },
                     ..GeneralEvdParams::default()
                 };
-                team_pays::<Self>(a.nrows(), exec, threshold)
-                    .then(|| complex_evd(a, w, v, exec, params))
+                Some(complex_evd(a, w, v, exec, params))
+            }
+            fn pays_on_team<E: Executor + ?Sized>(
+                n: usize,
+                exec: &E,
+                threshold: Option<ParThreshold>,
+            ) -> bool {
+                team_pays::<Self>(n, exec, threshold)
             }
         }
     };

@@ -63,6 +63,8 @@ pub enum SchurError {
     NotFinite,
     /// The iterations ran out before every eigenvalue converged.
     NoConvergence,
+    /// A work matrix of the general EVD could not be allocated ([`crate::evd::general`]).
+    OutOfMemory,
 }
 
 impl fmt::Display for SchurError {
@@ -70,6 +72,7 @@ impl fmt::Display for SchurError {
         f.write_str(match self {
             SchurError::NotFinite => "the Hessenberg matrix holds an infinity or a NaN",
             SchurError::NoConvergence => "the Schur iterations did not converge",
+            SchurError::OutOfMemory => "a work matrix could not be allocated",
         })
     }
 }
