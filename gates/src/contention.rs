@@ -54,6 +54,28 @@ impl Contention {
         late: Duration::ZERO,
         signal: Signal::None,
     };
+
+    /// Whether the reading found the CPUs free for the region's participants: room by the
+    /// runnable count, or a crowd seen only now and not yet believed (threads spinning a
+    /// moment before they sleep). A steady competitor reads otherwise. For a region whose
+    /// parallel path is slower than the serial alternative on one thread, which only a team
+    /// at full speed repays.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use teamalg_gates::{Contention, Signal};
+    ///
+    /// let room = Contention { late: Duration::ZERO, signal: Signal::Room };
+    /// let crowd = Contention { late: Duration::from_millis(1), signal: Signal::Count };
+    /// assert!(room.found_room() && !crowd.found_room() && !Contention::NONE.found_room());
+    /// ```
+    pub fn found_room(&self) -> bool {
+        match self.signal {
+            Signal::Room => true,
+            Signal::Count => self.late.is_zero(),
+            _ => false,
+        }
+    }
 }
 
 /// Lost time below this is timer noise and a participant's first cache misses, not lateness.

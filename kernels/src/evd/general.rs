@@ -185,14 +185,7 @@ pub fn team_pays<C: Cplx>(
     };
     let w = crate::exec::gate::weigh::<C>(exec, region, threshold);
     let forced = matches!(threshold, Some(ParThreshold::Fixed(_)));
-    // Room, or a crowd seen only now (threads spinning a moment before they sleep, which the
-    // signal does not believe until it persists): a steady competitor reads otherwise.
-    let quiet = match w.contention.signal {
-        teamalg_gates::Signal::Room => true,
-        teamalg_gates::Signal::Count => w.contention.late.is_zero(),
-        _ => false,
-    };
-    w.width >= 2 && (forced || quiet)
+    w.width >= 2 && (forced || w.contention.found_room())
 }
 
 /// The scalars of the general EVD: the complex ones go through teamalg's path where it pays

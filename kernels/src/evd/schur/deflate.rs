@@ -131,18 +131,10 @@ pub(crate) fn deflate<C: Cplx, E: Executor + ?Sized>(
             h[(kwtop + i, kwtop + j)] = if i <= j + 1 { t[(i, j)] } else { C::ZERO };
         }
     }
-    far::apply(h, z, v.as_ref(), kwtop, reach_of(reach, kbot), team);
+    far::apply(h, z, v.as_ref(), kwtop, reach, team);
     Deflation {
         deflated: nw - ns,
         shifts,
-    }
-}
-
-/// The window's far parts: the rows above it from `reach.top`, the columns right of `kbot`.
-fn reach_of(reach: Reach, kbot: usize) -> Reach {
-    Reach {
-        top: reach.top,
-        end: reach.end.max(kbot + 1),
     }
 }
 

@@ -94,8 +94,7 @@ pub(crate) fn apply<C: Cplx, E: Executor + ?Sized>(
 
 /// `b = u^H b`.
 pub(crate) fn left_product<C: Cplx>(mut b: MatMut<'_, C>, u: MatRef<'_, C>) {
-    let tmp = Mat::<C>::from_fn(b.nrows(), b.ncols(), |_, _| C::ZERO);
-    let mut tmp = tmp;
+    let mut tmp = Mat::<C>::zeros(b.nrows(), b.ncols());
     matmul(
         tmp.as_mut(),
         Accum::Replace,
@@ -109,7 +108,7 @@ pub(crate) fn left_product<C: Cplx>(mut b: MatMut<'_, C>, u: MatRef<'_, C>) {
 
 /// `a = a u`.
 pub(crate) fn right_product<C: Cplx>(mut a: MatMut<'_, C>, u: MatRef<'_, C>) {
-    let mut tmp = Mat::<C>::from_fn(a.nrows(), a.ncols(), |_, _| C::ZERO);
+    let mut tmp = Mat::<C>::zeros(a.nrows(), a.ncols());
     matmul(tmp.as_mut(), Accum::Replace, a.rb(), u, C::ONE, Par::Seq);
     a.copy_from(tmp.as_ref());
 }

@@ -139,13 +139,11 @@ pub fn schur_in_place<C: Cplx>(
             z.ncols()
         );
     }
-    for j in 0..n {
-        for i in 0..(j + 2).min(n) {
-            let x = h[(i, j)];
-            if !(x.re().is_finite() && x.im().is_finite()) {
-                return Err(SchurError::NotFinite);
-            }
-        }
+    if upper_hessenberg(n).any(|(i, j)| {
+        let x = h[(i, j)];
+        !(x.re().is_finite() && x.im().is_finite())
+    }) {
+        return Err(SchurError::NotFinite);
     }
     if h.row_stride() != 1 {
         let mut copy = h.to_owned();
@@ -185,12 +183,9 @@ pub fn schur_in_place<C: Cplx>(
 /// of `h` near 1 ([`exponent_for`]).
 fn scale_exponent<C: Cplx>(h: &MatMut<'_, C>) -> i32 {
     let n = h.nrows();
-    let mut big = 0.0f64;
-    for j in 0..n {
-        for i in 0..(j + 2).min(n) {
-            big = big.max(h[(i, j)].abs1().to_f64());
-        }
-    }
+    let big = upper_hessenberg(n)
+        .map(|(i, j)| h[(i, j)].abs1().to_f64())
+        .fold(0.0f64, f64::max);
     exponent_for::<C>(big)
 }
 
@@ -210,12 +205,15 @@ pub(crate) fn exponent_for<C: Cplx>(big: f64) -> i32 {
 
 /// Multiplies the upper Hessenberg part of `h` by `f`.
 fn scale_hessenberg<C: Cplx>(h: &mut MatMut<'_, C>, f: C::R) {
-    let n = h.nrows();
-    for j in 0..n {
-        for i in 0..(j + 2).min(n) {
-            h[(i, j)] = h[(i, j)].scale(f);
-        }
+    for (i, j) in upper_hessenberg(h.nrows()) {
+        h[(i, j)] = h[(i, j)].scale(f);
     }
+}
+
+/// The positions `(i, j)` of an upper Hessenberg matrix of order `n` (`i <= j + 1`), column
+/// by column.
+fn upper_hessenberg(n: usize) -> impl Iterator<Item = (usize, usize)> {
+    (0..n).flat_map(move |j| (0..(j + 2).min(n)).map(move |i| (i, j)))
 }
 
 /// The iterations on a column-major, finite, scaled Hessenberg `h` of order 2 or more.

@@ -104,8 +104,9 @@ pub(crate) fn right2<C: Cplx>(
     let cs = a.col_stride();
     let len = rows.end - rows.start;
     // SAFETY: columns c and c + 1 and the rows lie in the matrix (asserted), each column's
-    // rows contiguous (row stride 1); the two slices are distinct columns (a column stride
-    // of at least the row count), and `a`'s exclusive borrow covers them.
+    // rows contiguous (row stride 1); the two slices are distinct columns of one `MatMut`,
+    // whose entries never alias one another whatever the sign of its column stride, and
+    // `a`'s exclusive borrow covers them while the slices live.
     let (x, y) = unsafe {
         let p = a.as_ptr_mut().offset(c as isize * cs + rows.start as isize);
         (
